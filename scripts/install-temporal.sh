@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Installs the two Temporal servers the tests and the demo run on, from package registries only:
+#   - the Temporal CLI (dev server: `temporal server start-dev`), built from the Go module proxy;
+#   - the Java time-skipping test server, resolved from Maven Central with its runtime classpath.
+# Both land in a cache directory outside the repository, reused when present, rebuilt when missing.
+# Versions are pinned in package.json ("config.temporalCli", "config.temporalTestServer").
+#
+# Overrides:
+#   TEMPORAL_CLI_PATH, TEMPORAL_TEST_SERVER_PATH   use these executables, install nothing for them
+#   DATAOPS_TEMPORAL_CACHE_DIR                     cache directory (default: $XDG_CACHE_HOME or ~/.cache, /dataops-temporal)
+#   DATAOPS_TEMPORAL_SKIP_INSTALL=1                install nothing: the SDK downloads its servers itself
+# Without Go or Java, the matching server is skipped with a note, and the SDK's own download is used.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cli_version="$(node -p "require('$here/package.json').config.temporalCli")"
+ts_version="$(node -p "require('$here/package.json').config.temporalTestServer")"
+cache="${DATAOPS_TEMPORAL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dataops-temporal}"
+
+say() { printf '[install-temporal] %s\n' "$*" >&2; }
+
+if [[ "${DATAOPS_TEMPORAL_SKIP_INSTALL:-}" == "1" ]]; then
+  say "DATAOPS_TEMPORAL_SKIP_INSTALL=1: nothing installed; the SDK downloads its servers when a test needs them."
+  exit 0
+fi
+mkdir -p "$cache"
+
+install_cli() {
+  local dest="$cache/temporal-cli-$cli_version"
+  if [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then
+    say "TEMPORAL_CLI_PATH is set ($TEMPORAL_CLI_PATH): not building the CLI."
+    return
+  fi
+  if [[ -x "$dest/temporal" ]]; then
+    say "Temporal CLI $cli_version present: $dest/temporal"
+    return
+  fi
+  if ! command -v go >/dev/null 2>&1; then
+    say "Go not found: skipping the Temporal CLI; the SDK will download the dev server instead."
+    return
+  fi
+  say "Building Temporal CLI $cli_version with $(go version) ..."
+  local tmp
+  tmp="$(mktemp -d "$cache/.cli-build.XXXXXX")"
+  # The checksum database is reached through the module proxy when sum.golang.org itself is not reachable:
+  # this is the same database, verified with the same key, so go.sum verification is never skipped.
+  local sumdb="${GOSUMDB:-sum.golang.org https://proxy.golang.org/sumdb/sum.golang.org}"
+  if [[ "${GOPROXY:-}" == "off" ]]; then sumdb="${GOSUMDB:-sum.golang.org}"; fi
+  GOBIN="$tmp/bin" GOSUMDB="$sumdb" GOFLAGS="${GOFLAGS:-} -buildvcs=false" CGO_ENABLED=0 \
+    go install -trimpath -ldflags "-s -w -X github.com/temporalio/cli/temporalcli.Version=$cli_version" \
+    "github.com/temporalio/cli/cmd/temporal@v$cli_version"
+  mkdir -p "$dest"
+  mv "$tmp/bin/temporal" "$dest/temporal.new" && mv "$dest/temporal.new" "$dest/temporal"
+  rm -rf "$tmp"
+  "$dest/temporal" --version >&2
+}
+
+install_test_server() {
+  local dest="$cache/temporal-test-server-$ts_version"
+  if [[ -n "${TEMPORAL_TEST_SERVER_PATH:-}" ]]; then
+    say "TEMPORAL_TEST_SERVER_PATH is set ($TEMPORAL_TEST_SERVER_PATH): not resolving the test server."
+    return
+  fi
+  if [[ -x "$dest/temporal-test-server" && -f "$dest/.complete" ]]; then
+    say "Temporal test server $ts_version present: $dest/temporal-test-server"
+    return
+  fi
+  if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
+    say "Java or Maven not found: skipping the test server; the SDK will download it instead."
+    return
+  fi
+  say "Resolving io.temporal:temporal-test-server:$ts_version and its runtime classpath from Maven Central ..."
+  rm -rf "$dest" && mkdir -p "$dest"
+  cat >"$dest/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.dataops-temporal</groupId>
+  <artifactId>temporal-test-server-classpath</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency>
+      <groupId>io.temporal</groupId>
+      <artifactId>temporal-test-server</artifactId>
+      <version>$ts_version</version>
+    </dependency>
+  </dependencies>
+</project>
+POM
+  mvn -q -B -f "$dest/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$dest/lib"
+  # The SDK spawns this launcher with the port as its first argument and waits only a few seconds for it
+  # to accept connections, so the JVM is tuned for start-up: C1 only, serial GC, and a class-data archive.
+  cat >"$dest/temporal-test-server" <<'LAUNCHER'
+#!/bin/sh
+dir="$(cd "$(dirname "$0")" && pwd)"
+cds=""
+if [ -f "$dir/classes.jsa" ]; then cds="-XX:SharedArchiveFile=$dir/classes.jsa -Xlog:cds=off -Xlog:cds+dynamic=off"; fi
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k $cds ${TEMPORAL_TEST_SERVER_JAVA_OPTS:-} \
+  -cp "$dir/lib/*" io.temporal.testserver.TestServer "$@"
+LAUNCHER
+  chmod +x "$dest/temporal-test-server"
+  build_class_archive "$dest"
+  touch "$dest/.complete"
+  say "Test server ready: $dest/temporal-test-server"
+}
+
+# Best effort: a dynamic CDS archive halves the JVM's start-up. Without it the launcher still works.
+build_class_archive() {
+  local dest="$1" port pid
+  port="$(node -e "const s=require('net').createServer().listen(0,()=>{console.log(s.address().port);s.close()})")"
+  java -XX:ArchiveClassesAtExit="$dest/classes.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off \
+    -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -cp "$dest/lib/*" io.temporal.testserver.TestServer "$port" \
+    >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do
+    if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  sleep 1
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  if [[ -f "$dest/classes.jsa" ]]; then say "class-data archive written"; else say "no class-data archive (start-up is slower, still works)"; fi
+}
+
+install_cli
+install_test_server

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Runs the compiled test files (dist/test/**/*.test.js) with Node's test runner.
+// Usage: npm test [-- <substring> ...]   runs only the files whose path contains one of the substrings.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const testDir = join(root, 'dist', 'test');
+
+function collect(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return collect(path);
+    return entry.name.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const passThrough = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const files = collect(testDir)
+  .filter((f) => filters.length === 0 || filters.some((s) => relative(root, f).includes(s)))
+  .sort();
+if (files.length === 0) {
+  console.error(
+    `no test files under ${relative(root, testDir)} match ${JSON.stringify(filters)}; run "npm run build" first`,
+  );
+  process.exit(1);
+}
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const result = spawnSync(
+  process.execPath,
+  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...passThrough, ...files],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

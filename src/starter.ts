@@ -1,0 +1,2 @@
+// The starter CLI entry point. Filled in by the CLI issue (#8).
+export {};

@@ -1,0 +1,77 @@
+/**
+ * Ready Temporal environments for test files: the time-skipping test server or the dev server, both from
+ * scripts/install-temporal.sh when installed (falling back to the SDK's own download), and a worker per test
+ * on a unique task queue.
+ */
+import { randomUUID } from 'node:crypto';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { localServersConfig } from '../../src/config.js';
+import { resolveDevServer, resolveTestServer, type ResolvedServer } from '../../src/local/temporal-servers.js';
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
+export interface TestEnv {
+  env: TestWorkflowEnvironment;
+  server: ResolvedServer;
+}
+
+/** A time-skipping environment on the Java test server. Tear it down with `env.teardown()`. */
+export async function startTimeSkippingEnv(): Promise<TestEnv> {
+  quietRuntime();
+  const server = resolveTestServer(localServersConfig());
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: server.executable } });
+  return { env, server };
+}
+
+/** A dev-server environment (Temporal CLI, SQLite in memory). Tear it down with `env.teardown()`. */
+export async function startDevServerEnv(): Promise<TestEnv> {
+  quietRuntime();
+  const server = resolveDevServer(localServersConfig());
+  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: server.executable } });
+  return { env, server };
+}
+
+const bundles = new Map<string, Promise<{ code: string }>>();
+
+/** Bundles a workflows module once per test process. */
+export function workflowBundle(workflowsPath: string): Promise<{ code: string }> {
+  let bundle = bundles.get(workflowsPath);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    bundles.set(workflowsPath, bundle);
+  }
+  return bundle;
+}
+
+export function uniqueTaskQueue(prefix = 'test'): string {
+  return `${prefix}-${randomUUID()}`;
+}
+
+/**
+ * Runs `fn` while a worker polls a fresh task queue, and shuts the worker down afterwards.
+ * `fn` receives the task queue.
+ */
+export async function withWorker<T>(
+  env: TestWorkflowEnvironment,
+  options: Omit<WorkerOptions, 'taskQueue' | 'connection' | 'workflowBundle' | 'workflowsPath'> & {
+    workflowsPath: string;
+  },
+  fn: (taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = uniqueTaskQueue();
+  const { workflowsPath, ...rest } = options;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundle(workflowsPath),
+    ...rest,
+  });
+  return worker.runUntil(fn(taskQueue));
+}
