@@ -1,0 +1,43 @@
+import type { SimClock } from './clock.js';
+import type { Role, Seed, SeedKitchen, SeedTableGroup } from './seed.js';
+import type { SimStateData } from './state.js';
+
+/** Deployment variants the simulator can play (see shared/spec/deployed-variants.md). */
+export interface SimVariants {
+  /** `spec`: result.result_counts / result.issue_counts; `deployed`: result.tests / result.issues. @default 'spec' */
+  summaryShape: 'spec' | 'deployed';
+  /** Key of the order id in the order-create response. @default 'order_id' */
+  orderIdKey: 'serving_hid' | 'order_id' | 'serving_chronos_id';
+  /** Strict-import 400 body: nested under `detail` (deployed) or top level (spec). @default 'nested' */
+  strictErrorShape: 'nested' | 'top-level';
+  /** Omit `version` from export files (one deployed version does). @default false */
+  omitExportVersion: boolean;
+  /** `session`: /api/v1 takes the /v2/login token; `separate`: only tokens issued for the API. @default 'session' */
+  apiAuth: 'session' | 'separate';
+}
+
+export const DEFAULT_VARIANTS: SimVariants = {
+  summaryShape: 'spec',
+  orderIdKey: 'order_id',
+  strictErrorShape: 'nested',
+  omitExportVersion: false,
+  apiAuth: 'session',
+};
+
+export interface SimUser {
+  username: string;
+  role: Role;
+  kitchens: string[];
+  projects: string[];
+}
+
+export interface SimContext {
+  seed: Seed;
+  state: SimStateData;
+  clock: SimClock;
+  variants: SimVariants;
+  /** Session token lifetime. @default 4 hours */
+  tokenLifetimeMs: number;
+  groups: Map<string, SeedTableGroup>;
+  kitchens: Map<string, SeedKitchen>;
+}

@@ -1,0 +1,76 @@
+/** Faults injected into the next N matching requests, for tests of retries, timeouts and ambiguous submissions. */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+
+export const FaultSpec = z
+  .object({
+    kind: z.enum([
+      /** Answer with `status` (5xx by default) in the deployed error envelope. */
+      'status',
+      /** Answer 429 with a Retry-After header (`retry_after`: seconds, or an HTTP date). */
+      'rate_limit',
+      /** Close the connection without an answer. */
+      'reset',
+      /** Hold the request `delay_ms` before handling it (to go past a client's timeout). */
+      'delay',
+      /** Answer 200 with a body that is not valid JSON. */
+      'malformed_json',
+      /** Handle the request, but report `unknown_status` as the job's status. */
+      'unknown_status',
+      /** Handle the request (a job is created), then close the connection: the response is lost. */
+      'drop_after_commit',
+    ]),
+    /** HTTP method to match; any when absent. */
+    method: z.string().toUpperCase().optional(),
+    /** Path to match: a substring, or a regular expression when it starts with `^`. Any when absent. */
+    path: z.string().optional(),
+    /** How many matching requests it hits. @default 1 */
+    count: z.number().int().positive().default(1),
+    status: z.number().int().min(400).max(599).default(503),
+    retry_after: z.union([z.number().nonnegative(), z.string()]).default(1),
+    delay_ms: z.number().int().nonnegative().default(0),
+    unknown_status: z.string().default('quantum_superposition'),
+  })
+  .strict();
+export type FaultSpec = z.infer<typeof FaultSpec>;
+export type FaultInput = z.input<typeof FaultSpec>;
+
+export interface Fault extends FaultSpec {
+  id: string;
+  remaining: number;
+  hits: number;
+}
+
+export class FaultBook {
+  private faults: Fault[] = [];
+
+  add(input: FaultInput): Fault {
+    const spec = FaultSpec.parse(input);
+    const fault: Fault = { ...spec, id: randomUUID(), remaining: spec.count, hits: 0 };
+    this.faults.push(fault);
+    return fault;
+  }
+
+  /** Takes one hit of the first fault matching the request, if any. */
+  take(method: string, path: string): Fault | undefined {
+    const fault = this.faults.find((f) => f.remaining > 0 && matches(f, method, path));
+    if (!fault) return undefined;
+    fault.remaining--;
+    fault.hits++;
+    return fault;
+  }
+
+  list(): Fault[] {
+    return this.faults.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+}
+
+function matches(f: FaultSpec, method: string, path: string): boolean {
+  if (f.method && f.method !== method.toUpperCase()) return false;
+  if (!f.path) return true;
+  return f.path.startsWith('^') ? new RegExp(f.path).test(path) : path.includes(f.path);
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+/**
+ * The simulator as its own process: `npm run simulator -- [--port 8700] [--host 127.0.0.1] [--seed file.json]
+ * [--state-file sim-state.json] [--controls] [--print-seed]`. Logs one line per request.
+ */
+import { parseArgs } from 'node:util';
+import { simulatorProcessConfig } from '../config.js';
+import { startSimulator } from './app.js';
+import { defaultSeed } from './default-seed.js';
+import { loadSeedFile } from './seed.js';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      'state-file': { type: 'string' },
+      controls: { type: 'boolean' },
+      'print-seed': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(
+      'usage: npm run simulator -- [--port N] [--host H] [--seed FILE] [--state-file FILE] [--controls] [--print-seed]',
+    );
+    return;
+  }
+  if (values['print-seed']) {
+    console.log(JSON.stringify(defaultSeed, null, 2));
+    return;
+  }
+  const config = simulatorProcessConfig(process.env, {
+    port: values.port,
+    host: values.host,
+    seedFile: values.seed,
+    stateFile: values['state-file'],
+    controls: values.controls,
+  });
+  const sim = await startSimulator({
+    port: config.port,
+    host: config.host,
+    controls: config.controls,
+    stateFile: config.stateFile,
+    seed: config.seedFile ? loadSeedFile(config.seedFile) : undefined,
+    log: (line) => console.log(`${new Date().toISOString()} ${line}`),
+  });
+  console.log(`simulator listening on ${sim.url}${config.controls ? ' (controls on /_sim/)' : ''}`);
+  const stop = (signal: string) => {
+    console.log(`simulator stopping (${signal})`);
+    sim.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+/** Raw HTTP access to an in-process simulator, for tests of the simulator itself (through real sockets). */
+import { SEED_USERS, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export type UserKey = keyof typeof SEED_USERS;
+
+export class SimHttp {
+  private tokens = new Map<string, string>();
+  constructor(readonly sim: RunningSimulator) {}
+
+  async request<T = any>(
+    method: string,
+    path: string,
+    opts: {
+      token?: string | null;
+      json?: unknown;
+      form?: Record<string, string>;
+      raw?: string;
+      contentType?: string;
+    } = {},
+  ): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = {};
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.json);
+    } else if (opts.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(opts.form).toString();
+    } else if (opts.raw !== undefined) {
+      headers['content-type'] = opts.contentType ?? 'application/json';
+      body = opts.raw;
+    }
+    const res = await fetch(`${this.sim.url}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* plain text */
+    }
+    return { status: res.status, body: parsed as T, text, headers: res.headers };
+  }
+
+  async login(user: UserKey = 'admin'): Promise<string> {
+    const res = await this.request('POST', '/v2/login', { form: { ...SEED_USERS[user] } });
+    if (res.status !== 200) throw new Error(`login of ${user} failed: ${res.status} ${res.text}`);
+    return res.text;
+  }
+
+  /** A cached token per user. */
+  async token(user: UserKey = 'admin'): Promise<string> {
+    let t = this.tokens.get(user);
+    if (!t) {
+      t = await this.login(user);
+      this.tokens.set(user, t);
+    }
+    return t;
+  }
+
+  async as<T = any>(user: UserKey, method: string, path: string, json?: unknown): Promise<HttpResult<T>> {
+    return this.request<T>(method, path, { token: await this.token(user), json });
+  }
+}
+
+/** Starts a simulator with controls on, for one test file. */
+export async function startTestSimulator(
+  options: SimulatorOptions = {},
+): Promise<{ sim: RunningSimulator; http: SimHttp }> {
+  const sim = await startSimulator({ controls: true, ...options });
+  return { sim, http: new SimHttp(sim) };
+}
+
+/** Durations long enough that nothing moves unless the test advances the clock. */
+export const FROZEN = { pendingMs: 60_000, claimMs: 60_000, runMs: 600_000, cancelMs: 30_000, interruptMs: 30_000 };
