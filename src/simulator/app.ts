@@ -64,6 +64,8 @@ export interface RequestLogEntry {
   status: number;
   username: string | null;
   fault: Fault['kind'] | null;
+  /** The client had closed the connection before the answer was written (an aborted or timed-out request). */
+  client_closed: boolean;
 }
 
 const HOUR = 3_600_000;
@@ -226,6 +228,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
       .send({ detail: { errors: [{ code: 'not_found', detail: `no route ${req.method} ${req.url.split('?')[0]}` }] } }),
   );
 
+  const closedByClient = new WeakSet<FastifyRequest>();
   const logRequest = (req: FastifyRequest, status: number) => {
     const entry: RequestLogEntry = {
       seq: requestLog.length + 1,
@@ -235,6 +238,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
       status,
       username: userOf.get(req) ?? null,
       fault: faultOf.get(req)?.kind ?? null,
+      client_closed: closedByClient.has(req),
     };
     if (!entry.path.startsWith('/_sim/')) requestLog.push(entry);
     options.log?.(`${entry.method} ${req.url} -> ${status}${entry.fault ? ` [fault: ${entry.fault}]` : ''}`);
@@ -266,6 +270,8 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
         await delay(fault.delay_ms, undefined, { ref: false });
         tick();
         return;
+      case 'respond':
+        return reply.status(fault.status).send(fault.body ?? null);
       case 'malformed_json':
         return reply.status(200).header('content-type', 'application/json').send('{"id": "3f1c", "status": ');
       default:
@@ -280,7 +286,13 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
     }
     return payload;
   });
+  app.addHook('onRequestAbort', async (req) => {
+    // The client went away before the answer (an aborted or timed-out request): logged as 499, like nginx.
+    closedByClient.add(req);
+    logRequest(req, 499);
+  });
   app.addHook('onResponse', async (req, reply) => {
+    if (closedByClient.has(req)) return;
     const kind = faultOf.get(req)?.kind;
     if (kind !== 'reset' && kind !== 'drop_after_commit') logRequest(req, reply.statusCode);
     persist();

@@ -19,6 +19,8 @@ export const FaultSpec = z
       'unknown_status',
       /** Handle the request (a job is created), then close the connection: the response is lost. */
       'drop_after_commit',
+      /** Answer `status` with exactly `body` (for schema breaks and odd deployments). */
+      'respond',
     ]),
     /** HTTP method to match; any when absent. */
     method: z.string().toUpperCase().optional(),
@@ -26,10 +28,12 @@ export const FaultSpec = z
     path: z.string().optional(),
     /** How many matching requests it hits. @default 1 */
     count: z.number().int().positive().default(1),
-    status: z.number().int().min(400).max(599).default(503),
+    /** Status of `status` and `respond` faults. @default 503 */
+    status: z.number().int().min(200).max(599).default(503),
     retry_after: z.union([z.number().nonnegative(), z.string()]).default(1),
     delay_ms: z.number().int().nonnegative().default(0),
     unknown_status: z.string().default('quantum_superposition'),
+    body: z.unknown().optional(),
   })
   .strict();
 export type FaultSpec = z.infer<typeof FaultSpec>;

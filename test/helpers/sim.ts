@@ -1,4 +1,5 @@
 /** Raw HTTP access to an in-process simulator, for tests of the simulator itself (through real sockets). */
+import { ServiceClient, type ServiceClientOptions } from '../../src/api/index.js';
 import { SEED_USERS, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 
 export interface HttpResult<T = any> {
@@ -80,3 +81,12 @@ export async function startTestSimulator(
 
 /** Durations long enough that nothing moves unless the test advances the clock. */
 export const FROZEN = { pendingMs: 60_000, claimMs: 60_000, runMs: 600_000, cancelMs: 30_000, interruptMs: 30_000 };
+
+/** A ServiceClient for the seed user `user` against a running simulator. */
+export async function clientFor(
+  sim: RunningSimulator,
+  user: UserKey = 'admin',
+  options: Partial<ServiceClientOptions> = {},
+): Promise<ServiceClient> {
+  return new ServiceClient({ baseUrl: sim.url, credentials: { ...SEED_USERS[user] }, timeoutMs: 5_000, ...options });
+}

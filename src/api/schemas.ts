@@ -1,0 +1,210 @@
+/**
+ * Zod schemas of every request and response: the single source of the response types. Unknown fields pass through;
+ * a real schema break becomes UnexpectedResponse naming the field. Timestamps are validated and normalised to UTC
+ * ISO 8601 strings (not Date objects), so parsed values cross Temporal's JSON payloads without changing type.
+ */
+import { z } from 'zod';
+
+/** An ISO 8601 timestamp, normalised to `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export const Timestamp = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO 8601 timestamp' })
+  .transform((s) => new Date(s).toISOString());
+
+export const TERMINAL_STATUSES = ['completed', 'error', 'canceled'] as const;
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+
+/** Only `completed`, `error` and `canceled` are terminal. Every other status, known or not, means "keep waiting". */
+export function isTerminal(status: string): status is TerminalStatus {
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}
+
+/** A job (profiling run or test run). `status` stays a string: unknown statuses must not break parsing. */
+export const Job = z.looseObject({
+  id: z.string().min(1),
+  job_key: z.string(),
+  status: z.string().min(1),
+  source: z.string().optional(),
+  created_at: Timestamp,
+  claimed_at: Timestamp.nullable().optional().default(null),
+  started_at: Timestamp.nullable().optional().default(null),
+  completed_at: Timestamp.nullable().optional().default(null),
+  error_message: z.string().nullable().optional().default(null),
+});
+export type Job = z.infer<typeof Job>;
+
+export const JobSubmission = z.looseObject({ id: z.string().min(1), created_at: Timestamp.optional() });
+export type JobSubmission = z.infer<typeof JobSubmission>;
+
+export const JobList = z.looseObject({
+  items: z.array(Job),
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+});
+export type JobList = z.infer<typeof JobList>;
+
+const Count = z.number().int().nonnegative();
+export const ResultCounts = z.looseObject({
+  passed: Count.default(0),
+  failed: Count.default(0),
+  warning: Count.default(0),
+  error: Count.default(0),
+  log: Count.default(0),
+  dismissed: Count.default(0),
+});
+export type ResultCounts = z.infer<typeof ResultCounts>;
+
+/** Test-run result in either shape (`result_counts` per spec, `tests` as deployed), normalised to the spec's. */
+const TestRunResult = z
+  .looseObject({ score: z.number(), result_counts: ResultCounts.optional(), tests: ResultCounts.optional() })
+  .superRefine((r, ctx) => {
+    if (!r.result_counts && !r.tests)
+      ctx.addIssue({ code: 'custom', path: ['result_counts'], message: 'expected result_counts (or tests)' });
+  })
+  .transform(({ tests, result_counts, ...rest }) => ({
+    ...rest,
+    score: rest.score,
+    result_counts: (result_counts ?? tests)!,
+  }));
+
+export const TestRunSummary = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  test_suite_id: z.string(),
+  table_group_id: z.string(),
+  started_at: Timestamp.nullable().optional().default(null),
+  completed_at: Timestamp.nullable().optional().default(null),
+  /** Null until the run has produced results. */
+  result: TestRunResult.nullable().optional().default(null),
+});
+export type TestRunSummary = z.infer<typeof TestRunSummary>;
+
+const Hygiene = z.looseObject({ definite: Count.default(0), likely: Count.default(0), possible: Count.default(0) });
+const Pii = z.looseObject({ high: Count.default(0), moderate: Count.default(0) });
+const IssueCounts = z.looseObject({
+  hygiene_issues: Hygiene,
+  potential_pii: Pii.nullable().default(null),
+  dismissed: Count,
+});
+/** Deployed shape: `issues: {definite, likely, possible, dismissed}`, without PII counts. */
+const DeployedIssues = z.looseObject({
+  definite: Count.default(0),
+  likely: Count.default(0),
+  possible: Count.default(0),
+  dismissed: Count.default(0),
+});
+
+const ProfilingResult = z
+  .looseObject({
+    score: z.number(),
+    table_ct: Count,
+    column_ct: Count,
+    record_ct: Count,
+    issue_counts: IssueCounts.optional(),
+    issues: DeployedIssues.optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (!r.issue_counts && !r.issues)
+      ctx.addIssue({ code: 'custom', path: ['issue_counts'], message: 'expected issue_counts (or issues)' });
+  })
+  .transform(({ issues, issue_counts, ...rest }) => ({
+    ...rest,
+    issue_counts: issue_counts ?? {
+      hygiene_issues: { definite: issues!.definite, likely: issues!.likely, possible: issues!.possible },
+      /** Null where the deployment does not report PII counts. */
+      potential_pii: null,
+      dismissed: issues!.dismissed,
+    },
+  }));
+
+export const ProfilingSummary = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  table_group_id: z.string(),
+  started_at: Timestamp.nullable().optional().default(null),
+  completed_at: Timestamp.nullable().optional().default(null),
+  result: ProfilingResult.nullable().optional().default(null),
+});
+export type ProfilingSummary = z.infer<typeof ProfilingSummary>;
+
+/** The order-create answer; the order id key differs between deployments and is returned as `order_id`. */
+const ORDER_ID_KEYS = ['order_id', 'serving_hid', 'serving_chronos_id'] as const;
+export const OrderCreated = z
+  .looseObject({
+    status: z.string().optional(),
+    order_id: z.string().optional(),
+    serving_hid: z.string().optional(),
+    serving_chronos_id: z.string().optional(),
+    variable_overrides: z.record(z.string(), z.unknown()).optional().default({}),
+  })
+  .superRefine((r, ctx) => {
+    if (!ORDER_ID_KEYS.some((k) => typeof r[k] === 'string' && r[k] !== ''))
+      ctx.addIssue({ code: 'custom', path: ['order_id'], message: `expected one of ${ORDER_ID_KEYS.join(', ')}` });
+  })
+  .transform((r) => ({ ...r, order_id: (r.order_id ?? r.serving_hid ?? r.serving_chronos_id)! }));
+export type OrderCreated = z.infer<typeof OrderCreated>;
+
+export const ORDER_RUN_TERMINAL = ['COMPLETED_SERVING', 'STOPPED_SERVING', 'SERVING_ERROR', 'SERVING_RERAN'] as const;
+export function isOrderRunTerminal(status: string): boolean {
+  return (ORDER_RUN_TERMINAL as readonly string[]).includes(status);
+}
+
+export const OrderRun = z.looseObject({ hid: z.string(), status: z.string() });
+export type OrderRun = z.infer<typeof OrderRun>;
+export const OrderRuns = z.looseObject({ servings: z.array(OrderRun) });
+
+export const Health = z.looseObject({
+  status: z.string(),
+  edition: z.string().optional(),
+  version: z.string().optional(),
+});
+export type Health = z.infer<typeof Health>;
+
+/** A test definition: the spec's fields, everything else passes through untouched. */
+export const TestDefinition = z.looseObject({
+  test_type: z.string(),
+  table_name: z.string(),
+  column_name: z.string(),
+  external_id: z.string().nullish(),
+});
+export type TestDefinition = z.infer<typeof TestDefinition>;
+
+/** An export file. A missing `version` reads as 1 (one deployed version omits it). */
+export const ExportFile = z.looseObject({
+  version: z.number().int().optional().default(1),
+  source: z.looseObject({}).optional(),
+  definitions: z.array(TestDefinition),
+});
+export type ExportFile = z.infer<typeof ExportFile>;
+export type ExportFileInput = z.input<typeof ExportFile>;
+
+export const ExportFilters = z
+  .object({
+    origin: z.enum(['manual', 'auto', 'both']).optional(),
+    table_name: z.string().min(1).optional(),
+    test_type: z.string().min(1).optional(),
+  })
+  .strict();
+export type ExportFilters = z.infer<typeof ExportFilters>;
+
+export const ImportMode = z.enum(['preview', 'apply', 'apply_strict']);
+export const OnMatch = z.enum(['overwrite_all', 'overwrite_unlocked', 'skip']);
+export const OnNew = z.enum(['create', 'create_and_lock', 'skip']);
+export const OnAbsence = z.enum(['do_nothing', 'delete_all', 'delete_unlocked']);
+export const ImportConfig = z
+  .object({ mode: ImportMode, on_match: OnMatch, on_new: OnNew, on_absence: OnAbsence })
+  .strict();
+export type ImportConfig = z.infer<typeof ImportConfig>;
+
+export const ImportResult = z.looseObject({
+  summary: z.looseObject({ created: Count, updated: Count, skipped: Count, deleted: Count }),
+  items: z.array(
+    z.looseObject({
+      action: z.string(),
+      reason: z.string(),
+      tds: z.array(z.looseObject({ idx: z.number().int().nullable(), target_id: z.string().nullable() })),
+    }),
+  ),
+});
+export type ImportResult = z.infer<typeof ImportResult>;
