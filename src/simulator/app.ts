@@ -288,6 +288,8 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
   });
   app.addHook('onRequestAbort', async (req) => {
     // The client went away before the answer (an aborted or timed-out request): logged as 499, like nginx.
+    const kind = faultOf.get(req)?.kind;
+    if (kind === 'reset' || kind === 'drop_after_commit') return; // closed by the fault, logged there
     closedByClient.add(req);
     logRequest(req, 499);
   });

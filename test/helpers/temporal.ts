@@ -13,7 +13,7 @@ let runtimeInstalled = false;
 function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
 }
 
 export interface TestEnv {

@@ -1,0 +1,63 @@
+/**
+ * Claim checks: large documents (export files of 20,000 definitions, import items) are stored outside workflow
+ * history, which only holds a small reference. Keys are content hashes, so a retried write is idempotent.
+ * The default store is a local directory; the interface is open to object stores (S3, GCS) for many workers.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzip, gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import type { BlobRef } from '../contract/types.js';
+import { BlobNotFound } from './errors.js';
+
+const gz = promisify(gzip);
+const gunz = promisify(gunzip);
+
+export interface BlobStore {
+  /** Stores a JSON document; returns its reference. */
+  putJson(value: unknown): Promise<BlobRef>;
+  /** Reads a JSON document back; BlobNotFound when missing, an Error when the content does not match its hash. */
+  getJson(ref: BlobRef): Promise<unknown>;
+}
+
+/**
+ * A directory on the worker's file system. All workers of a task queue must share it (a shared volume), or use an
+ * object store instead.
+ */
+export class LocalDirectoryBlobStore implements BlobStore {
+  constructor(readonly dir: string) {}
+
+  async putJson(value: unknown): Promise<BlobRef> {
+    const text = JSON.stringify(value);
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    const name = `sha256-${sha256}.json.gz`;
+    const path = join(this.dir, name);
+    await mkdir(this.dir, { recursive: true });
+    const exists = await stat(path).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+      await writeFile(tmp, await gz(text));
+      await rename(tmp, path);
+    }
+    return { ref: `local:${name}`, sha256, bytes: Buffer.byteLength(text) };
+  }
+
+  async getJson(ref: BlobRef): Promise<unknown> {
+    const match = /^local:(sha256-[0-9a-f]{64}\.json\.gz)$/.exec(ref.ref);
+    if (!match?.[1]) throw new BlobNotFound(`not a local blob reference: ${ref.ref}`);
+    let packed: Buffer;
+    try {
+      packed = await readFile(join(this.dir, match[1]));
+    } catch {
+      throw new BlobNotFound(`blob ${ref.ref} not found in ${this.dir}`);
+    }
+    const text = (await gunz(packed)).toString('utf8');
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    if (sha256 !== ref.sha256) throw new Error(`blob ${ref.ref} is corrupt: content hash ${sha256} differs`);
+    return JSON.parse(text) as unknown;
+  }
+}

@@ -1,0 +1,47 @@
+import type { ServiceClient } from '../api/index.js';
+import type { BlobStore } from './blob-store.js';
+import { UnknownProfile } from './errors.js';
+
+/** A credential profile configured on the worker: a client logged in as one account. Never in workflow input. */
+export interface ServiceProfile {
+  client: ServiceClient;
+  /** Project of the profile's table groups and suites; lets a lost submission be found in the job listing. */
+  projectCode?: string;
+}
+
+export interface ActivityDeps {
+  /** Credential profiles by name; workflows name one (default: "default"). */
+  profiles: Record<string, ServiceProfile>;
+  /** Claim-check store for export files and large import results. Required by the export/import activities. */
+  store?: BlobStore;
+  /** Tolerated difference between the worker's and the service's clocks when reconciling. @default 5 minutes */
+  clockSkewMs?: number;
+  /** Import items are returned inline up to this JSON size, else stored. @default 256 KiB */
+  inlineItemsMaxBytes?: number;
+}
+
+export interface ActivityContext {
+  profile(name: string): ServiceProfile;
+  store(): BlobStore;
+  clockSkewMs: number;
+  inlineItemsMaxBytes: number;
+}
+
+export function activityContext(deps: ActivityDeps): ActivityContext {
+  return {
+    profile(name) {
+      const p = Object.hasOwn(deps.profiles, name) ? deps.profiles[name] : undefined;
+      if (!p)
+        throw new UnknownProfile(
+          `credential profile '${name}' is not configured on this worker (configured: ${Object.keys(deps.profiles).join(', ') || 'none'})`,
+        );
+      return p;
+    },
+    store() {
+      if (!deps.store) throw new Error('no blob store configured on this worker for export and import');
+      return deps.store;
+    },
+    clockSkewMs: deps.clockSkewMs ?? 5 * 60_000,
+    inlineItemsMaxBytes: deps.inlineItemsMaxBytes ?? 256 * 1024,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * `createActivities(deps)`: every activity, built from the worker's dependencies (clients by credential profile,
+ * the claim-check store). Workflows import the `Activities` type only.
+ */
+import { Context } from '@temporalio/activity';
+import { z } from 'zod';
+import { activityContext, type ActivityDeps } from './context.js';
+import { definitionActivities } from './definitions.js';
+import { parseInput, translated } from './errors.js';
+import { jobActivities } from './jobs.js';
+import { orderActivities } from './orders.js';
+
+export function createActivities(deps: ActivityDeps) {
+  const ctx = activityContext(deps);
+  return {
+    /** Checks a profile's credentials early. Returns the user name and the token's expiry, never the token. */
+    login: async (raw: { profile?: string } = {}): Promise<{ username: string; expiresAt: string | null }> => {
+      const input = parseInput(z.object({ profile: z.string().min(1).default('default') }), raw, 'login');
+      return translated(() =>
+        ctx.profile(input.profile).client.login({ signal: Context.current().cancellationSignal }),
+      );
+    },
+    ...orderActivities(ctx),
+    ...jobActivities(ctx),
+    ...definitionActivities(ctx),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;
+export type { ActivityDeps, ServiceProfile } from './context.js';
+export { LocalDirectoryBlobStore, type BlobStore } from './blob-store.js';
+export {
+  BlobNotFound,
+  InvalidInput,
+  OrderOutcomeUnknown,
+  SubmissionOutcomeUnknown,
+  UnknownProfile,
+  toFailure,
+} from './errors.js';

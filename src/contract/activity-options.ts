@@ -1,0 +1,83 @@
+/**
+ * The recommended timeouts, heartbeat timeouts and retry policies of every activity: one set, used by all workflows.
+ * Failure types listed in NON_RETRYABLE fail at once; everything else retries with backoff (Retry-After honoured).
+ */
+import type { ActivityOptions, RetryPolicy } from '@temporalio/common';
+
+/** Failure types (error class names) that retrying cannot fix. */
+export const NON_RETRYABLE = [
+  'InvalidInput',
+  'UnknownProfile',
+  'AuthenticationFailed',
+  'PermissionDenied',
+  'NotFound',
+  'Conflict',
+  'InvalidRequest',
+  'StrictImportRejected',
+  'UnexpectedResponse',
+  'SubmissionOutcomeUnknown',
+  'OrderOutcomeUnknown',
+  'BlobNotFound',
+] as const;
+
+/** Failure types that retrying may fix. */
+export const RETRYABLE = [
+  'ServerError',
+  'RateLimited',
+  'ConnectionFailed',
+  'RequestTimedOut',
+  'JobStillRunning',
+] as const;
+
+const retry = (overrides: RetryPolicy = {}): RetryPolicy => ({
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 10,
+  nonRetryableErrorTypes: [...NON_RETRYABLE],
+  ...overrides,
+});
+
+/** Short calls: login, get, cancel, summaries. */
+export const CALL: ActivityOptions = { startToCloseTimeout: '1 minute', retry: retry() };
+
+/** Submissions: retries reconcile through the job listing before they submit again. */
+export const SUBMIT: ActivityOptions = { startToCloseTimeout: '1 minute', retry: retry({ maximumAttempts: 8 }) };
+
+/** Orders: an ambiguous failure is not retried (OrderOutcomeUnknown), since orders cannot be reconciled. */
+export const ORDER: ActivityOptions = { startToCloseTimeout: '1 minute', retry: retry({ maximumAttempts: 5 }) };
+
+/**
+ * Heartbeating waits (short polls, strategy `heartbeat`): a crashed worker is detected by the heartbeat timeout and
+ * the next attempt carries on from the heartbeat details. The poll interval must stay well below the heartbeat timeout.
+ */
+export const WAIT: ActivityOptions = {
+  startToCloseTimeout: '7 days',
+  heartbeatTimeout: '1 minute',
+  retry: retry({ maximumAttempts: 0, maximumInterval: '30 seconds' }),
+};
+
+/**
+ * Long, infrequent polls (strategy `deferrable`): one poll per attempt, the retry policy is the timer, and no activity
+ * slot is held between polls. `initialInterval` is the first poll interval; the backoff stretches it to the maximum.
+ */
+export function deferredPolling(pollInterval: string, maxPollInterval: string, maxWait: string): ActivityOptions {
+  return {
+    startToCloseTimeout: '1 minute',
+    scheduleToCloseTimeout: maxWait,
+    retry: {
+      initialInterval: pollInterval,
+      backoffCoefficient: 1.5,
+      maximumInterval: maxPollInterval,
+      maximumAttempts: 0,
+      nonRetryableErrorTypes: [...NON_RETRYABLE],
+    },
+  };
+}
+
+/** Export and import: one large request each. */
+export const TRANSFER: ActivityOptions = {
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: retry({ maximumAttempts: 5 }),
+};

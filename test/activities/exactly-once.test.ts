@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { SUBMIT } from '../../src/contract/activity-options.js';
+import type { JobSubmitted } from '../../src/contract/types.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { runActivity, simDeps } from '../helpers/activities.js';
+import { FROZEN, startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const OPTIONS = { ...SUBMIT, retry: { ...SUBMIT.retry, initialInterval: '50 ms' } };
+
+// On the dev server: reconciliation compares the service's created_at with when Temporal first scheduled the activity,
+// and the time-skipping server's clock jumps ahead of the service's, which no real deployment does.
+describe('exactly-once submission on a real worker', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    t = await startDevServerEnv();
+    ({ sim } = await startTestSimulator({ jobDurations: FROZEN }));
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+  const submissions = (target: string) => sim.controls.counters().submissions[target] ?? 0;
+
+  test('a response dropped after the job was created: the job is found, never submitted twice', async () => {
+    const before = submissions(TG.finance);
+    sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/profiling-runs' });
+    const res = (await runActivity(
+      t.env,
+      await simDeps(sim),
+      'submitProfilingRun',
+      { targetId: TG.finance },
+      OPTIONS,
+    )) as JobSubmitted;
+    assert.equal(submissions(TG.finance), before + 1, 'exactly one job');
+    assert.equal(res.reconciled, true);
+    const job = sim.controls.job(res.jobId);
+    assert.equal(job?.table_group_id, TG.finance, 'the id returned is the job that was created');
+    assert.equal(job?.job_key, 'run-profile');
+  });
+
+  test('when the lookup itself fails, the next attempt looks again before it submits', async () => {
+    const before = submissions(TS.financeProd);
+    sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/test-runs' });
+    sim.controls.addFault({ kind: 'status', status: 503, path: '/projects/DEMO/jobs' });
+    const res = (await runActivity(
+      t.env,
+      await simDeps(sim),
+      'submitTestRun',
+      { targetId: TS.financeProd },
+      OPTIONS,
+    )) as JobSubmitted;
+    assert.equal(submissions(TS.financeProd), before + 1, 'exactly one job');
+    assert.equal(res.reconciled, true);
+    assert.equal(sim.controls.job(res.jobId)?.test_suite_id, TS.financeProd);
+  });
+
+  test('a refused submission (429) is simply submitted again: one job, not reconciled', async () => {
+    const before = submissions(TS.salesProd);
+    sim.controls.addFault({ kind: 'rate_limit', retry_after: 1, method: 'POST', path: '/test-runs' });
+    const res = (await runActivity(
+      t.env,
+      await simDeps(sim),
+      'submitTestRun',
+      { targetId: TS.salesProd },
+      OPTIONS,
+    )) as JobSubmitted;
+    assert.equal(submissions(TS.salesProd), before + 1);
+    assert.equal(res.reconciled, false);
+  });
+
+  test('without a project code to look the job up, a lost response fails as SubmissionOutcomeUnknown', async () => {
+    const before = submissions(TG.sales);
+    sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/profiling-runs' });
+    const err = await runActivity(
+      t.env,
+      await simDeps(sim, { projectCode: null }),
+      'submitProfilingRun',
+      { targetId: TG.sales },
+      OPTIONS,
+    ).catch((e: unknown) => e);
+    assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ActivityFailure);
+    const cause = err.cause.cause;
+    assert.ok(cause instanceof ApplicationFailure);
+    assert.equal(cause.type, 'SubmissionOutcomeUnknown');
+    assert.equal(cause.nonRetryable, true);
+    assert.equal(submissions(TG.sales), before + 1, 'one job, and no second one');
+  });
+
+  test('an existing job of another target or created before the attempt is never taken for ours', async () => {
+    const older = (await runActivity(
+      t.env,
+      await simDeps(sim),
+      'submitTestRun',
+      { targetId: TS.financeProd },
+      OPTIONS,
+    )) as JobSubmitted;
+    await new Promise((r) => setTimeout(r, 50));
+    const exact = await simDeps(sim, { clockSkewMs: 0 });
+    const before = submissions(TS.financeProd);
+    sim.controls.addFault({
+      kind: 'drop_after_commit',
+      method: 'POST',
+      path: `/test-suites/${TS.financeProd}/test-runs`,
+    });
+    const [res, other] = (await Promise.all([
+      runActivity(t.env, exact, 'submitTestRun', { targetId: TS.financeProd }, OPTIONS),
+      runActivity(t.env, await simDeps(sim), 'submitTestRun', { targetId: TS.salesProd }, OPTIONS),
+    ])) as JobSubmitted[];
+    assert.equal(submissions(TS.financeProd), before + 1);
+    assert.equal(res!.reconciled, true);
+    assert.notEqual(res!.jobId, older.jobId, 'not the older job of the same suite');
+    assert.notEqual(res!.jobId, other!.jobId, 'not the job of another suite');
+    assert.equal(sim.controls.job(res!.jobId)?.test_suite_id, TS.financeProd);
+  });
+});

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+
+const TS = SEED_IDS.testSuites;
+const quiet = { logger: new DefaultLogger('ERROR') };
+function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
+  return new MockActivityEnvironment(undefined, quiet).run<A, R, typeof fn>(fn, ...args);
+}
+const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
+
+describe('order and test-definition activities', () => {
+  let sim: RunningSimulator;
+  let deps: ActivityDeps;
+  before(async () => {
+    ({ sim } = await startTestSimulator({ orderDurations: { plannedMs: 20, runMs: 60 } }));
+    deps = await simDeps(sim);
+  });
+  after(async () => sim?.close());
+
+  test('runOrder then waitForOrderRun: the order id, the overrides, and the final run status', async () => {
+    const acts = createActivities(deps);
+    const order = await run(acts.runOrder, {
+      kitchen: 'production',
+      recipe: 'load-warehouse',
+      variation: 'backfill',
+      parameters: { source_data_date: '2026-06-30', schedule_start: 'now' },
+    });
+    assert.deepEqual(order.variableOverrides, { source_data_date: '2026-06-30', schedule_start: 'now' });
+    const done = await run(acts.waitForOrderRun, { kitchen: 'production', orderId: order.orderId, pollIntervalMs: 20 });
+    assert.equal(done.status, 'COMPLETED_SERVING');
+    assert.ok(done.polls >= 2);
+    const failing = await run(acts.runOrder, { kitchen: 'staging', recipe: 'load-warehouse', variation: 'broken' });
+    assert.equal(
+      (await run(acts.waitForOrderRun, { kitchen: 'staging', orderId: failing.orderId, pollIntervalMs: 20 })).status,
+      'SERVING_ERROR',
+    );
+  });
+
+  test('export stores the file by claim check; import reads it back and returns a small outcome', async () => {
+    const acts = createActivities(deps);
+    const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
+    assert.equal(exported.definitions, 9);
+    assert.equal(exported.version, 1);
+    assert.match(exported.file.ref, /^local:sha256-[0-9a-f]{64}\.json\.gz$/);
+    const file = (await deps.store!.getJson(exported.file)) as { definitions: unknown[] };
+    assert.equal(file.definitions.length, 9);
+    const preview = await run(acts.importTestDefinitions, {
+      testSuiteId: TS.salesProd,
+      config: { ...UPSERT, mode: 'preview' },
+      file: exported.file,
+    });
+    assert.deepEqual(preview.summary, { created: 3, updated: 3, skipped: 3, deleted: 0 });
+    assert.deepEqual(preview.counts, {
+      'create/no_match': 3,
+      'update/matched': 3,
+      'skip/locked': 2,
+      'skip/invalid_table': 1,
+    });
+    assert.equal(preview.items?.length, 4);
+    assert.equal(preview.itemsRef, null);
+  });
+
+  test('large import items go to the store instead of the result', async () => {
+    const small = await simDeps(sim, { inlineItemsMaxBytes: 100 });
+    const acts = createActivities(small);
+    const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev });
+    const outcome = await run(acts.importTestDefinitions, {
+      testSuiteId: TS.salesProd,
+      config: { ...UPSERT, mode: 'preview' },
+      file: exported.file,
+    });
+    assert.equal(outcome.items, null);
+    assert.ok(outcome.itemsRef);
+    const items = (await small.store!.getJson(outcome.itemsRef)) as { action: string }[];
+    assert.deepEqual(
+      items.map((i) => i.action),
+      ['create', 'update', 'skip', 'skip'],
+    );
+  });
+
+  test('a missing or tampered claim check fails clearly', async () => {
+    const acts = createActivities(deps);
+    const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev });
+    const elsewhere = { ...deps, store: new LocalDirectoryBlobStore('/nonexistent-dir-for-test') };
+    await assert.rejects(
+      run(createActivities(elsewhere).importTestDefinitions, {
+        testSuiteId: TS.salesProd,
+        config: UPSERT,
+        file: exported.file,
+      }),
+      (err) => err instanceof ApplicationFailure && err.type === 'BlobNotFound' && err.nonRetryable,
+    );
+    await assert.rejects(
+      run(acts.importTestDefinitions, {
+        testSuiteId: TS.salesProd,
+        config: UPSERT,
+        file: { ...exported.file, sha256: '0'.repeat(64) },
+      }),
+      /is corrupt/,
+    );
+  });
+});

@@ -1,0 +1,44 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ActivityOptions } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { clientFor, type UserKey } from './sim.js';
+import { withWorker } from './temporal.js';
+
+export const harnessPath = fileURLToPath(new URL('../fixtures/workflows/activity-harness.js', import.meta.url));
+
+/** Activity dependencies for a simulator: profile "default" (admin, project DEMO) plus any extra. */
+export async function simDeps(
+  sim: RunningSimulator,
+  extra: Partial<ActivityDeps> & { user?: UserKey; projectCode?: string | null } = {},
+): Promise<ActivityDeps> {
+  const client = await clientFor(sim, extra.user ?? 'admin');
+  const projectCode = extra.projectCode === null ? undefined : (extra.projectCode ?? 'DEMO');
+  return {
+    profiles: { default: { client, ...(projectCode ? { projectCode } : {}) }, ...extra.profiles },
+    store: extra.store ?? new LocalDirectoryBlobStore(mkdtempSync(join(tmpdir(), 'blobs-'))),
+    ...(extra.clockSkewMs !== undefined ? { clockSkewMs: extra.clockSkewMs } : {}),
+    ...(extra.inlineItemsMaxBytes !== undefined ? { inlineItemsMaxBytes: extra.inlineItemsMaxBytes } : {}),
+  };
+}
+
+/** Runs one activity through a real worker and workflow (the harness) with the given options. */
+export async function runActivity(
+  env: TestWorkflowEnvironment,
+  deps: ActivityDeps,
+  name: string,
+  input: unknown,
+  options: ActivityOptions,
+): Promise<unknown> {
+  return withWorker(env, { workflowsPath: harnessPath, activities: createActivities(deps) }, (taskQueue) =>
+    env.client.workflow.execute('callActivity', {
+      taskQueue,
+      workflowId: `act-${name}-${taskQueue}`,
+      args: [name, input, options],
+    }),
+  );
+}
