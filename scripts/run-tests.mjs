@@ -30,7 +30,7 @@ if (files.length === 0) {
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...passThrough, ...files],
+  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...passThrough, ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -1,2 +1,131 @@
-// The worker entry point. Filled in by the workflows issue (#6): configuration, activities, workflows, shutdown.
-export {};
+/**
+ * The worker: reads and validates its configuration, logs in nobody until an activity needs it, registers every
+ * workflow and activity on the task queue, and shuts down gracefully on SIGINT/SIGTERM (the SDK's default signals).
+ * Scale out by running more workers on the same task queue.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type LogEntry,
+  type WorkerOptions,
+} from '@temporalio/worker';
+import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from './activities/index.js';
+import { ServiceClient } from './api/index.js';
+import { ConfigError, describeConfig, loadWorkerConfig, type WorkerConfig } from './config.js';
+
+/** One client per credential profile. Secrets stay inside the clients; nothing else holds them. */
+export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(): void } {
+  const profiles: ActivityDeps['profiles'] = {};
+  for (const [name, p] of Object.entries(config.service.profiles)) {
+    profiles[name] = {
+      client: new ServiceClient({
+        baseUrl: config.service.baseUrl,
+        ...(config.service.apiBaseUrl ? { apiBaseUrl: config.service.apiBaseUrl } : {}),
+        credentials: { username: p.username, password: p.password },
+        ...(p.apiBearer ? { apiBearer: p.apiBearer } : {}),
+        paths: config.service.paths,
+        timeoutMs: config.service.timeoutMs,
+        tokenLifetimeMs: config.service.tokenLifetimeMs,
+      }),
+      ...(p.projectCode ? { projectCode: p.projectCode } : {}),
+    };
+  }
+  return {
+    profiles,
+    store: new LocalDirectoryBlobStore(config.blobDir),
+    exportDir: config.exportDir,
+    close: () => Object.values(profiles).forEach((p) => p.client.close()),
+  };
+}
+
+/** The workflows: the prebuilt bundle for production when there is one, otherwise bundled at start (development). */
+export function workflowSource(
+  config: Pick<WorkerConfig, 'workflowBundle'>,
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  const prebuilt = config.workflowBundle ?? fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+  if (existsSync(prebuilt)) return { workflowBundle: { codePath: prebuilt } };
+  if (config.workflowBundle) throw new ConfigError([`DATAOPS_WORKFLOW_BUNDLE: no file at '${config.workflowBundle}'`]);
+  return { workflowsPath: fileURLToPath(new URL('./workflows/index.js', import.meta.url)) };
+}
+
+function jsonLogger(level: WorkerConfig['logLevel']): DefaultLogger {
+  return new DefaultLogger(level, (entry: LogEntry) => {
+    const { level: lvl, message, timestampNanos, meta } = entry;
+    console.log(
+      JSON.stringify({ ts: new Date(Number(timestampNanos / 1_000_000n)).toISOString(), level: lvl, message, ...meta }),
+    );
+  });
+}
+
+/** Installs the SDK runtime once per process: logger, and Prometheus metrics when configured. */
+export function installRuntime(config: WorkerConfig): void {
+  Runtime.install({
+    logger: config.logFormat === 'json' ? jsonLogger(config.logLevel) : new DefaultLogger(config.logLevel),
+    ...(config.prometheusAddress
+      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.prometheusAddress } } } }
+      : {}),
+  });
+}
+
+export async function connect(config: WorkerConfig): Promise<NativeConnection> {
+  const { address, tls, apiKey } = config.temporal;
+  return NativeConnection.connect({
+    address,
+    ...(tls
+      ? {
+          tls: {
+            ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
+            ...(tls.ca ? { serverRootCACertificate: tls.ca } : {}),
+            ...(tls.cert && tls.key ? { clientCertPair: { crt: tls.cert, key: tls.key } } : {}),
+          },
+        }
+      : {}),
+    ...(apiKey ? { apiKey } : {}),
+  });
+}
+
+/** Creates a worker for the configuration (on an existing connection, or a new one). */
+export async function createWorker(
+  config: WorkerConfig,
+  connection: NativeConnection,
+  extra: Partial<WorkerOptions> = {},
+): Promise<{ worker: Worker; deps: ReturnType<typeof buildActivityDeps> }> {
+  const deps = buildActivityDeps(config);
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    activities: createActivities(deps),
+    ...workflowSource(config),
+    ...extra,
+  });
+  return { worker, deps };
+}
+
+async function main(): Promise<void> {
+  const config = loadWorkerConfig(process.env);
+  installRuntime(config);
+  Runtime.instance().logger.info('worker configuration', describeConfig(config));
+  const connection = await connect(config);
+  try {
+    const { worker, deps } = await createWorker(config, connection);
+    try {
+      await worker.run();
+    } finally {
+      deps.close();
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(1);
+  });
+}

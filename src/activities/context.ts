@@ -18,6 +18,8 @@ export interface ActivityDeps {
   clockSkewMs?: number;
   /** Import items are returned inline up to this JSON size, else stored. @default 256 KiB */
   inlineItemsMaxBytes?: number;
+  /** Directory where export workflows write files (destinations are relative to it). @default none: writing refused */
+  exportDir?: string;
 }
 
 export interface ActivityContext {
@@ -25,6 +27,7 @@ export interface ActivityContext {
   store(): BlobStore;
   clockSkewMs: number;
   inlineItemsMaxBytes: number;
+  exportDir: string | undefined;
 }
 
 export function activityContext(deps: ActivityDeps): ActivityContext {
@@ -43,5 +46,6 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
     },
     clockSkewMs: deps.clockSkewMs ?? 5 * 60_000,
     inlineItemsMaxBytes: deps.inlineItemsMaxBytes ?? 256 * 1024,
+    exportDir: deps.exportDir,
   };
 }

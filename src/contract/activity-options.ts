@@ -29,14 +29,20 @@ export const RETRYABLE = [
   'JobStillRunning',
 ] as const;
 
-const retry = (overrides: RetryPolicy = {}): RetryPolicy => ({
-  initialInterval: '1 second',
-  backoffCoefficient: 2,
-  maximumInterval: '1 minute',
-  maximumAttempts: 10,
-  nonRetryableErrorTypes: [...NON_RETRYABLE],
-  ...overrides,
-});
+/** A retry policy; `maximumAttempts: 'unlimited'` leaves the key out (the SDK wants a positive number or nothing). */
+const retry = (
+  overrides: Omit<RetryPolicy, 'maximumAttempts'> & { maximumAttempts?: number | 'unlimited' } = {},
+): RetryPolicy => {
+  const { maximumAttempts = 10, ...rest } = overrides;
+  return {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    ...(maximumAttempts === 'unlimited' ? {} : { maximumAttempts }),
+    nonRetryableErrorTypes: [...NON_RETRYABLE],
+    ...rest,
+  };
+};
 
 /** Short calls: login, get, cancel, summaries. */
 export const CALL: ActivityOptions = { startToCloseTimeout: '1 minute', retry: retry() };
@@ -54,25 +60,29 @@ export const ORDER: ActivityOptions = { startToCloseTimeout: '1 minute', retry: 
 export const WAIT: ActivityOptions = {
   startToCloseTimeout: '7 days',
   heartbeatTimeout: '1 minute',
-  retry: retry({ maximumAttempts: 0, maximumInterval: '30 seconds' }),
+  retry: retry({ maximumAttempts: 'unlimited', maximumInterval: '30 seconds' }),
 };
 
 /**
  * Long, infrequent polls (strategy `deferrable`): one poll per attempt, the retry policy is the timer, and no activity
  * slot is held between polls. `initialInterval` is the first poll interval; the backoff stretches it to the maximum.
  */
-export function deferredPolling(pollInterval: string, maxPollInterval: string, maxWait: string): ActivityOptions {
+export function deferredPolling(pollIntervalMs: number, maxPollIntervalMs: number, maxWaitMs: number): ActivityOptions {
   return {
     startToCloseTimeout: '1 minute',
-    scheduleToCloseTimeout: maxWait,
+    scheduleToCloseTimeout: maxWaitMs,
     retry: {
-      initialInterval: pollInterval,
+      initialInterval: pollIntervalMs,
       backoffCoefficient: 1.5,
-      maximumInterval: maxPollInterval,
-      maximumAttempts: 0,
+      maximumInterval: maxPollIntervalMs,
       nonRetryableErrorTypes: [...NON_RETRYABLE],
     },
   };
+}
+
+/** Heartbeating waits bounded by `maxWaitMs`. */
+export function heartbeatWaiting(maxWaitMs: number): ActivityOptions {
+  return { ...WAIT, startToCloseTimeout: maxWaitMs, scheduleToCloseTimeout: maxWaitMs };
 }
 
 /** Export and import: one large request each. */

@@ -1,5 +1,21 @@
 /**
  * The contract other services depend on: workflow type names, the default task queue, input/output schemas,
- * and signal, query and update definitions. No Node imports (it is bundled into workflow code).
+ * queries and updates, and the recommended activity options. No Node imports (it is bundled into workflow code).
  */
 export const DEFAULT_TASK_QUEUE = 'dataops-temporal';
+
+/** Workflow type names: start them by name from any language. */
+export const WORKFLOW_TYPES = {
+  runOrder: 'runOrder',
+  profileTableGroup: 'profileTableGroup',
+  runTestSuite: 'runTestSuite',
+  dataQualityPipeline: 'dataQualityPipeline',
+  promoteTestDefinitions: 'promoteTestDefinitions',
+  exportTestDefinitions: 'exportTestDefinitions',
+} as const;
+export type WorkflowType = keyof typeof WORKFLOW_TYPES;
+
+export * from './activity-options.js';
+export * from './messages.js';
+export * from './types.js';
+export * from './workflows.js';

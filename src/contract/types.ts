@@ -6,6 +6,12 @@ import { z } from 'zod';
 
 export const Iso = z.string().describe('ISO 8601 UTC timestamp');
 
+/** Only these job statuses are terminal; every other one, known or not, means "keep waiting". */
+export const TERMINAL_JOB_STATUSES = ['completed', 'error', 'canceled'] as const;
+export function isTerminalJobStatus(status: string): boolean {
+  return (TERMINAL_JOB_STATUSES as readonly string[]).includes(status);
+}
+
 /** A job (profiling run, test run or generation job) as seen at one poll. */
 export const JobSnapshot = z.object({
   id: z.string(),

@@ -611,8 +611,18 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
       return now;
     },
     setJobDurations: (d, jobId) => {
-      if (jobId) Object.assign(requireJob(jobId).durations, d);
-      else Object.assign(state.job_durations, d);
+      if (!jobId) {
+        Object.assign(state.job_durations, d);
+        return;
+      }
+      const job = requireJob(jobId);
+      if (d.runMs !== undefined) {
+        // Keep the running time already done; owe the rest of the new run time.
+        const done = job.durations.runMs - job.run_remaining_ms;
+        job.run_remaining_ms = Math.max(0, d.runMs - done);
+      }
+      Object.assign(job.durations, d);
+      tick();
     },
     setOrderDurations: (d) => Object.assign(state.order_durations, d),
     planJobs: (plan) => {

@@ -42,3 +42,15 @@ export async function runActivity(
     }),
   );
 }
+
+export const workflowsPath = fileURLToPath(new URL('../../src/workflows/index.js', import.meta.url));
+
+/** Runs `fn` while a worker with the project's workflows and the simulator's activities polls a fresh task queue. */
+export async function withProjectWorker<T>(
+  env: TestWorkflowEnvironment,
+  deps: ActivityDeps,
+  fn: (taskQueue: string) => Promise<T>,
+  taskQueue?: string,
+): Promise<T> {
+  return withWorker(env, { workflowsPath, activities: createActivities(deps) }, fn, taskQueue);
+}

@@ -63,8 +63,8 @@ export async function withWorker<T>(
     workflowsPath: string;
   },
   fn: (taskQueue: string) => Promise<T>,
+  taskQueue: string = uniqueTaskQueue(),
 ): Promise<T> {
-  const taskQueue = uniqueTaskQueue();
   const { workflowsPath, ...rest } = options;
   const worker = await Worker.create({
     connection: env.nativeConnection,

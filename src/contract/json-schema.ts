@@ -1,0 +1,35 @@
+/** JSON Schema of every workflow input and output, generated from the zod schemas, for callers in other languages. */
+import { z } from 'zod';
+import * as w from './workflows.js';
+
+const INPUTS = {
+  RunOrderInput: w.RunOrderInput,
+  ProfileTableGroupInput: w.ProfileTableGroupInput,
+  RunTestSuiteInput: w.RunTestSuiteInput,
+  DataQualityPipelineInput: w.DataQualityPipelineInput,
+  PromoteTestDefinitionsInput: w.PromoteTestDefinitionsInput,
+  ExportTestDefinitionsInput: w.ExportTestDefinitionsInput,
+  ApproveInput: w.ApproveInput,
+  RejectInput: w.RejectInput,
+} as const;
+
+const OUTPUTS = {
+  RunOrderResult: w.RunOrderResult,
+  ProfileTableGroupResult: w.ProfileTableGroupResult,
+  RunTestSuiteResult: w.RunTestSuiteResult,
+  DataQualityPipelineResult: w.DataQualityPipelineResult,
+  PromoteTestDefinitionsResult: w.PromoteTestDefinitionsResult,
+  ExportTestDefinitionsResult: w.ExportTestDefinitionsResult,
+  PromotionPreview: w.PromotionPreview,
+  Progress: w.Progress,
+} as const;
+
+/** File name → JSON Schema document. Inputs describe what callers may send (defaults optional). */
+export function contractJsonSchemas(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(INPUTS))
+    out[`${name}.json`] = { title: name, ...z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) };
+  for (const [name, schema] of Object.entries(OUTPUTS))
+    out[`${name}.json`] = { title: name, ...z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) };
+  return out;
+}

@@ -1,0 +1,20 @@
+/** Queries and updates, defined once and imported by the workflows, the starter and the tests. */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { ApproveInput, Progress, PromotionPreview, RejectInput } from './workflows.js';
+
+/** Live progress of any workflow of this project. */
+export const progressQuery = defineQuery<Progress>('progress');
+
+/** The promotion's current preview (null until it exists). */
+export const previewQuery = defineQuery<PromotionPreview | null>('preview');
+
+export interface DecisionAck {
+  decision: 'approved' | 'rejected';
+  previewId: string | null;
+}
+
+/** Approves the named preview; refused by the validator when it names another preview than the current one. */
+export const approveUpdate = defineUpdate<DecisionAck, [ApproveInput]>('approve');
+
+/** Rejects the promotion; nothing is applied. */
+export const rejectUpdate = defineUpdate<DecisionAck, [RejectInput]>('reject');

@@ -1,0 +1,4 @@
+// Every workflow of this project, registered by the worker under these names (see src/contract WORKFLOW_TYPES).
+export { dataQualityPipeline } from './pipeline.js';
+export { profileTableGroup, runTestSuite } from './jobs.js';
+export { runOrder } from './orders.js';

@@ -1,0 +1,43 @@
+import type { ProfileTableGroupResult, RunTestSuiteResult } from '../contract/index.js';
+import { ProfileTableGroupInput, RunTestSuiteInput, type JobOptions } from '../contract/workflows.js';
+import { Tracker, call, parseWorkflowInput, runJob, submit } from './shared.js';
+
+export async function profileStep(
+  t: Tracker,
+  opts: JobOptions,
+  tableGroupId: string,
+): Promise<ProfileTableGroupResult> {
+  const job = await runJob(t, 'profiling', opts, () =>
+    submit.submitProfilingRun({ profile: opts.profile, targetId: tableGroupId, projectCode: opts.projectCode }),
+  );
+  t.stage('fetching profiling summary');
+  const summary = await call.getProfilingSummary({ profile: opts.profile, jobId: job.jobId });
+  return { job, summary };
+}
+
+export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
+  const job = await runJob(t, 'test_run', opts, () =>
+    submit.submitTestRun({ profile: opts.profile, targetId: testSuiteId, projectCode: opts.projectCode }),
+  );
+  t.stage('fetching test run summary');
+  const summary = await call.getTestRunSummary({ profile: opts.profile, jobId: job.jobId });
+  return { job, summary };
+}
+
+/** Profiles a table group: submit, wait through interrupts, fetch the summary. */
+export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTableGroupResult> {
+  const t = new Tracker('profileTableGroup');
+  return t.run(async () => {
+    const input = parseWorkflowInput(ProfileTableGroupInput, raw, 'profileTableGroup');
+    return profileStep(t, input, input.tableGroupId);
+  });
+}
+
+/** Runs a test suite: submit, wait, fetch the summary. */
+export async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuiteResult> {
+  const t = new Tracker('runTestSuite');
+  return t.run(async () => {
+    const input = parseWorkflowInput(RunTestSuiteInput, raw, 'runTestSuite');
+    return testRunStep(t, input, input.testSuiteId);
+  });
+}

@@ -1,0 +1,85 @@
+import { CancellationScope, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { WAIT, type RunOrderResult } from '../contract/index.js';
+import { RunOrderInput } from '../contract/workflows.js';
+import { Tracker, call, order, parseWorkflowInput } from './shared.js';
+
+type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
+  parameters: Record<string, unknown>;
+  overrides: {
+    orderSchedule?: Record<string, unknown>;
+    infrastructure?: Record<string, unknown>;
+    sourceDataDate?: Record<string, unknown>;
+    alertDestination?: Record<string, unknown>;
+  };
+  wait: boolean;
+};
+
+/** Runs an order (and optionally waits for its run). Cancelling stops the order. Shared by runOrder and the pipeline. */
+export async function orderStep(
+  t: Tracker,
+  profile: string,
+  spec: OrderSpec,
+  pollIntervalMs: number,
+): Promise<RunOrderResult> {
+  const o = spec.overrides;
+  const overridesApplied = {
+    order_schedule: o.orderSchedule ?? {},
+    infrastructure: o.infrastructure ?? {},
+    source_data_date: o.sourceDataDate ?? {},
+    alert_destination: o.alertDestination ?? {},
+    other: spec.parameters,
+  };
+  const parameters = {
+    ...spec.parameters,
+    ...o.orderSchedule,
+    ...o.infrastructure,
+    ...o.sourceDataDate,
+    ...o.alertDestination,
+  };
+  t.stage('running order');
+  const created = await CancellationScope.nonCancellable(() =>
+    order.runOrder({ profile, kitchen: spec.kitchen, recipe: spec.recipe, variation: spec.variation, parameters }),
+  );
+  t.progress.orderId = created.orderId;
+  t.touch();
+  let orderRun = null;
+  if (spec.wait) {
+    t.stage('waiting for order run');
+    try {
+      orderRun = await proxyActivities<Activities>(WAIT).waitForOrderRun({
+        profile,
+        kitchen: spec.kitchen,
+        orderId: created.orderId,
+        pollIntervalMs,
+      });
+    } catch (err) {
+      if (isCancellation(err))
+        await CancellationScope.nonCancellable(async () => {
+          t.stage('stopping order');
+          await call
+            .stopOrder({ profile, orderId: created.orderId })
+            .catch((e: unknown) =>
+              log.warn('the order could not be stopped', { orderId: created.orderId, error: (e as Error).message }),
+            );
+        });
+      throw err;
+    }
+  }
+  return {
+    orderId: created.orderId,
+    status: created.status,
+    overridesApplied,
+    variableOverrides: created.variableOverrides,
+    orderRun,
+  };
+}
+
+/** Runs an order in a kitchen, with runtime overrides; optionally waits for the order run to finish. */
+export async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
+  const t = new Tracker('runOrder');
+  return t.run(async () => {
+    const input = parseWorkflowInput(RunOrderInput, raw, 'runOrder');
+    return orderStep(t, input.profile, input, input.pollIntervalMs);
+  });
+}

@@ -1,0 +1,90 @@
+import { ApplicationFailure, sleep } from '@temporalio/workflow';
+import type { DataQualityPipelineResult, GateVerdict, JobRun, TestRunSummary } from '../contract/index.js';
+import { DataQualityPipelineInput, type Gates } from '../contract/workflows.js';
+import { profileStep, testRunStep } from './jobs.js';
+import { orderStep } from './orders.js';
+import { Tracker, call, followJob, parseWorkflowInput } from './shared.js';
+
+/** Applies the quality gates to a test-run summary. */
+export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdict {
+  const c = summary.resultCounts ?? { passed: 0, failed: 0, warning: 0, error: 0, log: 0, dismissed: 0 };
+  const failed = c.failed + (gates.warningsAsFailures ? c.warning : 0);
+  const violations: string[] = [];
+  if (gates.minScore !== undefined && (summary.score === null || summary.score < gates.minScore))
+    violations.push(`score ${summary.score ?? 'none'} is below the minimum ${gates.minScore}`);
+  if (gates.maxFailed !== undefined && failed > gates.maxFailed)
+    violations.push(
+      `${failed} failed test(s)${gates.warningsAsFailures ? ` (warnings counted: ${c.warning})` : ''} exceed the maximum ${gates.maxFailed}`,
+    );
+  if (gates.maxErrors !== undefined && c.error > gates.maxErrors)
+    violations.push(`${c.error} test(s) in error exceed the maximum ${gates.maxErrors}`);
+  return {
+    passed: violations.length === 0,
+    violations,
+    evaluated: { score: summary.score, failed, errors: c.error, warnings: c.warning },
+  };
+}
+
+/**
+ * The data-quality pipeline: an optional order first, then profile the table group (waiting through interrupts),
+ * wait for the follow-up test generation when there is one, run the test suite, fetch its summary, apply the gates.
+ */
+export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQualityPipelineResult> {
+  const t = new Tracker('dataQualityPipeline');
+  return t.run(async () => {
+    const input = parseWorkflowInput(DataQualityPipelineInput, raw, 'dataQualityPipeline');
+    const order = input.order ? await orderStep(t, input.profile, input.order, input.pollIntervalMs) : null;
+    const profiling = await profileStep(t, input, input.tableGroupId);
+
+    let generation: JobRun | null = null;
+    if (input.testGeneration !== 'skip') {
+      t.stage('looking for test generation');
+      const after = profiling.job.wait.job.completed_at ?? new Date().toISOString();
+      const step = Math.min(5_000, Math.max(1_000, input.generationGraceMs));
+      const lookup = () =>
+        call.findGenerationJob({
+          profile: input.profile,
+          tableGroupId: input.tableGroupId,
+          projectCode: input.projectCode,
+          after,
+        });
+      let found = await lookup();
+      for (let waited = 0; !found && waited < input.generationGraceMs; waited += step) {
+        await sleep(step);
+        found = await lookup();
+      }
+      if (found)
+        generation = await followJob(t, 'generation', input, {
+          jobId: found.id,
+          createdAt: found.created_at,
+          reconciled: false,
+        });
+      else if (input.testGeneration === 'wait')
+        throw ApplicationFailure.create({
+          type: 'GenerationJobNotFound',
+          nonRetryable: true,
+          message: `no test-generation job followed the profiling run of ${input.tableGroupId} within ${input.generationGraceMs} ms`,
+        });
+    }
+
+    const testRun = await testRunStep(t, input, input.testSuiteId);
+    t.stage('applying quality gates');
+    const gates = evaluateGates(testRun.summary, input.gates);
+    const result: DataQualityPipelineResult = {
+      status: gates.passed ? 'passed' : 'failed',
+      order,
+      profiling,
+      generation,
+      testRun,
+      gates,
+    };
+    if (!gates.passed && input.onGateFailure === 'fail')
+      throw ApplicationFailure.create({
+        type: 'QualityGateFailed',
+        nonRetryable: true,
+        message: `quality gates failed: ${gates.violations.join('; ')}`,
+        details: [result],
+      });
+    return result;
+  });
+}

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, describeConfig, loadWorkerConfig } from '../../src/config.js';
+
+const minimal = { DATAOPS_USERNAME: 'alice', DATAOPS_PASSWORD: 's3cret' };
+
+describe('worker configuration', () => {
+  test('documented defaults for every key', () => {
+    const c = loadWorkerConfig(minimal);
+    assert.equal(c.temporal.address, 'localhost:7233');
+    assert.equal(c.temporal.namespace, 'default');
+    assert.equal(c.temporal.taskQueue, 'dataops-temporal');
+    assert.equal(c.temporal.tls, undefined);
+    assert.equal(c.service.baseUrl, 'http://127.0.0.1:8700');
+    assert.equal(c.service.timeoutMs, 30_000);
+    assert.equal(c.service.tokenLifetimeMs, 4 * 3_600_000);
+    assert.deepEqual(Object.keys(c.service.profiles), ['default']);
+    assert.equal(c.logLevel, 'INFO');
+    assert.equal(c.logFormat, 'pretty');
+    assert.equal(c.prometheusAddress, undefined);
+  });
+
+  test('bad configuration names every wrong key and why, at once', () => {
+    const err = (() => {
+      try {
+        loadWorkerConfig({
+          TEMPORAL_ADDRESS: 'not an address',
+          TEMPORAL_TLS_CERT: '/nonexistent/cert.pem',
+          DATAOPS_BASE_URL: 'ftp://service',
+          DATAOPS_TIMEOUT_MS: 'soon',
+          DATAOPS_PROFILES: 'default,finance,bad name',
+          DATAOPS_USERNAME: 'alice',
+          DATAOPS_PASSWORD: 'x',
+          DATAOPS_PASSWORD_FILE: '/nonexistent/password',
+          DATAOPS_JOB_STATUS_PATH: 'jobs/{id}',
+          LOG_LEVEL: 'CHATTY',
+          METRICS_PROMETHEUS_ADDRESS: '9464',
+        });
+      } catch (e) {
+        return e;
+      }
+    })();
+    assert.ok(err instanceof ConfigError);
+    const keys = err.problems.map((p) => p.slice(0, p.indexOf(':')));
+    for (const key of [
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_TLS_CERT',
+      'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY',
+      'DATAOPS_BASE_URL',
+      'DATAOPS_TIMEOUT_MS',
+      'DATAOPS_PASSWORD_FILE',
+      'DATAOPS_FINANCE_USERNAME',
+      'DATAOPS_FINANCE_PASSWORD or DATAOPS_FINANCE_PASSWORD_FILE',
+      'DATAOPS_PROFILES',
+      'DATAOPS_JOB_STATUS_PATH',
+      'LOG_LEVEL',
+      'METRICS_PROMETHEUS_ADDRESS',
+    ])
+      assert.ok(keys.includes(key), `${key} missing in:\n${err.message}`);
+    assert.ok(!err.message.includes('s3cret'));
+  });
+
+  test('secrets from *_FILE files; several profiles; TLS and a Temporal Cloud API key', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    writeFileSync(join(dir, 'pw'), 'from-a-file\n');
+    writeFileSync(join(dir, 'key'), 'cloud-api-key\n');
+    writeFileSync(join(dir, 'ca.pem'), 'CA');
+    const c = loadWorkerConfig({
+      ...minimal,
+      DATAOPS_PROFILES: 'default,finance-team',
+      DATAOPS_FINANCE_TEAM_USERNAME: 'fin',
+      DATAOPS_FINANCE_TEAM_PASSWORD_FILE: join(dir, 'pw'),
+      DATAOPS_FINANCE_TEAM_PROJECT_CODE: 'FIN',
+      TEMPORAL_ADDRESS: 'my-ns.a1b2c.tmprl.cloud:7233',
+      TEMPORAL_API_KEY_FILE: join(dir, 'key'),
+      TEMPORAL_TLS_CA: join(dir, 'ca.pem'),
+    });
+    assert.equal(c.service.profiles['finance-team']?.password, 'from-a-file');
+    assert.equal(c.service.profiles['finance-team']?.projectCode, 'FIN');
+    assert.equal(c.temporal.apiKey, 'cloud-api-key');
+    assert.equal(c.temporal.tls?.ca?.toString(), 'CA');
+    const shown = JSON.stringify(describeConfig(c));
+    assert.ok(!shown.includes('from-a-file') && !shown.includes('cloud-api-key') && !shown.includes('s3cret'));
+  });
+});

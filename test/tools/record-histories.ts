@@ -1,0 +1,92 @@
+/**
+ * Records real histories of every workflow as replay fixtures: `npm run record-histories`.
+ * Run it after a deliberate change to workflow code (with a patched() guard where old histories must still replay);
+ * the replay test then checks every committed history against the current code.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import proto from '@temporalio/proto';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startTimeSkippingEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const out = fileURLToPath(new URL('../../../test/fixtures/histories/', import.meta.url));
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const poll = { pollIntervalMs: 100, maxPollIntervalMs: 100 };
+
+async function main(): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  const t = await startTimeSkippingEnv();
+  const { sim } = await startTestSimulator({
+    jobDurations: { pendingMs: 100, claimMs: 50, runMs: 200, cancelMs: 100, interruptMs: 100 },
+    orderDurations: { plannedMs: 50, runMs: 100 },
+  });
+  const deps = await simDeps(sim);
+  const runs: [string, string, unknown, ((id: string) => Promise<void>)?][] = [
+    [
+      'runOrder',
+      'runOrder',
+      {
+        kitchen: 'production',
+        recipe: 'load-warehouse',
+        variation: 'daily',
+        wait: true,
+        overrides: { sourceDataDate: { source_data_date: '2026-11-01' } },
+      },
+    ],
+    ['profileTableGroup', 'profileTableGroup', { tableGroupId: TG.finance, ...poll }],
+    ['runTestSuite-deferrable', 'runTestSuite', { testSuiteId: TS.financeProd, waitStrategy: 'deferrable', ...poll }],
+    [
+      'dataQualityPipeline',
+      'dataQualityPipeline',
+      {
+        order: { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' },
+        tableGroupId: TG.sales,
+        testSuiteId: TS.salesProd,
+        gates: { minScore: 90 },
+        ...poll,
+      },
+    ],
+    [
+      'profileTableGroup-cancelled',
+      'profileTableGroup',
+      { tableGroupId: TG.finance, ...poll },
+      async (workflowId) => {
+        sim.controls.setJobDurations({ runMs: 3_600_000 });
+        await eventually('running', () =>
+          sim.controls
+            .jobs()
+            .some((j) => j.job_key === 'run-profile' && j.status === 'running' && j.durations.runMs === 3_600_000),
+        );
+        await t.env.client.workflow.getHandle(workflowId).cancel();
+      },
+    ],
+  ];
+  for (const [name, type, input, during] of runs) {
+    await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const workflowId = `fixture-${name}`;
+      const handle = await t.env.client.workflow.start(type, {
+        taskQueue,
+        workflowId: `${workflowId}-${taskQueue}`,
+        args: [input],
+      });
+      await during?.(handle.workflowId);
+      await handle.result().catch(() => undefined);
+      sim.controls.setJobDurations({ runMs: 200 });
+      const history = await handle.fetchHistory();
+      writeFileSync(`${out}${name}.json`, historyToJSON(proto.temporal.api.history.v1.History.fromObject(history)));
+      console.log(`recorded ${name}: ${history.events?.length} events`);
+    });
+  }
+  await sim.close();
+  await t.env.teardown();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { progressQuery } from '../../src/contract/index.js';
+import type { JobRecord, RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+// Jobs stay put unless the test moves them; a cancel completes 200 ms after it is requested.
+const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
+
+describe('cancelling a workflow cancels the remote job', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+    ({ sim } = await startTestSimulator({ jobDurations: SLOW }));
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  const newJob = (key: string, target: string, known: Set<string>) =>
+    eventually(`a new ${key} job`, () =>
+      sim.controls
+        .jobs()
+        .find(
+          (j) => j.job_key === key && (j.table_group_id === target || j.test_suite_id === target) && !known.has(j.id),
+        ),
+    );
+  const known = () => new Set(sim.controls.jobs().map((j) => j.id));
+
+  async function expectCancelled(handle: WorkflowHandle, job: JobRecord) {
+    const err = await handle.result().catch((e: unknown) => e);
+    assert.ok(err instanceof WorkflowFailedError, `expected WorkflowFailedError, got ${String(err)}`);
+    assert.ok(err.cause instanceof CancelledFailure, 'the workflow ended as cancelled');
+    assert.equal((await handle.describe()).status.name, 'CANCELLED');
+    assert.equal(sim.controls.job(job.id)?.status, 'canceled', 'the remote job is canceled');
+    assert.equal(sim.controls.counters().cancels[job.id], 1, 'cancelled exactly once');
+    const progress = await handle.query(progressQuery);
+    assert.deepEqual(progress.remoteCancel, { jobId: job.id, finalStatus: 'canceled', alreadyTerminal: false });
+    assert.equal(progress.stage, 'cancelled');
+    const memo = (await handle.describe()).memo as { remoteCancel?: { finalStatus: string } } | undefined;
+    assert.equal(memo?.remoteCancel?.finalStatus, 'canceled', 'the final status is recorded in the memo');
+  }
+
+  const profileArgs = { tableGroupId: TG.finance, pollIntervalMs: 100, maxPollIntervalMs: 100 };
+
+  test('while the submission is in flight: the submission finishes, then the job is cancelled', async () => {
+    const before = known();
+    const fault = sim.controls.addFault({ kind: 'delay', delay_ms: 1_500, method: 'POST', path: '/profiling-runs' });
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('profileTableGroup', {
+        taskQueue,
+        workflowId: `c-submit-${taskQueue}`,
+        args: [profileArgs],
+      });
+      await eventually(
+        'the submission to reach the service',
+        () => sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
+      );
+      assert.equal(sim.controls.jobs().length, before.size, 'cancel arrives before the job exists');
+      await handle.cancel();
+      const job = await newJob('run-profile', TG.finance, before);
+      await expectCancelled(handle, job);
+    });
+  });
+
+  for (const stage of ['pending', 'running', 'interrupted'] as const) {
+    test(`while the profiling job is ${stage}`, async () => {
+      const before = known();
+      await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+        const handle = await t.env.client.workflow.start('profileTableGroup', {
+          taskQueue,
+          workflowId: `c-${stage}-${taskQueue}`,
+          args: [profileArgs],
+        });
+        const job = await newJob('run-profile', TG.finance, before);
+        if (stage !== 'pending') sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
+        if (stage === 'interrupted') {
+          await eventually('running', () => sim.controls.job(job.id)?.status === 'running');
+          sim.controls.interruptJob(job.id);
+        }
+        await eventually(stage, () => sim.controls.job(job.id)?.status === stage);
+        await eventually(
+          'the workflow to poll it',
+          () => (sim.controls.requests().filter((r) => r.path === `/api/v1/jobs/${job.id}`).length ?? 0) > 1,
+        );
+        await handle.cancel();
+        await expectCancelled(handle, job);
+      });
+    });
+  }
+
+  test('during the test run of a pipeline', async () => {
+    const before = known();
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+        taskQueue,
+        workflowId: `c-pipeline-${taskQueue}`,
+        args: [
+          {
+            tableGroupId: TG.finance,
+            testSuiteId: TS.financeProd,
+            pollIntervalMs: 100,
+            maxPollIntervalMs: 100,
+            testGeneration: 'skip',
+          },
+        ],
+      });
+      const profiling = await newJob('run-profile', TG.finance, before);
+      sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0, runMs: 0 }, profiling.id);
+      const testRun = await newJob('run-tests', TS.financeProd, before);
+      await eventually('the test run to be polled', () =>
+        sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${testRun.id}`),
+      );
+      await handle.cancel();
+      await expectCancelled(handle, testRun);
+      assert.equal(sim.controls.job(profiling.id)?.status, 'completed', 'the finished profiling run is left alone');
+      assert.equal(sim.controls.counters().cancels[profiling.id], undefined);
+    });
+  });
+
+  test('callers can opt out: cancelRemoteJob false leaves the job running', async () => {
+    const before = known();
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('profileTableGroup', {
+        taskQueue,
+        workflowId: `c-optout-${taskQueue}`,
+        args: [{ ...profileArgs, cancelRemoteJob: false }],
+      });
+      const job = await newJob('run-profile', TG.finance, before);
+      await eventually('polled', () => sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`));
+      await handle.cancel();
+      const err = await handle.result().catch((e: unknown) => e);
+      assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure);
+      assert.equal(sim.controls.job(job.id)?.status, 'pending');
+      assert.equal(sim.controls.counters().cancels[job.id], undefined);
+      assert.equal((await handle.query(progressQuery)).remoteCancel, null);
+    });
+  });
+});

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import type { profileTableGroup, runTestSuite } from '../../src/workflows/index.js';
+import { progressQuery } from '../../src/contract/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const SLOW = { pendingMs: 60_000, claimMs: 60_000, runMs: 600_000, cancelMs: 200, interruptMs: 200 };
+
+describe('profileTableGroup and runTestSuite', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+    ({ sim } = await startTestSimulator({ jobDurations: SLOW, manualClock: true }));
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  test('an interrupted profiling run resumes and completes: duration from started_at, claims and interrupts counted', async () => {
+    const deps = await simDeps(sim);
+    const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const handle = await t.env.client.workflow.start<typeof profileTableGroup>('profileTableGroup', {
+        taskQueue,
+        workflowId: `profile-${taskQueue}`,
+        args: [{ tableGroupId: TG.finance, pollIntervalMs: 100, maxPollIntervalMs: 100 }],
+      });
+      const job = await eventually('the profiling job', () =>
+        sim.controls.jobs().find((j) => j.job_key === 'run-profile' && j.status === 'pending'),
+      );
+      const polls = () => sim.controls.requests().filter((r) => r.path === `/api/v1/jobs/${job.id}`).length;
+      sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs + 100_000);
+      sim.controls.shutdownScheduler();
+      sim.controls.advanceClock(SLOW.interruptMs);
+      const seen = polls();
+      await eventually('polls that see the interrupted run', () => polls() >= seen + 3);
+      sim.controls.restartScheduler();
+      sim.controls.advanceClock(SLOW.claimMs + SLOW.runMs);
+      const out = await handle.result();
+      const progress = await handle.query(progressQuery);
+      assert.equal(progress.stage, 'done');
+      assert.deepEqual(
+        progress.jobs.map((j) => [j.role, j.jobId, j.status]),
+        [['profiling', job.id, 'completed']],
+      );
+      return out;
+    });
+    const w = result.job.wait;
+    assert.equal(w.job.status, 'completed');
+    assert.equal(w.claims, 2);
+    assert.equal(w.interrupts, 1);
+    const started = Date.parse(w.job.started_at!);
+    assert.ok(Date.parse(w.job.claimed_at!) > started);
+    assert.equal(w.durationMs, Date.parse(w.job.completed_at!) - started);
+    assert.equal(
+      w.durationMs,
+      SLOW.runMs + SLOW.interruptMs + SLOW.claimMs,
+      'the interrupted time counts, measured from started_at',
+    );
+    assert.equal(result.summary.tableCount, 2);
+    assert.equal(result.summary.score, 91.7);
+    assert.equal(result.job.reconciled, false);
+  });
+
+  test('a job that ends in error fails the workflow with JobFailed and its error_message', async () => {
+    sim.controls.planJobs({
+      job_key: 'run-tests',
+      target_id: TS.financeProd,
+      fail_with: 'relation "finance.ledger" does not exist',
+    });
+    const err = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+        taskQueue,
+        workflowId: `tests-${taskQueue}`,
+        args: [{ testSuiteId: TS.financeProd, pollIntervalMs: 100 }],
+      });
+      await eventually('the test run', () =>
+        sim.controls
+          .jobs()
+          .find((j) => j.job_key === 'run-tests' && j.test_suite_id === TS.financeProd && j.status === 'pending'),
+      );
+      sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs + SLOW.runMs);
+      return handle.result().catch((e: unknown) => e);
+    });
+    assert.ok(err instanceof WorkflowFailedError);
+    assert.ok(err.cause instanceof ApplicationFailure);
+    assert.equal(err.cause.type, 'JobFailed');
+    assert.equal(err.cause.nonRetryable, true);
+    assert.match(err.cause.message, /test_run job .* failed: relation "finance\.ledger" does not exist/);
+  });
+
+  test('the deferrable strategy: one poll per attempt, the retry policy as timer', async () => {
+    const deps = await simDeps(sim);
+    const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+        taskQueue,
+        workflowId: `deferred-${taskQueue}`,
+        args: [{ testSuiteId: TS.salesProd, waitStrategy: 'deferrable', pollIntervalMs: 100, maxPollIntervalMs: 200 }],
+      });
+      const job = await eventually('the test run', () =>
+        sim.controls.jobs().find((j) => j.test_suite_id === TS.salesProd && j.status === 'pending'),
+      );
+      await eventually(
+        'a few deferred polls',
+        () => sim.controls.requests().filter((r) => r.path === `/api/v1/jobs/${job.id}`).length >= 3,
+      );
+      sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs + SLOW.runMs);
+      const out = await handle.result();
+      const history = await handle.fetchHistory();
+      const types = history.events?.map((e) => Object.keys(e).find((k) => k.endsWith('Attributes'))) ?? [];
+      assert.equal(
+        types.filter((x) => x === 'activityTaskScheduledEventAttributes').length,
+        3,
+        'submit, one checkJob, summary',
+      );
+      return out;
+    });
+    assert.equal(result.job.wait.job.status, 'completed');
+    assert.ok(result.summary.resultCounts);
+  });
+});

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { createActivities } from '../../src/activities/index.js';
+import { workflowsPath } from '../helpers/activities.js';
+import { startTimeSkippingEnv, withWorker, type TestEnv } from '../helpers/temporal.js';
+
+// Each bad input and the problems it must report, by path. Nothing reaches the service: the worker has no profiles.
+const CASES: [string, unknown, string[]][] = [
+  [
+    'runOrder',
+    { kitchen: '', recipe: 5, parameters: [], overrides: { infrastructure: { a: 1 }, sideways: {} } },
+    ['kitchen', 'recipe', 'variation', 'parameters', 'overrides'],
+  ],
+  [
+    'runOrder',
+    {
+      kitchen: 'k',
+      recipe: 'r',
+      variation: 'v',
+      parameters: { image_tag: 'x' },
+      overrides: { infrastructure: { image_tag: 'y' } },
+    },
+    ['overrides.infrastructure.image_tag'],
+  ],
+  [
+    'profileTableGroup',
+    { tableGroupId: '', pollIntervalMs: 5, waitStrategy: 'sometimes', surprise: true },
+    ['tableGroupId', 'waitStrategy', 'pollIntervalMs', '(input)'],
+  ],
+  ['profileTableGroup', { tableGroupId: 'x', pollIntervalMs: 60_000, maxPollIntervalMs: 1_000 }, ['maxPollIntervalMs']],
+  ['runTestSuite', {}, ['testSuiteId']],
+  ['runTestSuite', undefined, ['testSuiteId']],
+  [
+    'dataQualityPipeline',
+    { tableGroupId: 'tg', gates: { minScore: 101, maxFailed: -1 }, onGateFailure: 'shrug', order: { kitchen: 'k' } },
+    ['order.recipe', 'order.variation', 'testSuiteId', 'gates.minScore', 'gates.maxFailed', 'onGateFailure'],
+  ],
+];
+
+describe('every workflow rejects a bad input with the full list of problems', () => {
+  let t: TestEnv;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+  });
+  after(async () => t?.env.teardown());
+
+  for (const [workflow, input, paths] of CASES) {
+    test(`${workflow} ${JSON.stringify(input)?.slice(0, 60) ?? 'undefined'}`, async () => {
+      const err = await withWorker(
+        t.env,
+        { workflowsPath, activities: createActivities({ profiles: {} }) },
+        (taskQueue) =>
+          t.env.client.workflow.execute(workflow, {
+            taskQueue,
+            workflowId: `bad-${taskQueue}`,
+            args: input === undefined ? [] : [input],
+          }),
+      ).catch((e: unknown) => e);
+      assert.ok(err instanceof WorkflowFailedError, `expected a failed workflow, got ${String(err)}`);
+      assert.ok(err.cause instanceof ApplicationFailure);
+      assert.equal(err.cause.type, 'InvalidInput');
+      assert.equal(err.cause.nonRetryable, true);
+      const problems = (err.cause.details?.[0] as { problems: string[] }).problems;
+      const reported = problems.map((p) => p.slice(0, p.indexOf(':')));
+      for (const path of paths) assert.ok(reported.includes(path), `${path} missing from ${JSON.stringify(problems)}`);
+      assert.match(err.cause.message, new RegExp(`^invalid input of ${workflow}: `));
+    });
+  }
+});
