@@ -1,4 +1,6 @@
 /** Export and import of test definitions, through the claim-check store so large files stay out of history. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -32,7 +34,7 @@ function countsOf(result: ImportResult): Record<string, number> {
 
 export function definitionActivities(ctx: ActivityContext) {
   /** Keeps an import result small: items inline when they fit, otherwise in the store. */
-  async function shrink(result: ImportResult): Promise<ImportOutcome> {
+  async function shrink(result: ImportResult, definitions: number): Promise<ImportOutcome> {
     const items = result.items.map((i) => ({
       action: i.action,
       reason: i.reason,
@@ -47,6 +49,7 @@ export function definitionActivities(ctx: ActivityContext) {
     const inline = JSON.stringify(items).length <= ctx.inlineItemsMaxBytes;
     return {
       summary,
+      definitions,
       counts: countsOf(result),
       items: inline ? items : null,
       itemsRef: inline ? null : await ctx.store().putJson(items),
@@ -54,6 +57,24 @@ export function definitionActivities(ctx: ActivityContext) {
   }
 
   return {
+    /** Writes a stored export file to `destination`, relative to the worker's export directory (never outside it). */
+    writeExportFile: async (raw: { file: unknown; destination: string }): Promise<string> => {
+      const input = parseInput(z.object({ file: BlobRef, destination: z.string().min(1) }), raw, 'writeExportFile');
+      return translated(async () => {
+        if (!ctx.exportDir) throw new InvalidInput('this worker has no export directory (DATAOPS_EXPORT_DIR)');
+        const base = resolve(ctx.exportDir);
+        const target = resolve(base, input.destination);
+        const rel = relative(base, target);
+        if (rel.startsWith('..') || isAbsolute(rel) || rel === '')
+          throw new InvalidInput(`destination '${input.destination}' is outside the export directory`);
+        const file = await ctx.store().getJson(input.file);
+        await mkdir(dirname(target), { recursive: true });
+        await writeFile(target, `${JSON.stringify(file, null, 2)}\n`);
+        log.info('export file written', { path: target });
+        return target;
+      });
+    },
+
     /** Exports a suite's definitions into the store; returns the claim check and the count. */
     exportTestDefinitions: async (raw: ExportInput): Promise<ExportOutcome> => {
       const input = parseInput(ExportInput, raw, 'exportTestDefinitions');
@@ -95,11 +116,11 @@ export function definitionActivities(ctx: ActivityContext) {
             mode: input.config.mode,
             ...result.summary,
           });
-          return await shrink(result);
+          return await shrink(result, file.data.definitions.length);
         } catch (err) {
           if (!(err instanceof StrictImportRejected)) throw err;
           const parsed = z.object({ summary: z.any(), items: z.array(z.any()) }).safeParse(err.importResult);
-          const wouldBe = parsed.success ? await shrink(parsed.data) : null;
+          const wouldBe = parsed.success ? await shrink(parsed.data, file.data.definitions.length) : null;
           throw ApplicationFailure.create({
             type: err.name,
             message: err.message,

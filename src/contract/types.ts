@@ -145,6 +145,7 @@ export type ImportItem = z.infer<typeof ImportItem>;
 /** An import result kept small: counts per action and reason always; items inline when small, else by reference. */
 export const ImportOutcome = z.object({
   summary: ImportSummary,
+  definitions: z.number().int().describe('Definitions in the imported file'),
   /** Definitions per `action/reason`, e.g. {"skip/locked": 2}. */
   counts: z.record(z.string(), z.number().int()),
   items: z.array(ImportItem).nullable().describe('Inline when small; null when stored by itemsRef'),

@@ -249,6 +249,7 @@ export type PromoteTestDefinitionsInput = z.input<typeof PromoteTestDefinitionsI
 /** An import result as the workflow keeps it: counts always, items inline when small. */
 export const ImportReport = z.object({
   summary: ImportSummary,
+  definitions: z.number().int(),
   counts: z.record(z.string(), z.number().int()),
   items: z.array(ImportItem).nullable(),
   itemsRef: BlobRef.nullable(),

@@ -21,6 +21,7 @@ export async function simDeps(
   return {
     profiles: { default: { client, ...(projectCode ? { projectCode } : {}) }, ...extra.profiles },
     store: extra.store ?? new LocalDirectoryBlobStore(mkdtempSync(join(tmpdir(), 'blobs-'))),
+    exportDir: extra.exportDir ?? mkdtempSync(join(tmpdir(), 'exports-')),
     ...(extra.clockSkewMs !== undefined ? { clockSkewMs: extra.clockSkewMs } : {}),
     ...(extra.inlineItemsMaxBytes !== undefined ? { inlineItemsMaxBytes: extra.inlineItemsMaxBytes } : {}),
   };

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
+import { approveUpdate, previewQuery } from '../../src/contract/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -50,6 +51,21 @@ async function main(): Promise<void> {
         gates: { minScore: 90 },
         ...poll,
       },
+    ],
+    [
+      'promoteTestDefinitions',
+      'promoteTestDefinitions',
+      { source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'promotion' },
+      async (workflowId) => {
+        const handle = t.env.client.workflow.getHandle(workflowId);
+        const preview = await eventually('the preview', () => handle.query(previewQuery));
+        await handle.executeUpdate(approveUpdate, { args: [{ previewId: preview.previewId, by: 'fixture' }] });
+      },
+    ],
+    [
+      'exportTestDefinitions',
+      'exportTestDefinitions',
+      { testSuiteId: TS.salesProd, destination: 'fixture/sales-prod.json' },
     ],
     [
       'profileTableGroup-cancelled',

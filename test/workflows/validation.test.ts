@@ -36,6 +36,28 @@ const CASES: [string, unknown, string[]][] = [
     { tableGroupId: 'tg', gates: { minScore: 101, maxFailed: -1 }, onGateFailure: 'shrug', order: { kitchen: 'k' } },
     ['order.recipe', 'order.variation', 'testSuiteId', 'gates.minScore', 'gates.maxFailed', 'onGateFailure'],
   ],
+  [
+    'promoteTestDefinitions',
+    {
+      source: { testSuiteId: '' },
+      targetTestSuiteId: 'x',
+      preset: 'upsert',
+      policy: { on_match: 'skip', on_new: 'create', on_absence: 'do_nothing' },
+      mode: 'preview',
+    },
+    // cross-field checks (exactly one of preset or policy) are reported once every field parses: see the next case
+    ['source.testSuiteId', 'mode'],
+  ],
+  [
+    'promoteTestDefinitions',
+    { source: { testSuiteId: 's' }, targetTestSuiteId: 't', approval: { timeoutMs: 5 } },
+    ['preset', 'approval.timeoutMs'],
+  ],
+  [
+    'exportTestDefinitions',
+    { testSuiteId: 's', filters: { origin: 'sometimes' }, destination: '/etc/x.json' },
+    ['filters.origin', 'destination'],
+  ],
 ];
 
 describe('every workflow rejects a bad input with the full list of problems', () => {
