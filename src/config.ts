@@ -120,6 +120,8 @@ export interface WorkerConfig {
   prometheusAddress?: string;
   /** Prebuilt workflow bundle. @default $DATAOPS_WORKFLOW_BUNDLE, else dist/workflow-bundle.js when present */
   workflowBundle?: string;
+  /** How often waiting activities send heartbeats (live progress in `--follow`). @default $DATAOPS_HEARTBEAT_THROTTLE_MS, else 5000 */
+  heartbeatThrottleMs: number;
 }
 
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -128,71 +130,129 @@ const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
  * Reads and validates the worker's configuration. Every problem is collected and reported at once, by key.
  * Secrets come from variables or from files named by `*_FILE` variables; they are never logged.
  */
-export function loadWorkerConfig(env: Env = process.env, read: (path: string) => Buffer = readFileSync): WorkerConfig {
-  const problems: string[] = [];
-  const str = (key: string, fallback?: string) => {
-    const v = env[key];
+/** Reads variables with their defaults, collecting every problem (by key) instead of stopping at the first. */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(
+    private readonly env: Env,
+    private readonly read: (path: string) => Buffer,
+  ) {}
+
+  str(key: string, fallback?: string): string | undefined {
+    const v = this.env[key];
     return v === undefined || v === '' ? fallback : v;
-  };
-  const file = (key: string): Buffer | undefined => {
-    const path = str(key);
+  }
+
+  file(key: string): Buffer | undefined {
+    const path = this.str(key);
     if (!path) return undefined;
     try {
-      return read(path);
+      return this.read(path);
     } catch (err) {
-      problems.push(
+      this.problems.push(
         `${key}: cannot read file '${path}' (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
       );
       return undefined;
     }
-  };
-  const secret = (key: string): string | undefined => {
-    const direct = str(key);
-    const fromFile = file(`${key}_FILE`)?.toString('utf8').trim();
-    if (direct && fromFile !== undefined) problems.push(`${key} and ${key}_FILE: set only one of them`);
+  }
+
+  secret(key: string): string | undefined {
+    const direct = this.str(key);
+    const fromFile = this.file(`${key}_FILE`)?.toString('utf8').trim();
+    if (direct && fromFile !== undefined) this.problems.push(`${key} and ${key}_FILE: set only one of them`);
     return direct ?? fromFile;
-  };
-  const int = (key: string, fallback: number, min: number) => {
-    const raw = str(key);
+  }
+
+  int(key: string, fallback: number, min: number): number {
+    const raw = this.str(key);
     if (raw === undefined) return fallback;
     const n = Number(raw);
     if (!Number.isInteger(n) || n < min) {
-      problems.push(`${key}: expected an integer of at least ${min}, got '${raw}'`);
+      this.problems.push(`${key}: expected an integer of at least ${min}, got '${raw}'`);
       return fallback;
     }
     return n;
-  };
-  const url = (key: string, fallback?: string) => {
-    const raw = str(key, fallback);
+  }
+
+  url(key: string, fallback?: string): string | undefined {
+    const raw = this.str(key, fallback);
     if (raw === undefined) return undefined;
     try {
       const u = new URL(raw);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
-      if (u.username || u.password) problems.push(`${key}: must not carry credentials in the URL`);
-      return raw;
+      if (u.username || u.password) this.problems.push(`${key}: must not carry credentials in the URL`);
     } catch {
-      problems.push(`${key}: expected an http(s) URL, got '${raw}'`);
-      return raw;
+      this.problems.push(`${key}: expected an http(s) URL, got '${raw}'`);
     }
-  };
-  const path = (key: string, placeholder: string) => {
-    const raw = str(key);
-    if (raw !== undefined && (!raw.startsWith('/') || !raw.includes(placeholder)))
-      problems.push(`${key}: expected a path starting with / and containing ${placeholder}, got '${raw}'`);
     return raw;
-  };
+  }
 
-  // Temporal
-  const address = str('TEMPORAL_ADDRESS', 'localhost:7233')!;
-  if (!/^[^\s:/]+:\d{1,5}$/.test(address)) problems.push(`TEMPORAL_ADDRESS: expected host:port, got '${address}'`);
-  const cert = file('TEMPORAL_TLS_CERT');
-  const key = file('TEMPORAL_TLS_KEY');
-  const ca = file('TEMPORAL_TLS_CA');
-  if (Boolean(str('TEMPORAL_TLS_CERT')) !== Boolean(str('TEMPORAL_TLS_KEY')))
-    problems.push('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY: set both (an mTLS client pair) or neither');
-  const serverName = str('TEMPORAL_TLS_SERVER_NAME');
-  const apiKey = secret('TEMPORAL_API_KEY');
-  const tlsWanted = Boolean(cert || key || ca || serverName || str('TEMPORAL_TLS') === 'true');
+  path(key: string, placeholder: string): string | undefined {
+    const raw = this.str(key);
+    if (raw !== undefined && (!raw.startsWith('/') || !raw.includes(placeholder)))
+      this.problems.push(`${key}: expected a path starting with / and containing ${placeholder}, got '${raw}'`);
+    return raw;
+  }
+}
+
+/** The Temporal connection: shared by the worker and the starter. */
+function readTemporal(r: EnvReader): WorkerConfig['temporal'] {
+  const address = r.str('TEMPORAL_ADDRESS', 'localhost:7233')!;
+  if (!/^[^\s:/]+:\d{1,5}$/.test(address)) r.problems.push(`TEMPORAL_ADDRESS: expected host:port, got '${address}'`);
+  const cert = r.file('TEMPORAL_TLS_CERT');
+  const key = r.file('TEMPORAL_TLS_KEY');
+  const ca = r.file('TEMPORAL_TLS_CA');
+  if (Boolean(r.str('TEMPORAL_TLS_CERT')) !== Boolean(r.str('TEMPORAL_TLS_KEY')))
+    r.problems.push('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY: set both (an mTLS client pair) or neither');
+  const serverName = r.str('TEMPORAL_TLS_SERVER_NAME');
+  const apiKey = r.secret('TEMPORAL_API_KEY');
+  const tlsWanted = Boolean(cert || key || ca || serverName || r.str('TEMPORAL_TLS') === 'true');
+  return {
+    address,
+    namespace: r.str('TEMPORAL_NAMESPACE', 'default')!,
+    taskQueue: r.str('TEMPORAL_TASK_QUEUE', 'dataops-temporal')!,
+    ...(tlsWanted || apiKey
+      ? {
+          tls: {
+            ...(cert ? { cert } : {}),
+            ...(key ? { key } : {}),
+            ...(ca ? { ca } : {}),
+            ...(serverName ? { serverName } : {}),
+          },
+        }
+      : {}),
+    ...(apiKey ? { apiKey } : {}),
+  };
+}
+
+/** The starter CLI: the Temporal connection and the Web UI address for links. */
+export interface StarterConfig {
+  temporal: WorkerConfig['temporal'];
+  /** @default $TEMPORAL_UI_URL, else http://localhost:8233 for a local server, else none */
+  uiUrl?: string;
+}
+
+export function loadStarterConfig(
+  env: Env = process.env,
+  read: (path: string) => Buffer = readFileSync,
+): StarterConfig {
+  const r = new EnvReader(env, read);
+  const temporal = readTemporal(r);
+  const local = /^(localhost|127\.0\.0\.1):7233$/.test(temporal.address);
+  const uiUrl = r.url('TEMPORAL_UI_URL', local ? 'http://localhost:8233' : undefined);
+  if (r.problems.length) throw new ConfigError(r.problems);
+  return { temporal, ...(uiUrl ? { uiUrl: uiUrl.replace(/\/+$/, '') } : {}) };
+}
+
+export function loadWorkerConfig(env: Env = process.env, read: (path: string) => Buffer = readFileSync): WorkerConfig {
+  const r = new EnvReader(env, read);
+  const { problems } = r;
+  const str = r.str.bind(r);
+  const secret = r.secret.bind(r);
+  const int = r.int.bind(r);
+  const url = r.url.bind(r);
+  const path = r.path.bind(r);
+  const temporal = readTemporal(r);
 
   // Profiles
   const profileNames = (str('DATAOPS_PROFILES', 'default') ?? 'default')
@@ -236,22 +296,7 @@ export function loadWorkerConfig(env: Env = process.env, read: (path: string) =>
     problems.push(`METRICS_PROMETHEUS_ADDRESS: expected host:port, got '${prometheusAddress}'`);
 
   const config: WorkerConfig = {
-    temporal: {
-      address,
-      namespace: str('TEMPORAL_NAMESPACE', 'default')!,
-      taskQueue: str('TEMPORAL_TASK_QUEUE', 'dataops-temporal')!,
-      ...(tlsWanted || apiKey
-        ? {
-            tls: {
-              ...(cert ? { cert } : {}),
-              ...(key ? { key } : {}),
-              ...(ca ? { ca } : {}),
-              ...(serverName ? { serverName } : {}),
-            },
-          }
-        : {}),
-      ...(apiKey ? { apiKey } : {}),
-    },
+    temporal,
     service: {
       baseUrl: url('DATAOPS_BASE_URL', 'http://127.0.0.1:8700')!,
       ...(str('DATAOPS_API_BASE_URL') ? { apiBaseUrl: url('DATAOPS_API_BASE_URL') } : {}),
@@ -270,6 +315,7 @@ export function loadWorkerConfig(env: Env = process.env, read: (path: string) =>
     logFormat: logFormat === 'json' ? 'json' : 'pretty',
     ...(prometheusAddress ? { prometheusAddress } : {}),
     ...(str('DATAOPS_WORKFLOW_BUNDLE') ? { workflowBundle: str('DATAOPS_WORKFLOW_BUNDLE') } : {}),
+    heartbeatThrottleMs: int('DATAOPS_HEARTBEAT_THROTTLE_MS', 5_000, 100),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

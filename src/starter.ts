@@ -1,2 +1,44 @@
-// The starter CLI entry point. Filled in by the CLI issue (#8).
-export {};
+#!/usr/bin/env node
+/**
+ * The starter CLI (`npm run cli -- <command>` or `node dist/src/starter.js <command>`): start and follow pipelines,
+ * jobs, orders and promotions, approve or reject promotions, cancel, and manage schedules. `--help` on each command.
+ */
+import { pathToFileURL } from 'node:url';
+import { CommanderError } from 'commander';
+import { buildProgram, UsageError, type CliIO } from './cli/commands.js';
+import { EXIT } from './cli/format.js';
+import { ConfigError } from './config.js';
+
+/** Runs the CLI; resolves to the exit code. */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  let code: number = EXIT.ok;
+  const { program } = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version'
+        ? EXIT.ok
+        : EXIT.usage;
+    }
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      io.err.write(`error: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    io.err.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.failed;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runCli(process.argv.slice(2), { out: process.stdout, err: process.stderr, env: process.env }).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(EXIT.failed);
+    },
+  );
+}

@@ -101,6 +101,8 @@ export async function createWorker(
     taskQueue: config.temporal.taskQueue,
     activities: createActivities(deps),
     ...workflowSource(config),
+    maxHeartbeatThrottleInterval: config.heartbeatThrottleMs,
+    defaultHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     ...extra,
   });
   return { worker, deps };

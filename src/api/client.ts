@@ -94,6 +94,8 @@ export interface ServiceClientOptions {
   refreshMarginMs?: number;
   /** Keep-alive sockets per host. @default 64 */
   maxSockets?: number;
+  /** Reuse connections (keep-alive). @default true */
+  keepAlive?: boolean;
   /**
    * Retries of idempotent calls (GET, PUT) on 408/429/5xx and network errors, honouring Retry-After. For standalone
    * use only: under Temporal, activities own retries. @default { limit: 0 }
@@ -180,8 +182,8 @@ export class ServiceClient {
     this.#onResponse = options.onResponse;
     const maxSockets = options.maxSockets ?? 64;
     this.#agents = {
-      http: new http.Agent({ keepAlive: true, maxSockets }),
-      https: new https.Agent({ keepAlive: true, maxSockets }),
+      http: new http.Agent({ keepAlive: options.keepAlive ?? true, maxSockets }),
+      https: new https.Agent({ keepAlive: options.keepAlive ?? true, maxSockets }),
     };
     const limit = options.retry?.limit ?? 0;
     this.#got = got.extend({

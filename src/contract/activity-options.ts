@@ -81,8 +81,13 @@ export function deferredPolling(pollIntervalMs: number, maxPollIntervalMs: numbe
 }
 
 /** Heartbeating waits bounded by `maxWaitMs`. */
-export function heartbeatWaiting(maxWaitMs: number): ActivityOptions {
-  return { ...WAIT, startToCloseTimeout: maxWaitMs, scheduleToCloseTimeout: maxWaitMs };
+export function heartbeatWaiting(maxWaitMs: number, heartbeatTimeoutMs = 60_000): ActivityOptions {
+  return {
+    ...WAIT,
+    startToCloseTimeout: maxWaitMs,
+    scheduleToCloseTimeout: maxWaitMs,
+    heartbeatTimeout: heartbeatTimeoutMs,
+  };
 }
 
 /** Export and import: one large request each. */

@@ -44,15 +44,23 @@ export const JobOptions = z.object({
   maxWaitMs: Ms(1_000)
     .default(7 * 24 * 3_600_000)
     .describe('Give up waiting after this long'),
+  heartbeatTimeoutMs: Ms(2_000)
+    .default(60_000)
+    .describe('A waiting worker that stops heartbeating for this long is presumed dead; another one carries on'),
   cancelTimeoutMs: Ms(1_000)
     .default(5 * 60_000)
     .describe('How long a cancelled workflow waits for the job to be canceled'),
 });
 export type JobOptions = z.infer<typeof JobOptions>;
 
-const checkPolling = (v: { pollIntervalMs: number; maxPollIntervalMs: number }, ctx: z.RefinementCtx) => {
+const checkPolling = (
+  v: { pollIntervalMs: number; maxPollIntervalMs: number; heartbeatTimeoutMs: number },
+  ctx: z.RefinementCtx,
+) => {
   if (v.maxPollIntervalMs < v.pollIntervalMs)
     ctx.addIssue({ code: 'custom', path: ['maxPollIntervalMs'], message: 'must be at least pollIntervalMs' });
+  if (v.pollIntervalMs * 2 > v.heartbeatTimeoutMs)
+    ctx.addIssue({ code: 'custom', path: ['heartbeatTimeoutMs'], message: 'must be at least twice pollIntervalMs' });
 };
 
 const Vars = z.record(z.string().min(1), z.unknown());

@@ -128,7 +128,7 @@ export async function waitForTerminal(opts: JobOptions, jobId: string): Promise<
     );
     return acts.checkJob({ profile: opts.profile, jobId });
   }
-  const acts = proxyActivities<Activities>(heartbeatWaiting(opts.maxWaitMs));
+  const acts = proxyActivities<Activities>(heartbeatWaiting(opts.maxWaitMs, opts.heartbeatTimeoutMs));
   return acts.waitForJob({
     profile: opts.profile,
     jobId,
@@ -151,7 +151,7 @@ export async function cancelRemoteJob(t: Tracker, opts: JobOptions, jobId: strin
       final = res.job;
       alreadyTerminal = res.alreadyTerminal;
       if (!isTerminalJobStatus(final.status)) {
-        const acts = proxyActivities<Activities>({ ...heartbeatWaiting(opts.cancelTimeoutMs) });
+        const acts = proxyActivities<Activities>(heartbeatWaiting(opts.cancelTimeoutMs, opts.heartbeatTimeoutMs));
         final = (
           await acts.waitForJob({
             profile: opts.profile,

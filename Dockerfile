@@ -1,0 +1,20 @@
+# One image for the worker, the simulator and the starter CLI (docker-compose.yml picks the command).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY test ./test
+COPY scripts ./scripts
+RUN npx tsc -p tsconfig.build.json && node scripts/bundle-workflows.mjs && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/workflow-bundle.js ./dist/workflow-bundle.js
+USER node
+CMD ["node", "dist/src/worker.js"]

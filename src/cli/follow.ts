@@ -1,0 +1,80 @@
+/** Live progress of a running workflow: one rewritten line on a terminal, plain lines otherwise. */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { progressQuery, type Progress } from '../contract/index.js';
+
+interface Live {
+  stage: string;
+  status: string | null;
+  polls: number;
+  interrupts: number;
+  elapsedS: number;
+}
+
+/** Progress from the query, made live with the waiting activity's heartbeat details (status, polls, interrupts). */
+export async function liveProgress(
+  handle: WorkflowHandle,
+): Promise<{ live: Live; progress: Progress; closed: boolean }> {
+  const [progress, description] = await Promise.all([handle.query(progressQuery), handle.describe()]);
+  let status = progress.lastStatus;
+  let polls = progress.polls;
+  let interrupts = progress.interrupts;
+  for (const activity of description.raw.pendingActivities ?? []) {
+    const payload = activity.heartbeatDetails?.payloads?.[0];
+    if (!payload) continue;
+    const beat = defaultPayloadConverter.fromPayload<{ lastStatus?: string; polls?: number; interrupts?: number }>(
+      payload,
+    );
+    if (beat?.lastStatus) status = beat.lastStatus;
+    polls += beat?.polls ?? 0;
+    interrupts += beat?.interrupts ?? 0;
+  }
+  return {
+    progress,
+    closed: description.status.name !== 'RUNNING',
+    live: {
+      stage: progress.stage,
+      status,
+      polls,
+      interrupts,
+      elapsedS: Math.round((Date.now() - Date.parse(progress.startedAt)) / 1000),
+    },
+  };
+}
+
+export function describeLive(l: Live): string {
+  return `[${String(l.elapsedS).padStart(4)} s] ${l.stage}${l.status ? ` · job ${l.status}` : ''} · polls ${l.polls}${l.interrupts ? ` · interrupts ${l.interrupts}` : ''}`;
+}
+
+/** Shows progress until the workflow closes. */
+export async function follow(
+  handle: WorkflowHandle,
+  out: NodeJS.WriteStream = process.stdout,
+  intervalMs = 1_000,
+): Promise<void> {
+  let last = '';
+  for (;;) {
+    let line: string;
+    let closed: boolean;
+    try {
+      const r = await liveProgress(handle);
+      line = describeLive(r.live);
+      closed = r.closed;
+    } catch {
+      line = last; // not queryable yet (no worker has run it) or just closed
+      closed = await handle.describe().then(
+        (d) => d.status.name !== 'RUNNING',
+        () => false,
+      );
+    }
+    if (line !== last) {
+      if (out.isTTY) out.write(`\r\x1b[2K${line}`);
+      else out.write(`${line}\n`);
+      last = line;
+    }
+    if (closed) break;
+    await delay(intervalMs);
+  }
+  if (out.isTTY) out.write('\n');
+}

@@ -1,0 +1,99 @@
+/** How the CLI shows results: readable tables, or JSON with --json. */
+import type {
+  DataQualityPipelineResult,
+  ProfileTableGroupResult,
+  PromoteTestDefinitionsResult,
+  PromotionPreview,
+  RunOrderResult,
+  RunTestSuiteResult,
+} from '../contract/index.js';
+
+/** Exit codes: documented in the README. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, gateFailed: 3, cancelled: 4, notApplied: 5 } as const;
+
+export function table(rows: [string, unknown][]): string {
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const show = (v: unknown): string => {
+    if (v === null || v === undefined) return '-';
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    return JSON.stringify(v);
+  };
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${show(v)}`).join('\n');
+}
+
+const counts = (c: Record<string, number> | null | undefined) =>
+  c
+    ? Object.entries(c)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')
+    : '-';
+const minutes = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
+
+export function formatPipeline(r: DataQualityPipelineResult): string {
+  const rows: [string, unknown][] = [
+    ['verdict', r.status === 'passed' ? 'PASSED' : 'FAILED'],
+    ['order', r.order ? `${r.order.orderId} (${r.order.orderRun?.status ?? r.order.status ?? 'created'})` : null],
+    ['profiling job', `${r.profiling.job.jobId} ${r.profiling.job.wait.job.status}`],
+    ['profiling score', r.profiling.summary.score],
+    [
+      'profiling',
+      `${r.profiling.summary.tableCount} tables, ${r.profiling.summary.columnCount} columns, ${r.profiling.summary.recordCount} records`,
+    ],
+    ['hygiene issues', counts(r.profiling.summary.hygieneIssues)],
+    [
+      'profiling time',
+      `${minutes(r.profiling.job.wait.durationMs)} (interrupts ${r.profiling.job.wait.interrupts}, claims ${r.profiling.job.wait.claims})`,
+    ],
+    ['test generation', r.generation ? `${r.generation.jobId} ${r.generation.wait.job.status}` : 'none'],
+    ['test run', `${r.testRun.job.jobId} ${r.testRun.job.wait.job.status}`],
+    ['test score', r.testRun.summary.score],
+    ['test results', counts(r.testRun.summary.resultCounts)],
+    ['gates', r.gates.passed ? 'all passed' : r.gates.violations.join('; ')],
+  ];
+  return table(rows);
+}
+
+export function formatProfile(r: ProfileTableGroupResult): string {
+  return table([
+    ['job', `${r.job.jobId} ${r.job.wait.job.status}`],
+    ['score', r.summary.score],
+    ['tables / columns / records', `${r.summary.tableCount} / ${r.summary.columnCount} / ${r.summary.recordCount}`],
+    ['hygiene issues', counts(r.summary.hygieneIssues)],
+    ['potential PII', counts(r.summary.potentialPii)],
+    [
+      'duration',
+      `${minutes(r.job.wait.durationMs)} (interrupts ${r.job.wait.interrupts}, claims ${r.job.wait.claims})`,
+    ],
+  ]);
+}
+
+export function formatTestRun(r: RunTestSuiteResult): string {
+  return table([
+    ['job', `${r.job.jobId} ${r.job.wait.job.status}`],
+    ['score', r.summary.score],
+    ['results', counts(r.summary.resultCounts)],
+    ['duration', minutes(r.job.wait.durationMs)],
+  ]);
+}
+
+export function formatOrder(r: RunOrderResult): string {
+  return table([
+    ['order', r.orderId],
+    ['status', r.status],
+    ['overrides', JSON.stringify(r.variableOverrides)],
+    ['order run', r.orderRun ? `${r.orderRun.orderRunId} ${r.orderRun.status}` : 'not waited for'],
+  ]);
+}
+
+export function formatPreview(p: PromotionPreview): string {
+  return [
+    `preview ${p.previewId} (${p.export.definitions} definitions, ${p.config.on_match}/${p.config.on_new}/${p.config.on_absence}, mode ${p.config.mode})`,
+    ...p.diff,
+  ].join('\n');
+}
+
+export function formatPromotion(r: PromoteTestDefinitionsResult): string {
+  const head = `promotion ${r.status.toUpperCase()}${r.decision ? ` (${r.decision.decision}${r.decision.by ? ` by ${r.decision.by}` : ''}${r.decision.comment ? `: ${r.decision.comment}` : ''})` : ''}`;
+  return [head, ...r.diff].join('\n');
+}

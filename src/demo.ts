@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+/**
+ * The main job on the embedded default (`npm start`): no account, no configuration. Starts the installed Temporal dev
+ * server (with its Web UI), the simulator with its seed project and a worker; runs a data-quality pipeline with live
+ * progress and prints its summary and gate verdict; previews a promotion between two seed suites, prints the diff,
+ * approves and applies it; then shuts everything down (or stays up with --keep).
+ */
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { EXIT, formatPromotion } from './cli/format.js';
+import { localServersConfig, loadWorkerConfig } from './config.js';
+import { previewQuery, type PromoteTestDefinitionsResult } from './contract/index.js';
+import { resolveDevServer } from './local/temporal-servers.js';
+import { SEED_IDS, SEED_USERS, startSimulator } from './simulator/index.js';
+import { runCli } from './starter.js';
+import { createWorker } from './worker.js';
+
+const TASK_QUEUE = 'dataops-demo';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStream } = {}): Promise<number> {
+  const out = options.out ?? process.stdout;
+  const say = (line = '') => out.write(`${line}\n`);
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+
+  const server = resolveDevServer(localServersConfig());
+  const uiPort = await freePort();
+  say(
+    `starting the Temporal dev server (${server.source === 'sdk-download' ? 'downloaded by the SDK' : server.path}) ...`,
+  );
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: server.executable, ui: true, uiPort },
+  });
+  const sim = await startSimulator({
+    port: 0,
+    controls: true,
+    jobDurations: { pendingMs: 1_500, claimMs: 500, runMs: 4_000, cancelMs: 500, interruptMs: 500 },
+    orderDurations: { plannedMs: 500, runMs: 2_000 },
+  });
+  const address = env.connection.options.address;
+  const uiUrl = `http://localhost:${uiPort}`;
+  say(`Temporal: ${address}   Web UI: ${uiUrl}   simulator: ${sim.url}`);
+
+  const work = mkdtempSync(join(tmpdir(), 'dataops-demo-'));
+  const config = loadWorkerConfig({
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+    DATAOPS_BASE_URL: sim.url,
+    DATAOPS_USERNAME: SEED_USERS.admin.username,
+    DATAOPS_PASSWORD: SEED_USERS.admin.password,
+    DATAOPS_PROJECT_CODE: 'DEMO',
+    DATAOPS_BLOB_DIR: join(work, 'blobs'),
+    DATAOPS_EXPORT_DIR: join(work, 'exports'),
+    DATAOPS_HEARTBEAT_THROTTLE_MS: '1000',
+  });
+  const { worker, deps } = await createWorker(config, env.nativeConnection);
+  const cliEnv = { TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: TASK_QUEUE, TEMPORAL_UI_URL: uiUrl };
+  const cli = (args: string[]) => runCli(args, { out, err: process.stderr, env: cliEnv });
+
+  let code: number = EXIT.ok;
+  try {
+    await worker.runUntil(async () => {
+      say('\n== 1. data-quality pipeline: order → profile → test generation → test run → quality gates ==');
+      const pipeline = await cli([
+        'pipeline',
+        '--order',
+        'production/load-warehouse/daily',
+        '--param',
+        'source_data_date=2026-11-20',
+        '--table-group',
+        SEED_IDS.tableGroups.sales,
+        '--test-suite',
+        SEED_IDS.testSuites.salesProd,
+        '--min-score',
+        '90',
+        '--max-failed',
+        '0',
+        '--poll-interval',
+        '500ms',
+        '--follow',
+      ]);
+      say(`pipeline exit code: ${pipeline}`);
+
+      say('\n== 2. promotion preview: sales-dev → sales-prod (preset "promotion") ==');
+      const workflowId = `demo-promotion-${Date.now()}`;
+      const started = await cli([
+        'promote',
+        '--from-suite',
+        SEED_IDS.testSuites.salesDev,
+        '--to-suite',
+        SEED_IDS.testSuites.salesProd,
+        '--preset',
+        'promotion',
+        '--workflow-id',
+        workflowId,
+      ]);
+      const handle = env.client.workflow.getHandle(workflowId);
+      const preview = await handle.query(previewQuery);
+      if (started !== EXIT.ok || !preview) throw new Error('the promotion did not produce a preview');
+
+      say('\n== 3. approve the preview and apply it ==');
+      const approved = await cli(['approve', workflowId, '--preview-id', preview.previewId, '--by', 'demo']);
+      const result = (await handle.result()) as PromoteTestDefinitionsResult;
+      say(formatPromotion(result));
+      code = pipeline === EXIT.ok && approved === EXIT.ok && result.status === 'applied' ? EXIT.ok : EXIT.failed;
+      say(`\nWeb UI: ${uiUrl}/namespaces/default/workflows`);
+      if (options.keep) {
+        say('--keep: everything stays up; press Ctrl+C to stop.');
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', () => resolve());
+          process.once('SIGTERM', () => resolve());
+        });
+      }
+    });
+  } finally {
+    deps.close();
+    await sim.close();
+    await env.teardown();
+    say('stopped the worker, the simulator and the dev server');
+  }
+  return code;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({ options: { keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log('usage: npm start [-- --keep]   (runs the demo on a local dev server and the simulator)');
+    process.exit(0);
+  }
+  runDemo({ keep: Boolean(values.keep) }).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseDurationMs } from '../../src/cli/commands.js';
+import { cli } from '../helpers/cli.js';
+
+describe('starter CLI usage', () => {
+  test('--help lists the commands; each command has its own --help', async () => {
+    const top = await cli(['--help']);
+    assert.equal(top.code, 0);
+    for (const c of [
+      'pipeline',
+      'profile',
+      'test-run',
+      'order',
+      'promote',
+      'approve',
+      'reject',
+      'cancel',
+      'status',
+      'schedule',
+    ])
+      assert.match(top.out, new RegExp(`\\n  ${c}\\b`), c);
+    const pipeline = await cli(['pipeline', '--help']);
+    assert.equal(pipeline.code, 0);
+    for (const flag of [
+      '--table-group',
+      '--test-suite',
+      '--min-score',
+      '--max-failed',
+      '--warnings-as-failures',
+      '--follow',
+      '--json',
+    ])
+      assert.ok(pipeline.out.includes(flag), flag);
+    const schedule = await cli(['schedule', 'create', '--help']);
+    for (const flag of ['--cron', '--every', '--overlap', '--catchup-window', '--paused', '--note'])
+      assert.ok(schedule.out.includes(flag), flag);
+  });
+
+  const bad: [string[], RegExp][] = [
+    [['pipeline', '--test-suite', 's'], /required option '--table-group <id>' not specified/],
+    [
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--min-score', '101'],
+      /option '--min-score <n>' argument '101' is invalid\. expected a number from 0 to 100/,
+    ],
+    [
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--max-failed', 'two'],
+      /'--max-failed <n>' argument 'two' is invalid\. expected a whole number/,
+    ],
+    [
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--on-gate-failure', 'shrug'],
+      /'--on-gate-failure <mode>' argument 'shrug' is invalid\. Allowed choices are fail, report/,
+    ],
+    [
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--order', 'kitchen-only'],
+      /expected kitchen\/recipe\/variation/,
+    ],
+    [['pipeline', '--table-group', 't', '--test-suite', 's', '--param', 'x=1'], /--param: only with --order/],
+    [
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--poll-interval', 'soon'],
+      /'--poll-interval <duration>' argument 'soon' is invalid/,
+    ],
+    [['pipeline', '--table-group', 't', '--test-suite', 's', '--poll-interval', '50ms'], /pollIntervalMs: Too small/],
+    [['pipeline', '--table-group', 't', '--test-suite', 's', '--frobnicate'], /unknown option '--frobnicate'/],
+    [
+      ['promote', '--from-suite', 'a', '--to-suite', 'b'],
+      /--preset: required, unless all of --on-match, --on-new and --on-absence/,
+    ],
+    [
+      ['promote', '--from-suite', 'a', '--to-suite', 'b', '--preset', 'upsert', '--on-new', 'skip'],
+      /--preset: give a preset or --on-match/,
+    ],
+    [['approve', 'wf-1'], /required option '--preview-id <id>' not specified/],
+    [['schedule', 'create', 's1', '--table-group', 't', '--test-suite', 's'], /--cron \/ --every: give exactly one/],
+    [['nonsense'], /unknown command 'nonsense'/],
+  ];
+  for (const [args, message] of bad) {
+    test(`exit 2 with the flag and why: ${args.join(' ')}`, async () => {
+      const r = await cli(args);
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, message);
+    });
+  }
+
+  test('bad connection settings name the variable', async () => {
+    const r = await cli(['status', 'wf-1'], { TEMPORAL_ADDRESS: 'nowhere' });
+    assert.equal(r.code, 2);
+    assert.match(r.err, /TEMPORAL_ADDRESS: expected host:port, got 'nowhere'/);
+    const flag = await cli(['--address', 'also wrong', 'status', 'wf-1']);
+    assert.equal(flag.code, 2);
+    assert.match(flag.err, /TEMPORAL_ADDRESS: expected host:port/);
+  });
+
+  test('durations', () => {
+    assert.equal(parseDurationMs('500ms'), 500);
+    assert.equal(parseDurationMs('30s'), 30_000);
+    assert.equal(parseDurationMs('1.5h'), 5_400_000);
+    assert.equal(parseDurationMs('2d'), 172_800_000);
+    assert.equal(parseDurationMs('250'), 250);
+    assert.throws(() => parseDurationMs('5 minutes'), /expected a duration/);
+  });
+});

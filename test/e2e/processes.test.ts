@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { DataQualityPipelineResult } from '../../src/contract/index.js';
+import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
+import { dist, runProcess, startSimulatorProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+
+describe('end to end: separate processes on the dev server', () => {
+  let t: TestEnv;
+  let sim: { proc: Proc; url: string };
+  let address: string;
+  const workers: Proc[] = [];
+  const workerEnv = (taskQueue: string) => ({
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    DATAOPS_BASE_URL: sim.url,
+    DATAOPS_USERNAME: SEED_USERS.admin.username,
+    DATAOPS_PASSWORD: SEED_USERS.admin.password,
+    DATAOPS_PROJECT_CODE: 'DEMO',
+    DATAOPS_BLOB_DIR: mkdtempSync(join(tmpdir(), 'e2e-blobs-')),
+  });
+  const simControl = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${sim.url}${path}`, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return res.json() as Promise<any>;
+  };
+
+  before(async () => {
+    t = await startDevServerEnv();
+    address = t.env.connection.options.address;
+    sim = await startSimulatorProcess();
+    await simControl('PUT', '/_sim/job-durations', { pendingMs: 300, claimMs: 100, runMs: 1_000, cancelMs: 200 });
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+    await sim?.proc.stop();
+    await t?.env.teardown();
+  });
+
+  test('a worker process, the simulator process and the starter CLI run a pipeline to the end', async () => {
+    const taskQueue = uniqueTaskQueue('e2e');
+    const worker = startWorkerProcess(workerEnv(taskQueue));
+    workers.push(worker);
+    const run = await runProcess(
+      process.execPath,
+      [
+        dist('starter.js'),
+        'pipeline',
+        '--table-group',
+        TG.finance,
+        '--test-suite',
+        TS.financeProd,
+        '--max-failed',
+        '5',
+        '--poll-interval',
+        '200ms',
+        '--follow',
+        '--json',
+      ],
+      { TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue },
+    );
+    assert.equal(run.code, 0, run.out);
+    const json = run.out.slice(run.out.indexOf('{\n'));
+    const result = JSON.parse(json) as DataQualityPipelineResult;
+    assert.equal(result.status, 'passed');
+    assert.deepEqual(result.testRun.summary.resultCounts, {
+      passed: 1,
+      failed: 1,
+      warning: 0,
+      error: 1,
+      log: 0,
+      dismissed: 1,
+    });
+    assert.match(run.out, /waiting for profiling/, 'plain progress lines when not a TTY');
+    assert.equal(await worker.stop('SIGTERM'), 0, 'graceful shutdown on SIGTERM');
+    assert.match(worker.output(), /worker configuration/);
+    assert.ok(!worker.output().includes(SEED_USERS.admin.password), 'the password is never logged');
+  });
+
+  test('two workers on one task queue, the one waiting on the job killed with SIGKILL: the pipeline completes, one submission', async () => {
+    const taskQueue = uniqueTaskQueue('kill');
+    const a = startWorkerProcess(workerEnv(taskQueue));
+    const b = startWorkerProcess(workerEnv(taskQueue));
+    workers.push(a, b);
+    await simControl('PUT', '/_sim/job-durations', { runMs: 15_000 });
+    const before = (await simControl('GET', '/_sim/counters')).submissions[TG.finance] ?? 0;
+    try {
+      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+        taskQueue,
+        workflowId: `kill-${taskQueue}`,
+        args: [
+          {
+            tableGroupId: TG.finance,
+            testSuiteId: TS.financeProd,
+            onGateFailure: 'report',
+            testGeneration: 'skip',
+            pollIntervalMs: 300,
+            maxPollIntervalMs: 500,
+            heartbeatTimeoutMs: 3_000,
+          },
+        ],
+      });
+      const waiting = await eventually('the profiling wait to run on a worker', async () => {
+        const d = await handle.describe();
+        return d.raw.pendingActivities?.find((p) => p.activityType?.name === 'waitForJob' && p.lastWorkerIdentity);
+      });
+      const pid = Number(waiting.lastWorkerIdentity!.split('@')[0]);
+      const victim = [a, b].find((w) => w.child.pid === pid);
+      assert.ok(victim, `the waiting worker ${waiting.lastWorkerIdentity} is one of ours`);
+      await victim.stop('SIGKILL');
+      await simControl('PUT', '/_sim/job-durations', { runMs: 1_000 });
+      const result = (await handle.result()) as DataQualityPipelineResult;
+      assert.equal(result.testRun.job.wait.job.status, 'completed');
+      const counters = await simControl('GET', '/_sim/counters');
+      assert.equal(counters.submissions[TG.finance] - before, 1, 'the profiling run was submitted once');
+      const survivor = [a, b].find((w) => w !== victim)!;
+      assert.match(survivor.output(), /job status changed/, 'the other worker carried on');
+    } finally {
+      await simControl('PUT', '/_sim/job-durations', { runMs: 1_000 });
+    }
+  });
+
+  test('the Temporal CLI as an outside caller starts dataQualityPipeline by name', async () => {
+    const taskQueue = uniqueTaskQueue('outside');
+    workers.push(startWorkerProcess(workerEnv(taskQueue)));
+    const temporal = t.server.path ?? 'temporal';
+    const workflowId = `outside-${taskQueue}`;
+    const input = JSON.stringify({
+      tableGroupId: TG.sales,
+      testSuiteId: TS.salesProd,
+      gates: { minScore: 90 },
+      pollIntervalMs: 200,
+    });
+    const started = await runProcess(
+      temporal,
+      [
+        'workflow',
+        'start',
+        '--address',
+        address,
+        '--task-queue',
+        taskQueue,
+        '--type',
+        'dataQualityPipeline',
+        '--workflow-id',
+        workflowId,
+        '--input',
+        input,
+      ],
+      {},
+    );
+    assert.equal(started.code, 0, started.out);
+    const result = (await t.env.client.workflow.getHandle(workflowId).result()) as DataQualityPipelineResult;
+    assert.equal(result.status, 'passed');
+    assert.equal(result.generation?.wait.job.status, 'completed');
+    const shown = await runProcess(process.execPath, [dist('starter.js'), 'status', workflowId], {
+      TEMPORAL_ADDRESS: address,
+    });
+    assert.equal(shown.code, 0);
+    assert.match(shown.out, /status\s+COMPLETED/);
+  });
+
+  test('a schedule created with the CLI fires on the dev server; its run completes; the schedule is deleted', async () => {
+    const taskQueue = uniqueTaskQueue('sched');
+    workers.push(startWorkerProcess(workerEnv(taskQueue)));
+    const env = { TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue };
+    const scheduleId = `nightly-${taskQueue}`;
+    const created = await runProcess(
+      process.execPath,
+      [
+        dist('starter.js'),
+        'schedule',
+        'create',
+        scheduleId,
+        '--every',
+        '2s',
+        '--overlap',
+        'skip',
+        '--note',
+        'e2e',
+        '--catchup-window',
+        '1m',
+        '--table-group',
+        TG.finance,
+        '--test-suite',
+        TS.financeProd,
+        '--on-gate-failure',
+        'report',
+        '--test-generation',
+        'skip',
+        '--poll-interval',
+        '200ms',
+      ],
+      env,
+    );
+    assert.equal(created.code, 0, created.out);
+    try {
+      const listed = await runProcess(process.execPath, [dist('starter.js'), 'schedule', 'list', '--json'], env);
+      assert.ok(
+        (JSON.parse(listed.out) as { scheduleId: string; note: string }[]).some(
+          (s) => s.scheduleId === scheduleId && s.note === 'e2e',
+        ),
+      );
+      const run = await eventually(
+        'the schedule to fire',
+        async () =>
+          (await t.env.client.schedule.getHandle(scheduleId).describe()).info.recentActions[0]?.action.workflow,
+        { tries: 400, delayMs: 250 },
+      );
+      const paused = await runProcess(
+        process.execPath,
+        [dist('starter.js'), 'schedule', 'pause', scheduleId, '--note', 'enough'],
+        env,
+      );
+      assert.equal(paused.code, 0);
+      const result = (await t.env.client.workflow
+        .getHandle(run.workflowId, run.firstExecutionRunId)
+        .result()) as DataQualityPipelineResult;
+      assert.equal(result.testRun.summary.status, 'completed');
+      const described = await runProcess(
+        process.execPath,
+        [dist('starter.js'), 'schedule', 'describe', scheduleId],
+        env,
+      );
+      assert.equal((JSON.parse(described.out) as { paused: boolean }).paused, true);
+      const status = await runProcess(process.execPath, [dist('starter.js'), 'status', run.workflowId, '--json'], env);
+      assert.equal(
+        (JSON.parse(status.out) as { type: string }).type,
+        'dataQualityPipeline',
+        'a scheduled run is an ordinary pipeline',
+      );
+    } finally {
+      const deleted = await runProcess(process.execPath, [dist('starter.js'), 'schedule', 'delete', scheduleId], env);
+      assert.equal(deleted.code, 0, deleted.out);
+    }
+  });
+});

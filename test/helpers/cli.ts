@@ -1,0 +1,23 @@
+import { Writable } from 'node:stream';
+import { runCli } from '../../src/starter.js';
+
+/** Runs the CLI in process with captured output. */
+export async function cli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const sink = (append: (s: string) => void) =>
+    Object.assign(
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          append(chunk.toString());
+          done();
+        },
+      }),
+      { isTTY: false },
+    ) as unknown as NodeJS.WriteStream;
+  const code = await runCli(args, { out: sink((s) => (out += s)), err: sink((s) => (err += s)), env });
+  return { code, out, err };
+}

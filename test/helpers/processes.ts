@@ -1,0 +1,53 @@
+/** Child processes for end-to-end tests: the simulator, workers and the CLI, run as users run them. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { eventually } from './wait.js';
+
+export const dist = (rel: string) => fileURLToPath(new URL(`../../src/${rel}`, import.meta.url));
+
+export interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+export function startProcess(args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs a process to its end; resolves with its exit code and output. */
+export function runProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => resolve({ code, out }));
+  });
+}
+
+export async function startSimulatorProcess(): Promise<{ proc: Proc; url: string }> {
+  const proc = startProcess([dist('simulator/server.js'), '--port', '0', '--controls'], {});
+  const url = await eventually('the simulator to listen', () => /listening on (http:\/\/\S+)/.exec(proc.output())?.[1]);
+  return { proc, url };
+}
+
+export function startWorkerProcess(env: Record<string, string>): Proc {
+  return startProcess([dist('worker.js')], { LOG_LEVEL: 'INFO', DATAOPS_HEARTBEAT_THROTTLE_MS: '500', ...env });
+}
