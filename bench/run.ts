@@ -80,11 +80,11 @@ function bigSeed(n: number): SeedInput {
   return {
     ...defaultSeed,
     table_groups: [
-      ...defaultSeed.table_groups!,
+      ...defaultSeed.table_groups,
       { id: tg, name: 'big', project_code: 'DEMO', schema_name: 'big', tables },
     ],
     test_suites: [
-      ...defaultSeed.test_suites!,
+      ...defaultSeed.test_suites,
       {
         id: 'b2000000-0000-4000-8000-0000000000c1',
         name: 'src',
