@@ -4,7 +4,8 @@
  */
 import { ServiceClient } from '../src/api/index.js';
 import type { DataQualityPipelineResult } from '../src/contract/index.js';
-import { SEED_IDS, SEED_USERS, defaultSeed, startSimulator, type SeedInput } from '../src/simulator/index.js';
+import { SEED_IDS, SEED_USERS, startSimulator } from '../src/simulator/index.js';
+import { BULK, bulkSeed } from '../test/helpers/bulk-seed.js';
 import { simDeps, withProjectWorker } from '../test/helpers/activities.js';
 import { startTimeSkippingEnv } from '../test/helpers/temporal.js';
 
@@ -51,67 +52,15 @@ async function clientKeepAlive(): Promise<void> {
   await sim.close();
 }
 
-function bigSeed(n: number): SeedInput {
-  const tg = 'a1000000-0000-4000-8000-0000000000c1';
-  const tables = Array.from({ length: 50 }, (_, t) => ({
-    name: `t${t}`,
-    columns: Array.from({ length: 40 }, (_, c) => `c${c}`),
-    record_ct: 1,
-  }));
-  const types = [
-    'Unique',
-    'Missing_Pct',
-    'Min_Val',
-    'Avg_Shift',
-    'Recency',
-    'Required',
-    'Row_Ct',
-    'Alpha_Trunc',
-    'Distinct_Value_Ct',
-    'LOV_Match',
-  ];
-  const defs = Array.from({ length: n }, (_, i) => ({
-    test_type: types[i % 10]!,
-    table_name: `t${Math.floor(i / 10) % 50}`,
-    column_name: `c${Math.floor(i / 500)}`,
-    threshold_value: '1',
-    last_auto_gen_date: '2026-01-01T00:00:00Z',
-  }));
-  return {
-    ...defaultSeed,
-    table_groups: [
-      ...defaultSeed.table_groups,
-      { id: tg, name: 'big', project_code: 'DEMO', schema_name: 'big', tables },
-    ],
-    test_suites: [
-      ...defaultSeed.test_suites,
-      {
-        id: 'b2000000-0000-4000-8000-0000000000c1',
-        name: 'src',
-        project_code: 'DEMO',
-        table_group_id: tg,
-        definitions: defs,
-      },
-      {
-        id: 'b2000000-0000-4000-8000-0000000000c2',
-        name: 'dst',
-        project_code: 'DEMO',
-        table_group_id: tg,
-        definitions: defs.filter((_, i) => i % 2 === 0),
-      },
-    ],
-  };
-}
-
 async function importScaling(): Promise<void> {
   const perDef: number[] = [];
   for (const n of [5_000, 20_000]) {
-    const sim = await startSimulator({ port: 0, seed: bigSeed(n) });
+    const sim = await startSimulator({ port: 0, seed: bulkSeed(n) });
     const c = new ServiceClient({ baseUrl: sim.url, credentials: { ...SEED_USERS.admin } });
-    const file = await c.testDefinitions.export('b2000000-0000-4000-8000-0000000000c1');
+    const file = await c.testDefinitions.export(BULK.source);
     const t = await best(3, () =>
       c.testDefinitions.import(
-        'b2000000-0000-4000-8000-0000000000c2',
+        BULK.target,
         { mode: 'preview', on_match: 'overwrite_all', on_new: 'create', on_absence: 'delete_all' },
         file,
       ),

@@ -225,6 +225,32 @@ function readTemporal(r: EnvReader): WorkerConfig['temporal'] {
   };
 }
 
+/** Connection options for `Connection.connect` (client) and `NativeConnection.connect` (worker): same shape. */
+export function temporalConnectionOptions(t: WorkerConfig['temporal']): {
+  address: string;
+  tls?: {
+    serverNameOverride?: string;
+    serverRootCACertificate?: Buffer;
+    clientCertPair?: { crt: Buffer; key: Buffer };
+  };
+  apiKey?: string;
+} {
+  const { address, tls, apiKey } = t;
+  return {
+    address,
+    ...(tls
+      ? {
+          tls: {
+            ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
+            ...(tls.ca ? { serverRootCACertificate: tls.ca } : {}),
+            ...(tls.cert && tls.key ? { clientCertPair: { crt: tls.cert, key: tls.key } } : {}),
+          },
+        }
+      : {}),
+    ...(apiKey ? { apiKey } : {}),
+  };
+}
+
 /** The starter CLI: the Temporal connection and the Web UI address for links. */
 export interface StarterConfig {
   temporal: WorkerConfig['temporal'];

@@ -15,7 +15,13 @@ import {
 } from '@temporalio/worker';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from './activities/index.js';
 import { ServiceClient } from './api/index.js';
-import { ConfigError, describeConfig, loadWorkerConfig, type WorkerConfig } from './config.js';
+import {
+  ConfigError,
+  describeConfig,
+  loadWorkerConfig,
+  temporalConnectionOptions,
+  type WorkerConfig,
+} from './config.js';
 
 /** One client per credential profile. Secrets stay inside the clients; nothing else holds them. */
 export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(): void } {
@@ -72,20 +78,7 @@ export function installRuntime(config: WorkerConfig): void {
 }
 
 export async function connect(config: WorkerConfig): Promise<NativeConnection> {
-  const { address, tls, apiKey } = config.temporal;
-  return NativeConnection.connect({
-    address,
-    ...(tls
-      ? {
-          tls: {
-            ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
-            ...(tls.ca ? { serverRootCACertificate: tls.ca } : {}),
-            ...(tls.cert && tls.key ? { clientCertPair: { crt: tls.cert, key: tls.key } } : {}),
-          },
-        }
-      : {}),
-    ...(apiKey ? { apiKey } : {}),
-  });
+  return NativeConnection.connect(temporalConnectionOptions(config.temporal));
 }
 
 /** Creates a worker for the configuration (on an existing connection, or a new one). */

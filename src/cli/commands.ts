@@ -14,7 +14,7 @@ import {
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { z } from 'zod';
-import { loadStarterConfig, type StarterConfig } from '../config.js';
+import { loadStarterConfig, temporalConnectionOptions, type StarterConfig } from '../config.js';
 import {
   DataQualityPipelineInput,
   ProfileTableGroupInput,
@@ -225,21 +225,8 @@ export class Starter {
 
   async connect(): Promise<Client> {
     if (this.client) return this.client;
-    const { address, namespace, tls, apiKey } = this.config.temporal;
-    this.connection = await Connection.connect({
-      address,
-      ...(tls
-        ? {
-            tls: {
-              ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
-              ...(tls.ca ? { serverRootCACertificate: tls.ca } : {}),
-              ...(tls.cert && tls.key ? { clientCertPair: { crt: tls.cert, key: tls.key } } : {}),
-            },
-          }
-        : {}),
-      ...(apiKey ? { apiKey } : {}),
-    });
-    this.client = new Client({ connection: this.connection, namespace });
+    this.connection = await Connection.connect(temporalConnectionOptions(this.config.temporal));
+    this.client = new Client({ connection: this.connection, namespace: this.config.temporal.namespace });
     return this.client;
   }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, describeConfig, loadWorkerConfig } from '../../src/config.js';
+import { ConfigError, describeConfig, loadWorkerConfig, temporalConnectionOptions } from '../../src/config.js';
 
 const minimal = { DATAOPS_USERNAME: 'alice', DATAOPS_PASSWORD: 's3cret' };
 
@@ -82,6 +82,11 @@ describe('worker configuration', () => {
     assert.equal(c.service.profiles['finance-team']?.projectCode, 'FIN');
     assert.equal(c.temporal.apiKey, 'cloud-api-key');
     assert.equal(c.temporal.tls?.ca?.toString(), 'CA');
+    assert.deepEqual(temporalConnectionOptions(c.temporal), {
+      address: 'my-ns.a1b2c.tmprl.cloud:7233',
+      tls: { serverRootCACertificate: Buffer.from('CA') },
+      apiKey: 'cloud-api-key',
+    });
     const shown = JSON.stringify(describeConfig(c));
     assert.ok(!shown.includes('from-a-file') && !shown.includes('cloud-api-key') && !shown.includes('s3cret'));
   });

@@ -1,68 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PromoteTestDefinitionsResult } from '../../src/contract/index.js';
-import { defaultSeed, type RunningSimulator, type SeedInput } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { BULK, bulkSeed } from '../helpers/bulk-seed.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 
-const BULK_TG = 'a1000000-0000-4000-8000-0000000000b1';
-const BULK_DEV = 'b2000000-0000-4000-8000-0000000000b1';
-const BULK_PROD = 'b2000000-0000-4000-8000-0000000000b2';
-const TYPES = [
-  'Unique',
-  'Missing_Pct',
-  'Min_Val',
-  'Avg_Shift',
-  'Recency',
-  'Required',
-  'Row_Ct',
-  'Alpha_Trunc',
-  'Distinct_Value_Ct',
-  'LOV_Match',
-];
-const TABLES = 50;
-const COLUMNS = 40;
-
-/** The seed plus a table group of 50 tables × 40 columns, a development suite of 20,000 definitions and a production
- * suite holding the even-numbered half of them. */
-function bulkSeed(): SeedInput {
-  const tables = Array.from({ length: TABLES }, (_, t) => ({
-    name: `fact_${t}`,
-    columns: Array.from({ length: COLUMNS }, (_, c) => `col_${c}`),
-    record_ct: 1_000_000,
-  }));
-  const defs = [];
-  for (const type of TYPES)
-    for (let t = 0; t < TABLES; t++)
-      for (let c = 0; c < COLUMNS; c++)
-        defs.push({
-          test_type: type,
-          table_name: `fact_${t}`,
-          column_name: `col_${c}`,
-          threshold_value: String((t * c) % 97),
-          last_auto_gen_date: '2026-10-01T00:00:00Z',
-          test_description: `${type} on fact_${t}.col_${c}`,
-        });
-  return {
-    ...defaultSeed,
-    table_groups: [
-      ...defaultSeed.table_groups,
-      { id: BULK_TG, name: 'bulk', project_code: 'DEMO', schema_name: 'bulk', tables },
-    ],
-    test_suites: [
-      ...defaultSeed.test_suites,
-      { id: BULK_DEV, name: 'bulk-dev', project_code: 'DEMO', table_group_id: BULK_TG, definitions: defs },
-      {
-        id: BULK_PROD,
-        name: 'bulk-prod',
-        project_code: 'DEMO',
-        table_group_id: BULK_TG,
-        definitions: defs.filter((_, i) => i % 2 === 0),
-      },
-    ],
-  };
-}
+const { source: BULK_DEV, target: BULK_PROD } = BULK;
 
 describe('promotion at size', () => {
   let t: TestEnv;
