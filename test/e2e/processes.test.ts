@@ -8,6 +8,15 @@ import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
 import { dist, runProcess, startSimulatorProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
+import { createServer } from 'node:net';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -49,7 +58,12 @@ describe('end to end: separate processes on the dev server', () => {
 
   test('a worker process, the simulator process and the starter CLI run a pipeline to the end', async () => {
     const taskQueue = uniqueTaskQueue('e2e');
-    const worker = startWorkerProcess(workerEnv(taskQueue));
+    const metricsPort = await freePort();
+    const worker = startWorkerProcess({
+      ...workerEnv(taskQueue),
+      METRICS_PROMETHEUS_ADDRESS: `127.0.0.1:${metricsPort}`,
+      LOG_FORMAT: 'json',
+    });
     workers.push(worker);
     const run = await runProcess(
       process.execPath,
@@ -82,6 +96,17 @@ describe('end to end: separate processes on the dev server', () => {
       dismissed: 1,
     });
     assert.match(run.out, /waiting for profiling/, 'plain progress lines when not a TTY');
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    assert.match(
+      metrics,
+      /temporal_activity_execution_latency|temporal_workflow_completed/,
+      'Prometheus metrics are served',
+    );
+    const logLine = worker
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"worker configuration"'));
+    assert.ok(logLine && JSON.parse(logLine).level === 'INFO', 'LOG_FORMAT=json writes one JSON object per line');
     assert.equal(await worker.stop('SIGTERM'), 0, 'graceful shutdown on SIGTERM');
     assert.match(worker.output(), /worker configuration/);
     assert.ok(!worker.output().includes(SEED_USERS.admin.password), 'the password is never logged');
