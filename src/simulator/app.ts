@@ -11,7 +11,7 @@ import { SimClock } from './clock.js';
 import { DEFAULT_VARIANTS, type SimContext, type SimUser, type SimVariants } from './context.js';
 import { defaultSeed } from './default-seed.js';
 import { Origin, exportDefinitions, importDefinitions, parseImportRequest, type SuiteRef } from './definitions.js';
-import { SimError, apiError, notFound, unprocessable } from './errors.js';
+import { SimError, apiError, invalid, notFound, unprocessable } from './errors.js';
 import { FaultBook, type Fault, type FaultInput } from './faults.js';
 import { advanceJobs, cancelJob, failJob, interruptJob, resumeInterrupted, submitJob } from './jobs.js';
 import { advanceServings, createOrder, findOrder, servingView, stopServing } from './orders.js';
@@ -337,10 +337,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
       if (req.body !== undefined && !(req.headers['content-type'] ?? '').startsWith('application/json'))
         throw apiError(415, 'unsupported_media_type', `expected application/json, got ${req.headers['content-type']}`);
       const parsed = OrderBody.safeParse(req.body);
-      if (!parsed.success)
-        throw unprocessable(
-          parsed.error.issues.map((i) => ({ loc: ['body', ...i.path.map(String)], msg: i.message, type: i.code })),
-        );
+      if (!parsed.success) throw invalid(parsed.error, 'body');
       const { kitchen, recipe, variation } = req.params;
       const order = createOrder(
         ctx,
@@ -373,10 +370,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
   app.post<{ Params: { kitchen: string } }>('/v2/order/details/:kitchen', async (req) => {
     const user = auth(req, 'v2');
     const body = z.object({ serving_hid: z.string(), summary: z.boolean().optional() }).safeParse(req.body);
-    if (!body.success)
-      throw unprocessable(
-        body.error.issues.map((i) => ({ loc: ['body', ...i.path.map(String)], msg: i.message, type: i.code })),
-      );
+    if (!body.success) throw invalid(body.error, 'body');
     const serving = ctx.state.servings[body.data.serving_hid];
     if (!serving || serving.kitchen !== req.params.kitchen) throw notFound(`order run ${body.data.serving_hid}`);
     findOrder(ctx, user, serving.kitchen, serving.order_id);
@@ -499,10 +493,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
       const user = auth(req, 'api');
       requireProject(user, req.params.code, `project ${req.params.code}`);
       const q = ListQuery.safeParse(req.query);
-      if (!q.success)
-        throw unprocessable(
-          q.error.issues.map((i) => ({ loc: ['query', ...i.path.map(String)], msg: i.message, type: i.code })),
-        );
+      if (!q.success) throw invalid(q.error, 'query');
       const { job_key, status, page, limit } = q.data;
       const all = [...ctx.state.job_order]
         .reverse()
@@ -576,10 +567,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
       const user = auth(req, 'api');
       const suite = findSuite(user, req.params.id);
       const q = ExportQuery.safeParse(req.query);
-      if (!q.success)
-        throw unprocessable(
-          q.error.issues.map((i) => ({ loc: ['query', ...i.path.map(String)], msg: i.message, type: i.code })),
-        );
+      if (!q.success) throw invalid(q.error, 'query');
       return exportDefinitions(ctx, suite, q.data);
     },
   );
@@ -693,10 +681,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
 
 function body<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success)
-    throw unprocessable(
-      parsed.error.issues.map((i) => ({ loc: ['body', ...i.path.map(String)], msg: i.message, type: i.code })),
-    );
+  if (!parsed.success) throw invalid(parsed.error, 'body');
   return parsed.data;
 }
 
@@ -776,10 +761,7 @@ function registerControlRoutes(app: FastifyInstance, c: SimControls): void {
     try {
       return reply.status(201).send(c.addFault(req.body as FaultInput));
     } catch (err) {
-      if (err instanceof z.ZodError)
-        throw unprocessable(
-          err.issues.map((i) => ({ loc: ['body', ...i.path.map(String)], msg: i.message, type: i.code })),
-        );
+      if (err instanceof z.ZodError) throw invalid(err, 'body');
       throw err;
     }
   });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { SimContext, SimUser } from './context.js';
-import { SimError, apiError, forbidden, unprocessable } from './errors.js';
+import { SimError, apiError, forbidden, invalid } from './errors.js';
 import type { DefinitionRecord } from './state.js';
 
 /** Fields that never appear in a file: they belong to the target. */
@@ -135,19 +135,9 @@ export interface ImportResult {
   items: { action: Action; reason: Reason; tds: { idx: number | null; target_id: string | null }[] }[];
 }
 
-function zodIssuesTo422(error: z.ZodError, prefix: (string | number)[]) {
-  return unprocessable(
-    error.issues.map((i) => ({
-      loc: [...prefix, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-      msg: i.message,
-      type: i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'missing' : i.code,
-    })),
-  );
-}
-
 export function parseImportRequest(body: unknown): ImportRequest {
   const parsed = ImportRequest.safeParse(body);
-  if (!parsed.success) throw zodIssuesTo422(parsed.error, ['body']);
+  if (!parsed.success) throw invalid(parsed.error, 'body');
   return parsed.data;
 }
 

@@ -3,6 +3,8 @@
  * `{"detail": {"errors": [{"code", "detail"}]}}` for API errors, `{"detail": "..."}` on 401,
  * `{"detail": [{loc, msg, type}]}` on 422, and `{"message": "..."}` for order failures (417).
  */
+import type { z } from 'zod';
+
 export type ValidationIssue = { loc: (string | number)[]; msg: string; type: string };
 
 export class SimError extends Error {
@@ -29,6 +31,17 @@ export function forbidden(detail: string): SimError {
 
 export function unprocessable(issues: ValidationIssue[]): SimError {
   return new SimError(422, { detail: issues });
+}
+
+/** A 422 for a zod validation failure: one `{loc, msg, type}` per issue, `loc` starting with `where`. */
+export function invalid(error: z.ZodError, where: 'body' | 'query' | 'path'): SimError {
+  return unprocessable(
+    error.issues.map((i) => ({
+      loc: [where, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+      msg: i.message,
+      type: i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'missing' : i.code,
+    })),
+  );
 }
 
 export function unauthorized(detail: 'Not authenticated' | 'Invalid or expired token'): SimError {
