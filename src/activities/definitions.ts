@@ -5,6 +5,7 @@ import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { ExportFile, StrictImportRejected, type ImportResult } from '../api/index.js';
+import { issueLines } from '../contract/issues.js';
 import { BlobRef, ExportFilters, ImportConfig, type ExportOutcome, type ImportOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { InvalidInput, parseInput, translated } from './errors.js';
@@ -103,7 +104,7 @@ export function definitionActivities(ctx: ActivityContext) {
         const file = ExportFile.safeParse(stored);
         if (!file.success)
           throw new InvalidInput(
-            `the export file ${input.file.ref} is not valid: ${file.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+            `the export file ${input.file.ref} is not valid: ${issueLines(file.error).join('; ')}`,
           );
         try {
           const result = await ctx

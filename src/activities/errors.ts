@@ -5,6 +5,7 @@
 import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
+import { issueLines } from '../contract/issues.js';
 import { RateLimited, RequestAborted, ServiceError, StrictImportRejected, UnexpectedResponse } from '../api/index.js';
 
 /** Thrown when an activity input is invalid; the message lists every problem. */
@@ -45,7 +46,7 @@ export class BlobNotFound extends Error {
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown, activity: string): z.infer<T> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`);
+  const problems = issueLines(parsed.error);
   throw toFailure(new InvalidInput(`invalid input of activity ${activity}: ${problems.join('; ')}`, problems));
 }
 

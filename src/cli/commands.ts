@@ -23,6 +23,7 @@ import {
   RunTestSuiteInput,
   WORKFLOW_TYPES,
   approveUpdate,
+  issueLines,
   previewQuery,
   progressQuery,
   rejectUpdate,
@@ -101,7 +102,9 @@ function checked<T extends z.ZodType>(schema: T, input: unknown): z.input<T> {
   const parsed = schema.safeParse(input);
   if (!parsed.success)
     throw new UsageError(
-      `invalid input:\n${parsed.error.issues.map((i) => `  ${i.path.map(String).join('.') || '(input)'}: ${i.message}`).join('\n')}`,
+      `invalid input:\n${issueLines(parsed.error)
+        .map((line) => `  ${line}`)
+        .join('\n')}`,
     );
   return input as z.input<T>;
 }

@@ -19,3 +19,4 @@ export * from './activity-options.js';
 export * from './messages.js';
 export * from './types.js';
 export * from './workflows.js';
+export * from './issues.js';

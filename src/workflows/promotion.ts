@@ -13,6 +13,7 @@ import {
 import {
   PRESETS,
   approveUpdate,
+  issueLines,
   previewQuery,
   rejectUpdate,
   type BlobRef,
@@ -72,8 +73,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
     {
       validator: (input) => {
         const parsed = ApproveInput.safeParse(input);
-        if (!parsed.success)
-          throw new Error(`invalid approval: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+        if (!parsed.success) throw new Error(`invalid approval: ${issueLines(parsed.error).join('; ')}`);
         if (!preview) throw new Error('there is no preview to approve yet');
         if (decision) throw new Error(`the promotion is already ${decision.decision}`);
         if (parsed.data.previewId !== preview.previewId)
@@ -92,8 +92,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
     {
       validator: (input) => {
         const parsed = RejectInput.safeParse(input);
-        if (!parsed.success)
-          throw new Error(`invalid rejection: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+        if (!parsed.success) throw new Error(`invalid rejection: ${issueLines(parsed.error).join('; ')}`);
         if (decision) throw new Error(`the promotion is already ${decision.decision}`);
         if (parsed.data.previewId && preview && parsed.data.previewId !== preview.previewId)
           throw new Error(`stale rejection: the current preview is ${preview.previewId}`);

@@ -21,6 +21,7 @@ import {
   deferredPolling,
   heartbeatWaiting,
   isTerminalJobStatus,
+  issueLines,
   progressQuery,
   type JobOptions,
   type JobRun,
@@ -39,7 +40,7 @@ export const transfer = proxyActivities<Activities>(TRANSFER);
 export function parseWorkflowInput<T extends z.ZodType>(schema: T, input: unknown, workflow: string): z.infer<T> {
   const parsed = schema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`);
+  const problems = issueLines(parsed.error);
   throw ApplicationFailure.create({
     type: 'InvalidInput',
     nonRetryable: true,
