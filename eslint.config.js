@@ -63,6 +63,58 @@ export default tseslint.config(
     },
   },
   {
+    // Configuration is read in one place per program: nothing outside src/config/ reads the environment.
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/config/env.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through a module of src/config/.' },
+      ],
+    },
+  },
+  {
+    // The HTTP client knows no Temporal and nothing above it.
+    files: ['src/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@temporalio/*', '**/activities/**', '**/workflows/**', '**/contract/**', '**/simulator/**'],
+              message: 'src/api/ is a plain client: it imports only src/vocabulary.ts of ours.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The simulator plays the service: it imports nothing of the client side (it keeps its own vocabulary).
+    files: ['src/simulator/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@temporalio/*',
+                '**/api/**',
+                '**/activities/**',
+                '**/workflows/**',
+                '**/contract/**',
+                '**/vocabulary*',
+              ],
+              message: 'The simulator imports nothing above it (its configuration module excepted).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests inspect raw wire JSON (the simulator's and the service's bodies) on purpose; src/ stays strict.
     files: ['test/**/*.ts'],
     rules: {

@@ -5,9 +5,11 @@
  */
 import { pathToFileURL } from 'node:url';
 import { CommanderError } from 'commander';
-import { buildProgram, UsageError, type CliIO } from './cli/commands.js';
+import { UsageError } from './cli/parsers.js';
+import { buildProgram } from './cli/program.js';
+import type { CliIO } from './cli/runner.js';
 import { EXIT } from './cli/format.js';
-import { ConfigError } from './config.js';
+import { ConfigError } from './config/env.js';
 
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -34,7 +36,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runCli(process.argv.slice(2), { out: process.stdout, err: process.stderr, env: process.env }).then(
+  runCli(process.argv.slice(2), { out: process.stdout, err: process.stderr }).then(
     (code) => process.exit(code),
     (err: unknown) => {
       console.error(err);

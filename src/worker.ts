@@ -15,13 +15,9 @@ import {
 } from '@temporalio/worker';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from './activities/index.js';
 import { ServiceClient } from './api/index.js';
-import {
-  ConfigError,
-  describeConfig,
-  loadWorkerConfig,
-  temporalConnectionOptions,
-  type WorkerConfig,
-} from './config.js';
+import { ConfigError } from './config/env.js';
+import { temporalConnectionOptions } from './config/temporal.js';
+import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
 
 /** One client per credential profile. Secrets stay inside the clients; nothing else holds them. */
 export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(): void } {
@@ -102,7 +98,7 @@ export async function createWorker(
 }
 
 async function main(): Promise<void> {
-  const config = loadWorkerConfig(process.env);
+  const config = loadWorkerConfig();
   installRuntime(config);
   Runtime.instance().logger.info('worker configuration', describeConfig(config));
   const connection = await connect(config);

@@ -1,3 +1,4 @@
+/** What activities are built from: one service client per credential profile, the claim-check store, the export directory. */
 import type { ServiceClient } from '../api/index.js';
 import type { BlobStore } from './blob-store.js';
 import { UnknownProfile } from './errors.js';

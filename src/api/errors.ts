@@ -1,5 +1,5 @@
 /**
- * One error hierarchy for every call. The class names are a contract: activities turn them into Temporal failures
+ * One error hierarchy for every call, and the mapping from a response's status and body to its class. The class names are a contract: activities turn them into Temporal failures
  * whose `type` is the name, and callers match on it. No error ever carries a token or a password.
  */
 
@@ -136,22 +136,6 @@ export class InvalidClientOptions extends Error {
   override readonly name = 'InvalidClientOptions';
 }
 
-/** Every error class name, for retry policies and for callers that match failure types. */
-export const SERVICE_ERROR_NAMES = [
-  'AuthenticationFailed',
-  'PermissionDenied',
-  'NotFound',
-  'Conflict',
-  'InvalidRequest',
-  'StrictImportRejected',
-  'RateLimited',
-  'ServerError',
-  'ConnectionFailed',
-  'RequestTimedOut',
-  'RequestAborted',
-  'UnexpectedResponse',
-] as const;
-
 /** Parses `Retry-After`: delay seconds or an HTTP date. Undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
@@ -200,4 +184,46 @@ export function strictImportResult(body: unknown): unknown {
   const errors = Array.isArray(h.errors) ? (h.errors as Record<string, unknown>[]) : [];
   if (!errors.some((e) => e.code === 'strict_validation_failed')) return undefined;
   return h.import_result ?? null;
+}
+
+/** A response as the mapping needs it. */
+export interface ErrorResponse {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** The error for a non-success answer to `method url`, chosen by status (and, for a 400, by the body). */
+export function errorForResponse(method: string, url: string, res: ErrorResponse): ServiceError {
+  const body = parseMaybeJson(res.text);
+  const { code, detail } = describeErrorBody(body);
+  const init: ServiceErrorInit = { status: res.status, code, body, method, url };
+  const message = `${method} ${url} answered ${res.status}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`;
+  const s = res.status;
+  if (s === 400) {
+    const importResult = strictImportResult(body);
+    if (importResult !== undefined) return new StrictImportRejected(message, init, importResult);
+    return new InvalidRequest(message, init);
+  }
+  if (s === 401) return new AuthenticationFailed(message, init);
+  if (s === 403) return new PermissionDenied(message, init);
+  if (s === 404) return new NotFound(message, init);
+  if (s === 408) return new RequestTimedOut(message, init);
+  if (s === 409) return new Conflict(message, init);
+  if (s === 429) {
+    const header = res.headers['retry-after'];
+    return new RateLimited(message, init, parseRetryAfter(Array.isArray(header) ? header[0] : header));
+  }
+  if (s >= 500) return new ServerError(message, init);
+  if (s >= 400) return new InvalidRequest(message, init);
+  return new UnexpectedResponse(message, init, [{ path: '(status)', message: `unexpected status ${s}` }]);
+}
+
+/** The body as JSON when it is JSON, else its first 500 characters. */
+export function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.slice(0, 500);
+  }
 }

@@ -1,5 +1,8 @@
-export { DEFAULT_PATHS, ServiceClient } from './client.js';
-export type { ApiBearer, CallOptions, ResponseEvent, ServiceClientOptions, ServicePaths } from './client.js';
+/** The client's public surface: the client, its options, the error hierarchy, the schemas and the session. */
+export type { ApiBearer } from './bearer.js';
+export { ServiceClient } from './client.js';
 export * from './errors.js';
+export { DEFAULT_PATHS, type ResponseEvent, type ServiceClientOptions, type ServicePaths } from './options.js';
+export type { CallOptions } from './resources.js';
 export * from './schemas.js';
 export { SessionManager, type SessionInfo, type SessionManagerOptions } from './session.js';

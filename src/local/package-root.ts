@@ -1,3 +1,4 @@
+/** Finds the package root and the Temporal server versions pinned in package.json. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,8 @@
+/** Resolves the local Temporal dev server and test server: an explicit path, our installed cache, or the SDK download. */
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import type { EphemeralServerExecutable } from '@temporalio/testing';
-import type { LocalServersConfig } from '../config.js';
+import type { LocalServersConfig } from '../config/local-servers.js';
 import { pinnedVersions } from './package-root.js';
 
 /** Where a server executable came from, for logs and test diagnostics. */

@@ -1,4 +1,6 @@
+/** Simulated authentication: login, session and API tokens, expiry and revocation, and the role and project checks. */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import type { SimContext, SimUser } from './context.js';
 import { forbidden, notFound, unauthorized } from './errors.js';
 
@@ -38,6 +40,13 @@ export function authenticate(ctx: SimContext, header: string | undefined, surfac
   const user = ctx.seed.users.find((u) => u.username === record.username);
   if (!user) throw unauthorized('Invalid or expired token');
   return { username: user.username, role: user.role, kitchens: user.kitchens, projects: user.projects };
+}
+
+/** Authenticates a request by its bearer and records who it was, for the request log. */
+export function authRequest(ctx: SimContext, req: FastifyRequest, surface: 'v2' | 'api'): SimUser {
+  const user = authenticate(ctx, req.headers.authorization, surface);
+  req.simUser = user.username;
+  return user;
 }
 
 /** Expires (or revokes) the tokens of one user, or of everyone. Returns how many were affected. */

@@ -1,3 +1,4 @@
+/** The simulator context every engine and route shares: seed, state, clock, deployment variants and lookups. */
 import type { SimClock } from './clock.js';
 import type { Role, Seed, SeedKitchen, SeedTableGroup } from './seed.js';
 import type { SimStateData } from './state.js';

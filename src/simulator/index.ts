@@ -1,3 +1,4 @@
+/** The simulator's public surface: build or start it, its options, controls, seed and records. */
 export { buildSimulator, startSimulator } from './app.js';
 export type {
   RequestLogEntry,

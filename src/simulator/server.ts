@@ -4,7 +4,7 @@
  * [--state-file sim-state.json] [--controls] [--print-seed]`. Logs one line per request.
  */
 import { parseArgs } from 'node:util';
-import { simulatorProcessConfig } from '../config.js';
+import { loadSimulatorConfig } from '../config/simulator.js';
 import { startSimulator } from './app.js';
 import { defaultSeed } from './default-seed.js';
 import { loadSeedFile } from './seed.js';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(defaultSeed, null, 2));
     return;
   }
-  const config = simulatorProcessConfig(process.env, {
+  const config = loadSimulatorConfig({
     port: values.port,
     host: values.host,
     seedFile: values.seed,

@@ -1,3 +1,4 @@
+/** The single-job workflows, profileTableGroup and runTestSuite, and the steps the pipeline reuses from them. */
 import type { ProfileTableGroupResult, RunTestSuiteResult } from '../contract/index.js';
 import { ProfileTableGroupInput, RunTestSuiteInput, type JobOptions } from '../contract/workflows.js';
 import { Tracker, call, parseWorkflowInput, runJob, submit } from './shared.js';

@@ -1,3 +1,4 @@
+/** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
 import { CancellationScope, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { WAIT, type RunOrderResult } from '../contract/index.js';

@@ -1,3 +1,4 @@
+/** The data-quality pipeline: (order) → profile → test generation → test run → summary, with quality gates. */
 import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import type { DataQualityPipelineResult, GateVerdict, JobRun, TestRunSummary } from '../contract/index.js';
 import { DataQualityPipelineInput, type Gates } from '../contract/workflows.js';

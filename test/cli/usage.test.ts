@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseDurationMs } from '../../src/cli/commands.js';
+import { parseDurationMs } from '../../src/cli/parsers.js';
 import { cli } from '../helpers/cli.js';
 
 describe('starter CLI usage', () => {

@@ -3,7 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, describeConfig, loadWorkerConfig, temporalConnectionOptions } from '../../src/config.js';
+import { ConfigError } from '../../src/config/env.js';
+import { temporalConnectionOptions } from '../../src/config/temporal.js';
+import { describeConfig, loadWorkerConfig } from '../../src/config/worker.js';
 
 const minimal = { DATAOPS_USERNAME: 'alice', DATAOPS_PASSWORD: 's3cret' };
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/env.js';
 import { workflowSource } from '../../src/worker.js';
 
 describe('the worker workflow code', () => {

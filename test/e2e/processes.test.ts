@@ -254,10 +254,12 @@ describe('end to end: separate processes on the dev server', () => {
       assert.equal(result.testRun.summary.status, 'completed');
       const described = await runProcess(
         process.execPath,
-        [dist('starter.js'), 'schedule', 'describe', scheduleId],
+        [dist('starter.js'), 'schedule', 'describe', scheduleId, '--json'],
         env,
       );
       assert.equal((JSON.parse(described.out) as { paused: boolean }).paused, true);
+      const shown = await runProcess(process.execPath, [dist('starter.js'), 'schedule', 'describe', scheduleId], env);
+      assert.match(shown.out, /^state\s+paused$/m, 'without --json, describe prints a readable table');
       const status = await runProcess(process.execPath, [dist('starter.js'), 'status', run.workflowId, '--json'], env);
       assert.equal(
         (JSON.parse(status.out) as { type: string }).type,

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { localServersConfig } from '../../src/config.js';
+import { localServersConfig } from '../../src/config/local-servers.js';
 import { packageRoot, pinnedVersions } from '../../src/local/package-root.js';
 import { resolveDevServer, resolveTestServer } from '../../src/local/temporal-servers.js';
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { localServersConfig } from '../../src/config.js';
+import { localServersConfig } from '../../src/config/local-servers.js';
 import { resolveDevServer, resolveTestServer, type ResolvedServer } from '../../src/local/temporal-servers.js';
 
 let runtimeInstalled = false;

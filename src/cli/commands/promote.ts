@@ -1,0 +1,151 @@
+/**
+ * The promotion commands: `promote` (export → preview → approval → apply), `approve` and `reject`.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { WorkflowHandle } from '@temporalio/client';
+import { type Command, Option } from 'commander';
+import {
+  PromoteTestDefinitionsInput,
+  WORKFLOW_TYPES,
+  approveUpdate,
+  previewQuery,
+  rejectUpdate,
+  type PromoteTestDefinitionsResult,
+} from '../../contract/index.js';
+import { EXIT, formatPreview, formatPromotion } from '../format.js';
+import { checked, profileOption, runOptions, type RunFlags } from '../inputs.js';
+import { UsageError, parseDurationMs } from '../parsers.js';
+import type { CommandContext } from '../runner.js';
+
+interface PromoteFlags extends RunFlags {
+  fromSuite: string;
+  toSuite: string;
+  preset?: string;
+  onMatch?: string;
+  onNew?: string;
+  onAbsence?: string;
+  mode: string;
+  origin?: string;
+  tableName?: string;
+  testType?: string;
+  approval: boolean;
+  approvalTimeout?: number;
+  profile: string;
+}
+
+/** The promotion input from the flags: a preset or all three policies, never both. */
+function promotionInput(f: PromoteFlags) {
+  const explicit = [f.onMatch, f.onNew, f.onAbsence].filter(Boolean).length;
+  if (f.preset && explicit)
+    throw new UsageError('--preset: give a preset or --on-match/--on-new/--on-absence, not both');
+  if (!f.preset && explicit !== 3)
+    throw new UsageError('--preset: required, unless all of --on-match, --on-new and --on-absence are given');
+  return checked(PromoteTestDefinitionsInput, {
+    profile: f.profile,
+    source: {
+      testSuiteId: f.fromSuite,
+      filters: {
+        ...(f.origin ? { origin: f.origin } : {}),
+        ...(f.tableName ? { table_name: f.tableName } : {}),
+        ...(f.testType ? { test_type: f.testType } : {}),
+      },
+    },
+    targetTestSuiteId: f.toSuite,
+    ...(f.preset
+      ? { preset: f.preset }
+      : { policy: { on_match: f.onMatch, on_new: f.onNew, on_absence: f.onAbsence } }),
+    mode: f.mode,
+    approval: { required: f.approval, ...(f.approvalTimeout ? { timeoutMs: f.approvalTimeout } : {}) },
+  });
+}
+
+export function registerPromoteCommands(program: Command, { starter: s, action }: CommandContext): void {
+  profileOption(
+    runOptions(program.command('promote').description('promote test definitions: export → preview → approval → apply'))
+      .requiredOption('--from-suite <id>', 'source test suite')
+      .requiredOption('--to-suite <id>', 'target test suite')
+      .addOption(
+        new Option('--preset <name>', 'a common configuration').choices([
+          'upsert',
+          'promotion',
+          'bulk_calibration',
+          'insert_only',
+          'clone_or_sync',
+        ]),
+      )
+      .addOption(new Option('--on-match <policy>').choices(['overwrite_all', 'overwrite_unlocked', 'skip']))
+      .addOption(new Option('--on-new <policy>').choices(['create', 'create_and_lock', 'skip']))
+      .addOption(new Option('--on-absence <policy>').choices(['do_nothing', 'delete_all', 'delete_unlocked']))
+      .addOption(new Option('--mode <mode>').choices(['apply', 'apply_strict']).default('apply'))
+      .addOption(new Option('--origin <origin>', 'export filter').choices(['manual', 'auto', 'both']))
+      .option('--table-name <name>', 'export filter')
+      .option('--test-type <code>', 'export filter')
+      .option('--no-approval', 'apply without waiting for an approval')
+      .option('--approval-timeout <duration>', 'how long to wait for an approval', parseDurationMs),
+  ).action(
+    action(async (f: PromoteFlags) => {
+      const handle = await s().start(WORKFLOW_TYPES.promoteTestDefinitions, promotionInput(f), f);
+      if (f.approval && f.wait !== false && !f.follow) {
+        const preview = await waitForPreview(handle);
+        if (f.json) s().print(JSON.stringify(preview, null, 2));
+        else {
+          s().print(formatPreview(preview));
+          s().print(`approve: dataops approve ${handle.workflowId} --preview-id ${preview.previewId}`);
+          s().print(`reject:  dataops reject ${handle.workflowId} --reason "..."`);
+        }
+        return;
+      }
+      await s().finish<PromoteTestDefinitionsResult>(handle, f, formatPromotion, (r) =>
+        r.status === 'applied' ? EXIT.ok : EXIT.notApplied,
+      );
+    }),
+  );
+
+  program
+    .command('approve <workflowId>')
+    .description('approve a waiting promotion; --preview-id must name the preview you reviewed')
+    .requiredOption('--preview-id <id>', 'the preview being approved (from the preview)')
+    .option('--by <name>', 'who approves')
+    .option('--comment <text>', 'comment')
+    .action(
+      action(async (workflowId: string, f: { previewId: string; by?: string; comment?: string }) => {
+        const handle = (await s().connect()).workflow.getHandle(workflowId);
+        const ack = await handle.executeUpdate(approveUpdate, {
+          args: [
+            { previewId: f.previewId, ...(f.by ? { by: f.by } : {}), ...(f.comment ? { comment: f.comment } : {}) },
+          ],
+        });
+        s().print(`${ack.decision}: preview ${ack.previewId}`);
+      }),
+    );
+
+  program
+    .command('reject <workflowId>')
+    .description('reject a waiting promotion; nothing is applied')
+    .requiredOption('--reason <text>', 'why')
+    .option('--by <name>', 'who rejects')
+    .option('--preview-id <id>', 'the preview being rejected')
+    .action(
+      action(async (workflowId: string, f: { reason: string; by?: string; previewId?: string }) => {
+        const handle = (await s().connect()).workflow.getHandle(workflowId);
+        const ack = await handle.executeUpdate(rejectUpdate, {
+          args: [
+            { reason: f.reason, ...(f.by ? { by: f.by } : {}), ...(f.previewId ? { previewId: f.previewId } : {}) },
+          ],
+        });
+        s().print(`${ack.decision}`);
+      }),
+    );
+}
+
+/** Polls the preview query until the promotion has one, surfacing the failure if the workflow ends first. */
+async function waitForPreview(handle: WorkflowHandle) {
+  for (let i = 0; i < 600; i++) {
+    const preview = await handle.query(previewQuery).catch(() => null);
+    if (preview) return preview;
+    const d = await handle.describe();
+    if (d.status.name !== 'RUNNING') await handle.result(); // surfaces the failure
+    await delay(500);
+  }
+  throw new Error('no preview after 5 minutes: is a worker running on the task queue?');
+}

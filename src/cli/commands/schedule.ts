@@ -1,0 +1,141 @@
+/**
+ * The `schedule` commands: Temporal Schedules that run the data-quality pipeline (create, list, describe, pause,
+ * unpause, delete).
+ */
+import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { type Command, Option } from 'commander';
+import { WORKFLOW_TYPES } from '../../contract/index.js';
+import { table } from '../format.js';
+import { pipelineInput, pipelineOptions, type PipelineFlags } from '../inputs.js';
+import { UsageError, parseDurationMs } from '../parsers.js';
+import type { CommandContext } from '../runner.js';
+
+interface CreateFlags extends PipelineFlags {
+  cron?: string;
+  every?: number;
+  overlap: string;
+  catchupWindow?: number;
+  paused?: boolean;
+  note?: string;
+  json?: boolean;
+}
+
+export function registerScheduleCommands(program: Command, { starter: s, action }: CommandContext): void {
+  const schedule = program.command('schedule').description('Temporal Schedules that run the data-quality pipeline');
+  pipelineOptions(schedule.command('create <scheduleId>').description('create a schedule that runs a pipeline'))
+    .option('--cron <expression>', 'cron expression, e.g. "0 2 * * *"')
+    .option('--every <duration>', 'interval, e.g. 1h', parseDurationMs)
+    .addOption(
+      new Option('--overlap <policy>', 'what to do when a run is still going')
+        .choices(['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'])
+        .default('skip'),
+    )
+    .option('--catchup-window <duration>', 'how far back missed runs are caught up', parseDurationMs)
+    .option('--paused', 'create it paused')
+    .option('--note <text>', 'a note on the schedule')
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (scheduleId: string, f: CreateFlags) => {
+        if (Boolean(f.cron) === Boolean(f.every)) throw new UsageError('--cron / --every: give exactly one');
+        const input = pipelineInput(f);
+        const client = await s().connect();
+        const handle = await client.schedule.create({
+          scheduleId,
+          spec: f.cron ? { cronExpressions: [f.cron] } : { intervals: [{ every: f.every ?? 0 }] },
+          action: {
+            type: 'startWorkflow',
+            workflowType: WORKFLOW_TYPES.dataQualityPipeline,
+            taskQueue: s().config.temporal.taskQueue,
+            workflowId: `${scheduleId}-run`,
+            args: [input],
+          },
+          policies: {
+            overlap: ScheduleOverlapPolicy[f.overlap.toUpperCase() as keyof typeof ScheduleOverlapPolicy],
+            ...(f.catchupWindow ? { catchupWindow: f.catchupWindow } : {}),
+          },
+          state: { paused: Boolean(f.paused), ...(f.note ? { note: f.note } : {}) },
+        });
+        s().print(f.json ? JSON.stringify({ scheduleId: handle.scheduleId }) : `created schedule ${handle.scheduleId}`);
+      }),
+    );
+
+  schedule
+    .command('list')
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (f: { json?: boolean }) => {
+        const rows = [];
+        for await (const item of (await s().connect()).schedule.list())
+          rows.push({
+            scheduleId: item.scheduleId,
+            paused: item.state.paused,
+            note: item.state.note ?? null,
+            next: item.info.nextActionTimes[0]?.toISOString() ?? null,
+          });
+        if (f.json) s().print(JSON.stringify(rows, null, 2));
+        else
+          for (const r of rows)
+            s().print(
+              `${r.scheduleId}  ${r.paused ? 'paused' : 'active'}  next ${r.next ?? '-'}${r.note ? `  (${r.note})` : ''}`,
+            );
+      }),
+    );
+
+  schedule
+    .command('describe <scheduleId>')
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (scheduleId: string, f: { json?: boolean }) => {
+        const d = await (await s().connect()).schedule.getHandle(scheduleId).describe();
+        const info = {
+          scheduleId,
+          paused: d.state.paused,
+          note: d.state.note ?? null,
+          spec: d.spec,
+          overlap: d.policies.overlap,
+          recentRuns: d.info.recentActions.map((a) => ({
+            workflowId: a.action.workflow.workflowId,
+            at: a.takenAt.toISOString(),
+          })),
+          nextRuns: d.info.nextActionTimes.map((t) => t.toISOString()),
+        };
+        if (f.json) {
+          s().print(JSON.stringify(info, null, 2));
+          return;
+        }
+        s().print(
+          table([
+            ['schedule', scheduleId],
+            ['state', info.paused ? 'paused' : 'active'],
+            ['note', info.note],
+            ['spec', info.spec],
+            ['overlap', info.overlap],
+            ['recent runs', info.recentRuns.map((r) => `${r.workflowId} at ${r.at}`).join('; ') || null],
+            ['next runs', info.nextRuns.join(', ') || null],
+          ]),
+        );
+      }),
+    );
+
+  for (const [name, verb] of [
+    ['pause', 'paused'],
+    ['unpause', 'unpaused'],
+  ] as const)
+    schedule
+      .command(`${name} <scheduleId>`)
+      .option('--note <text>', 'why')
+      .action(
+        action(async (scheduleId: string, f: { note?: string }) => {
+          const handle = (await s().connect()).schedule.getHandle(scheduleId);
+          await (name === 'pause' ? handle.pause(f.note) : handle.unpause(f.note));
+          s().print(`${verb} ${scheduleId}`);
+        }),
+      );
+
+  schedule.command('delete <scheduleId>').action(
+    action(async (scheduleId: string) => {
+      await (await s().connect()).schedule.getHandle(scheduleId).delete();
+      s().print(`deleted ${scheduleId}`);
+    }),
+  );
+}

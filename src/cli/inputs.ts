@@ -1,0 +1,126 @@
+/**
+ * The option sets that several commands share (job, run and pipeline flags) and the builders that turn flags into
+ * workflow inputs, checked against the contract's schemas so that a bad input is a usage error naming each field.
+ */
+import { type Command, Option } from 'commander';
+import type { z } from 'zod';
+import { DataQualityPipelineInput, issueLines } from '../contract/index.js';
+import { UsageError, intArg, numArg, orderArg, paramArg, parseDurationMs } from './parsers.js';
+
+/** Validates a workflow input with its contract schema; problems become a usage error naming each field. */
+export function checked<T extends z.ZodType>(schema: T, input: unknown): z.input<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success)
+    throw new UsageError(
+      `invalid input:\n${issueLines(parsed.error)
+        .map((line) => `  ${line}`)
+        .join('\n')}`,
+    );
+  return input as z.input<T>;
+}
+
+export interface JobFlags {
+  profile?: string;
+  projectCode?: string;
+  waitStrategy?: string;
+  expectedDuration?: number;
+  pollInterval?: number;
+  maxPollInterval?: number;
+  cancelRemoteJob?: boolean;
+}
+
+export interface RunFlags {
+  workflowId?: string;
+  wait?: boolean;
+  follow?: boolean;
+  json?: boolean;
+}
+
+export interface PipelineFlags extends JobFlags {
+  tableGroup: string;
+  testSuite: string;
+  order?: { kitchen: string; recipe: string; variation: string };
+  param?: Record<string, unknown>;
+  orderWait?: boolean;
+  minScore?: number;
+  maxFailed?: number;
+  maxErrors?: number;
+  warningsAsFailures?: boolean;
+  onGateFailure?: string;
+  testGeneration?: string;
+}
+
+export const profileOption = (cmd: Command): Command =>
+  cmd.option('--profile <name>', 'credential profile configured on the worker', 'default');
+
+export function jobOptions(cmd: Command): Command {
+  return profileOption(cmd)
+    .option('--project-code <code>', 'project of the table group or suite (lets a lost submission be found)')
+    .addOption(
+      new Option('--wait-strategy <strategy>', 'how to wait for jobs').choices(['auto', 'heartbeat', 'deferrable']),
+    )
+    .option('--expected-duration <duration>', 'expected job duration (auto picks deferrable from 2h)', parseDurationMs)
+    .option('--poll-interval <duration>', 'first poll interval', parseDurationMs)
+    .option('--max-poll-interval <duration>', 'longest poll interval', parseDurationMs)
+    .option('--no-cancel-remote-job', 'leave the remote job running when the workflow is cancelled');
+}
+
+export function runOptions(cmd: Command): Command {
+  return cmd
+    .option('--workflow-id <id>', 'workflow id (default: generated)')
+    .option('--no-wait', 'start and return the workflow id at once')
+    .option('--follow', 'show live progress until the end')
+    .option('--json', 'print the result as JSON');
+}
+
+export function pipelineOptions(cmd: Command): Command {
+  return jobOptions(cmd)
+    .requiredOption('--table-group <id>', 'table group to profile')
+    .requiredOption('--test-suite <id>', 'test suite to run')
+    .option('--order <kitchen/recipe/variation>', 'run this order first', orderArg)
+    .option('--param <name=value>', 'runtime override for the order (repeatable)', paramArg)
+    .option('--no-order-wait', 'do not wait for the order run to finish')
+    .option('--min-score <n>', 'gate: lowest acceptable test score', numArg(0, 100))
+    .option('--max-failed <n>', 'gate: most failed tests allowed', intArg(0))
+    .option('--max-errors <n>', 'gate: most tests in error allowed', intArg(0))
+    .option('--warnings-as-failures', 'gate: count warnings as failed tests')
+    .addOption(
+      new Option('--on-gate-failure <mode>', 'fail the workflow, or report a failed result').choices([
+        'fail',
+        'report',
+      ]),
+    )
+    .addOption(
+      new Option('--test-generation <mode>', 'wait for follow-up test generation').choices(['auto', 'wait', 'skip']),
+    );
+}
+
+export function jobInput(f: JobFlags): Record<string, unknown> {
+  return {
+    profile: f.profile,
+    ...(f.projectCode ? { projectCode: f.projectCode } : {}),
+    ...(f.waitStrategy ? { waitStrategy: f.waitStrategy } : {}),
+    ...(f.expectedDuration ? { expectedDurationMs: f.expectedDuration } : {}),
+    ...(f.pollInterval ? { pollIntervalMs: f.pollInterval } : {}),
+    ...(f.maxPollInterval ? { maxPollIntervalMs: f.maxPollInterval } : {}),
+    ...(f.cancelRemoteJob === false ? { cancelRemoteJob: false } : {}),
+  };
+}
+
+export function pipelineInput(f: PipelineFlags): DataQualityPipelineInput {
+  if (f.param && !f.order) throw new UsageError('--param: only with --order');
+  return checked(DataQualityPipelineInput, {
+    ...jobInput(f),
+    tableGroupId: f.tableGroup,
+    testSuiteId: f.testSuite,
+    ...(f.order ? { order: { ...f.order, parameters: f.param ?? {}, wait: f.orderWait !== false } } : {}),
+    gates: {
+      ...(f.minScore !== undefined ? { minScore: f.minScore } : {}),
+      ...(f.maxFailed !== undefined ? { maxFailed: f.maxFailed } : {}),
+      ...(f.maxErrors !== undefined ? { maxErrors: f.maxErrors } : {}),
+      warningsAsFailures: Boolean(f.warningsAsFailures),
+    },
+    ...(f.onGateFailure ? { onGateFailure: f.onGateFailure } : {}),
+    ...(f.testGeneration ? { testGeneration: f.testGeneration } : {}),
+  });
+}

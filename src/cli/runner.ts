@@ -1,0 +1,130 @@
+/**
+ * The Starter: one Temporal connection per CLI invocation, starting workflows, waiting for (or following) their
+ * results, and turning outcomes into printed results and exit codes.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { Env } from '../config/env.js';
+import type { StarterConfig } from '../config/starter.js';
+import { temporalConnectionOptions } from '../config/temporal.js';
+import type { DataQualityPipelineResult } from '../contract/index.js';
+import { follow } from './follow.js';
+import { EXIT, formatPipeline } from './format.js';
+import type { RunFlags } from './inputs.js';
+
+export interface CliIO {
+  out: NodeJS.WriteStream;
+  err: NodeJS.WriteStream;
+  /** The environment the configuration is read from. @default the process environment */
+  env?: Env;
+}
+
+export class Starter {
+  private client?: Client;
+  private connection?: Connection;
+  exitCode: number = EXIT.ok;
+
+  constructor(
+    readonly config: StarterConfig,
+    readonly io: CliIO,
+  ) {}
+
+  async connect(): Promise<Client> {
+    if (this.client) return this.client;
+    this.connection = await Connection.connect(temporalConnectionOptions(this.config.temporal));
+    this.client = new Client({ connection: this.connection, namespace: this.config.temporal.namespace });
+    return this.client;
+  }
+
+  async close(): Promise<void> {
+    await this.connection?.close();
+  }
+
+  print(line: string): void {
+    this.io.out.write(`${line}\n`);
+  }
+
+  link(workflowId: string): string | null {
+    return this.config.uiUrl
+      ? `${this.config.uiUrl}/namespaces/${encodeURIComponent(this.config.temporal.namespace)}/workflows/${encodeURIComponent(workflowId)}`
+      : null;
+  }
+
+  async start(type: string, input: unknown, flags: RunFlags): Promise<WorkflowHandle> {
+    const client = await this.connect();
+    const workflowId =
+      flags.workflowId ??
+      `${type}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${randomUUID().slice(0, 8)}`;
+    const handle = await client.workflow.start(type, {
+      taskQueue: this.config.temporal.taskQueue,
+      workflowId,
+      args: [input],
+    });
+    if (!flags.json) {
+      this.print(`started ${type} ${workflowId}`);
+      const url = this.link(workflowId);
+      if (url) this.print(`web UI: ${url}`);
+    }
+    return handle;
+  }
+
+  /** Waits for the result (following if asked), prints it, and sets the exit code from the outcome. */
+  async finish<T>(
+    handle: WorkflowHandle,
+    flags: RunFlags,
+    format: (r: T) => string,
+    failed: (r: T) => number = () => EXIT.ok,
+  ): Promise<T | undefined> {
+    if (flags.wait === false) {
+      if (flags.json) this.print(JSON.stringify({ workflowId: handle.workflowId }));
+      return undefined;
+    }
+    if (flags.follow) await follow(handle, this.io.out);
+    try {
+      const result = (await handle.result()) as T;
+      this.print(flags.json ? JSON.stringify(result, null, 2) : format(result));
+      this.exitCode = failed(result);
+      return result;
+    } catch (err) {
+      this.exitCode = this.failure(err, flags);
+      return undefined;
+    }
+  }
+
+  failure(err: unknown, flags: { json?: boolean }): number {
+    if (!(err instanceof WorkflowFailedError)) throw err;
+    const cause = err.cause;
+    let code: number = EXIT.failed;
+    if (cause instanceof CancelledFailure) code = EXIT.cancelled;
+    else if (cause instanceof ApplicationFailure && cause.type === 'QualityGateFailed') code = EXIT.gateFailed;
+    const type = cause instanceof ApplicationFailure ? cause.type : (cause?.name ?? 'Failure');
+    if (flags.json)
+      this.print(
+        JSON.stringify(
+          {
+            failed: true,
+            type,
+            message: cause?.message ?? err.message,
+            details: cause instanceof ApplicationFailure ? cause.details : null,
+          },
+          null,
+          2,
+        ),
+      );
+    else {
+      this.io.err.write(
+        `${code === EXIT.cancelled ? 'cancelled' : 'failed'}: ${type}: ${cause?.message ?? err.message}\n`,
+      );
+      if (cause instanceof ApplicationFailure && cause.type === 'QualityGateFailed' && cause.details?.[0])
+        this.print(formatPipeline(cause.details[0] as DataQualityPipelineResult));
+    }
+    return code;
+  }
+}
+
+/** What every command group receives: the Starter of this invocation, and the wrapper that closes and exits. */
+export interface CommandContext {
+  starter: () => Starter;
+  action: <A extends unknown[]>(fn: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
+}

@@ -1,0 +1,39 @@
+/**
+ * Where the local Temporal servers (dev server, time-skipping test server) come from: the tests, the demo and
+ * scripts/install-temporal.sh agree on these variables.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { type Env, Problems, processEnv, readEnv, text } from './env.js';
+
+export interface LocalServersConfig {
+  /**
+   * Cache directory that scripts/install-temporal.sh fills.
+   * @default $DATAOPS_TEMPORAL_CACHE_DIR, else $XDG_CACHE_HOME/dataops-temporal, else ~/.cache/dataops-temporal
+   */
+  cacheDir: string;
+  /** An existing Temporal CLI executable. @default $TEMPORAL_CLI_PATH, unset */
+  cliPath?: string;
+  /** An existing time-skipping test server executable (or launcher). @default $TEMPORAL_TEST_SERVER_PATH, unset */
+  testServerPath?: string;
+}
+
+export function localServersConfig(env: Env = processEnv()): LocalServersConfig {
+  const problems = new Problems();
+  const v = readEnv(
+    {
+      DATAOPS_TEMPORAL_CACHE_DIR: text(),
+      XDG_CACHE_HOME: text(),
+      TEMPORAL_CLI_PATH: text(),
+      TEMPORAL_TEST_SERVER_PATH: text(),
+    },
+    env,
+    problems,
+  );
+  problems.check();
+  return {
+    cacheDir: v.DATAOPS_TEMPORAL_CACHE_DIR ?? join(v.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dataops-temporal'),
+    ...(v.TEMPORAL_CLI_PATH ? { cliPath: v.TEMPORAL_CLI_PATH } : {}),
+    ...(v.TEMPORAL_TEST_SERVER_PATH ? { testServerPath: v.TEMPORAL_TEST_SERVER_PATH } : {}),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The standalone simulator process's configuration (`npm run simulator`): where it listens, its seed and state
+ * files, and whether it serves the test controls. Flags win over the environment.
+ */
+import { type Env, Problems, flag, int, processEnv, readEnv, text, textOr } from './env.js';
+
+export interface SimulatorProcessConfig {
+  /** @default $SIM_PORT, else 8700 */
+  port: number;
+  /** @default $SIM_HOST, else 127.0.0.1 */
+  host: string;
+  /** @default $SIM_SEED_FILE, else the built-in DEMO project */
+  seedFile?: string;
+  /** @default $SIM_STATE_FILE, else state in memory */
+  stateFile?: string;
+  /** Serve the test controls under /_sim/. @default $SIM_CONTROLS, else false */
+  controls: boolean;
+}
+
+export interface SimulatorFlags {
+  port?: string;
+  host?: string;
+  seedFile?: string;
+  stateFile?: string;
+  controls?: boolean;
+}
+
+const simulatorEnv = {
+  SIM_PORT: int({ fallback: 8700, min: 0, max: 65535 }),
+  SIM_HOST: textOr('127.0.0.1'),
+  SIM_SEED_FILE: text(),
+  SIM_STATE_FILE: text(),
+  SIM_CONTROLS: flag(false),
+};
+
+export function loadSimulatorConfig(flags: SimulatorFlags = {}, env: Env = processEnv()): SimulatorProcessConfig {
+  const problems = new Problems();
+  const v = readEnv(
+    simulatorEnv,
+    {
+      ...env,
+      ...(flags.port !== undefined ? { SIM_PORT: flags.port } : {}),
+      ...(flags.host !== undefined ? { SIM_HOST: flags.host } : {}),
+      ...(flags.seedFile !== undefined ? { SIM_SEED_FILE: flags.seedFile } : {}),
+      ...(flags.stateFile !== undefined ? { SIM_STATE_FILE: flags.stateFile } : {}),
+      ...(flags.controls !== undefined ? { SIM_CONTROLS: String(flags.controls) } : {}),
+    },
+    problems,
+  );
+  problems.check();
+  return {
+    port: v.SIM_PORT,
+    host: v.SIM_HOST,
+    ...(v.SIM_SEED_FILE ? { seedFile: v.SIM_SEED_FILE } : {}),
+    ...(v.SIM_STATE_FILE ? { stateFile: v.SIM_STATE_FILE } : {}),
+    controls: v.SIM_CONTROLS,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The starter CLI's configuration: the Temporal connection (flags win over the environment) and the Web UI address
+ * for links. The CLI never talks to the service, so it reads no service credentials.
+ */
+import { type Env, Problems, type ReadFile, httpUrl, processEnv, readEnv, readFromDisk } from './env.js';
+import { type TemporalConfig, readTemporalConfig } from './temporal.js';
+
+export interface StarterConfig {
+  temporal: TemporalConfig;
+  /** @default $TEMPORAL_UI_URL, else http://localhost:8233 for a local server, else none */
+  uiUrl?: string;
+}
+
+/** Global flags of the CLI that override the environment. */
+export interface StarterFlags {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+}
+
+export function loadStarterConfig(
+  flags: StarterFlags = {},
+  env: Env = processEnv(),
+  read: ReadFile = readFromDisk,
+): StarterConfig {
+  const merged: Env = {
+    ...env,
+    ...(flags.address ? { TEMPORAL_ADDRESS: flags.address } : {}),
+    ...(flags.namespace ? { TEMPORAL_NAMESPACE: flags.namespace } : {}),
+    ...(flags.taskQueue ? { TEMPORAL_TASK_QUEUE: flags.taskQueue } : {}),
+  };
+  const problems = new Problems();
+  const temporal = readTemporalConfig(merged, read, problems);
+  const v = readEnv({ TEMPORAL_UI_URL: httpUrl() }, merged, problems);
+  problems.check();
+  const local = /^(localhost|127\.0\.0\.1):7233$/.test(temporal.address);
+  const uiUrl = v.TEMPORAL_UI_URL ?? (local ? 'http://localhost:8233' : undefined);
+  return { temporal, ...(uiUrl ? { uiUrl } : {}) };
+}

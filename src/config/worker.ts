@@ -1,0 +1,185 @@
+/**
+ * The worker's configuration: the Temporal connection, the service and its credential profiles, storage, logs and
+ * metrics. Every key has a documented default; secrets come from variables or `*_FILE` files and are never shown.
+ */
+import { join } from 'node:path';
+import {
+  type Env,
+  Problems,
+  type ReadFile,
+  hostPort,
+  httpUrl,
+  int,
+  orDefault,
+  oneOf,
+  pathTemplate,
+  processEnv,
+  readEnv,
+  readFromDisk,
+  secret,
+  text,
+  textOr,
+} from './env.js';
+import { type TemporalConfig, readTemporalConfig } from './temporal.js';
+
+export interface ProfileConfig {
+  username: string;
+  /** Secret: from DATAOPS[_<PROFILE>]_PASSWORD or the file named by ..._PASSWORD_FILE. */
+  password: string;
+  projectCode?: string;
+  /** Bearer for /api/v1 where the deployment issues its own: a static token or a token file. @default the session */
+  apiBearer?: { type: 'static'; token: string } | { type: 'file'; path: string };
+}
+
+export interface WorkerConfig {
+  temporal: TemporalConfig;
+  service: {
+    /** @default $DATAOPS_BASE_URL, else http://127.0.0.1:8700 (the local simulator) */
+    baseUrl: string;
+    /** @default $DATAOPS_API_BASE_URL, else baseUrl */
+    apiBaseUrl?: string;
+    /** Per-request timeout, 1 ms to 10 minutes. @default $DATAOPS_TIMEOUT_MS, else 30000 */
+    timeoutMs: number;
+    /** @default $DATAOPS_TOKEN_LIFETIME_MS, else 4 hours */
+    tokenLifetimeMs: number;
+    /** @default $DATAOPS_JOB_STATUS_PATH, $DATAOPS_JOB_CANCEL_PATH, $DATAOPS_JOB_LIST_PATH, else the deployed paths */
+    paths: { jobStatus?: string; jobCancel?: string; jobList?: string };
+    /** @default $DATAOPS_PROFILES (comma-separated names), else "default" */
+    profiles: Record<string, ProfileConfig>;
+  };
+  /** Claim-check store shared by all workers. @default $DATAOPS_BLOB_DIR, else .dataops/blobs */
+  blobDir: string;
+  /** Where export workflows write files. @default $DATAOPS_EXPORT_DIR, else .dataops/exports */
+  exportDir: string;
+  /** @default $LOG_LEVEL, else INFO */
+  logLevel: LogLevel;
+  /** @default $LOG_FORMAT, else pretty */
+  logFormat: 'pretty' | 'json';
+  /** Prometheus metrics address, e.g. 0.0.0.0:9464. @default $METRICS_PROMETHEUS_ADDRESS, else off */
+  prometheusAddress?: string;
+  /** Prebuilt workflow bundle. @default $DATAOPS_WORKFLOW_BUNDLE, else dist/workflow-bundle.js when present */
+  workflowBundle?: string;
+  /** How often waiting activities send heartbeats (live progress in `--follow`). @default $DATAOPS_HEARTBEAT_THROTTLE_MS, else 5000 */
+  heartbeatThrottleMs: number;
+}
+
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const HOUR = 3_600_000;
+
+/** The worker's own variables (the Temporal connection and the profiles are read beside them). */
+const workerEnv = {
+  DATAOPS_BASE_URL: orDefault(httpUrl(), 'http://127.0.0.1:8700'),
+  DATAOPS_API_BASE_URL: httpUrl(),
+  DATAOPS_TIMEOUT_MS: int({ fallback: 30_000, min: 1, max: 600_000 }),
+  DATAOPS_TOKEN_LIFETIME_MS: int({ fallback: 4 * HOUR, min: 60_000, max: 30 * 24 * HOUR }),
+  DATAOPS_JOB_STATUS_PATH: pathTemplate('{job_id}'),
+  DATAOPS_JOB_CANCEL_PATH: pathTemplate('{job_id}'),
+  DATAOPS_JOB_LIST_PATH: pathTemplate('{project_code}'),
+  DATAOPS_PROFILES: textOr('default'),
+  DATAOPS_BLOB_DIR: textOr(join('.dataops', 'blobs')),
+  DATAOPS_EXPORT_DIR: textOr(join('.dataops', 'exports')),
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'INFO', true),
+  LOG_FORMAT: oneOf(['pretty', 'json'], 'pretty'),
+  METRICS_PROMETHEUS_ADDRESS: hostPort(),
+  DATAOPS_WORKFLOW_BUNDLE: text(),
+  DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: 5_000, min: 100, max: 10 * 60_000 }),
+};
+
+/** The variable prefix of a profile: `DATAOPS_` for `default`, else `DATAOPS_<NAME>_` (upper-cased, `-` → `_`). */
+export const profilePrefix = (name: string): string =>
+  name === 'default' ? 'DATAOPS_' : `DATAOPS_${name.toUpperCase().replace(/-/g, '_')}_`;
+
+function readProfile(name: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig {
+  const prefix = profilePrefix(name);
+  const v = readEnv(
+    { [`${prefix}USERNAME`]: text(), [`${prefix}PROJECT_CODE`]: text(), [`${prefix}API_TOKEN_PATH`]: text() },
+    env,
+    problems,
+  );
+  const username = v[`${prefix}USERNAME`];
+  const password = secret(`${prefix}PASSWORD`, env, read, problems);
+  if (!username) problems.add(`${prefix}USERNAME`, `required for profile '${name}'`);
+  if (!password) problems.add(`${prefix}PASSWORD or ${prefix}PASSWORD_FILE`, `required for profile '${name}'`);
+  const token = secret(`${prefix}API_TOKEN`, env, read, problems);
+  const tokenFile = v[`${prefix}API_TOKEN_PATH`];
+  const projectCode = v[`${prefix}PROJECT_CODE`];
+  return {
+    username: username ?? '',
+    password: password ?? '',
+    ...(projectCode ? { projectCode } : {}),
+    ...(token
+      ? { apiBearer: { type: 'static' as const, token } }
+      : tokenFile
+        ? { apiBearer: { type: 'file' as const, path: tokenFile } }
+        : {}),
+  };
+}
+
+/**
+ * Reads and validates the worker's configuration. Every problem is collected and reported at once, by key.
+ */
+export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readFromDisk): WorkerConfig {
+  const problems = new Problems();
+  const temporal = readTemporalConfig(env, read, problems);
+  const v = readEnv(workerEnv, env, problems);
+
+  const profiles: Record<string, ProfileConfig> = {};
+  for (const name of v.DATAOPS_PROFILES.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (/^[A-Za-z0-9_-]+$/.test(name)) profiles[name] = readProfile(name, env, read, problems);
+    else problems.add('DATAOPS_PROFILES', `profile name '${name}' may use letters, digits, _ and - only`);
+  }
+  problems.check();
+
+  const paths = {
+    ...(v.DATAOPS_JOB_STATUS_PATH ? { jobStatus: v.DATAOPS_JOB_STATUS_PATH } : {}),
+    ...(v.DATAOPS_JOB_CANCEL_PATH ? { jobCancel: v.DATAOPS_JOB_CANCEL_PATH } : {}),
+    ...(v.DATAOPS_JOB_LIST_PATH ? { jobList: v.DATAOPS_JOB_LIST_PATH } : {}),
+  };
+  return {
+    temporal,
+    service: {
+      baseUrl: v.DATAOPS_BASE_URL,
+      ...(v.DATAOPS_API_BASE_URL ? { apiBaseUrl: v.DATAOPS_API_BASE_URL } : {}),
+      timeoutMs: v.DATAOPS_TIMEOUT_MS,
+      tokenLifetimeMs: v.DATAOPS_TOKEN_LIFETIME_MS,
+      paths,
+      profiles,
+    },
+    blobDir: v.DATAOPS_BLOB_DIR,
+    exportDir: v.DATAOPS_EXPORT_DIR,
+    logLevel: v.LOG_LEVEL,
+    logFormat: v.LOG_FORMAT,
+    ...(v.METRICS_PROMETHEUS_ADDRESS ? { prometheusAddress: v.METRICS_PROMETHEUS_ADDRESS } : {}),
+    ...(v.DATAOPS_WORKFLOW_BUNDLE ? { workflowBundle: v.DATAOPS_WORKFLOW_BUNDLE } : {}),
+    heartbeatThrottleMs: v.DATAOPS_HEARTBEAT_THROTTLE_MS,
+  };
+}
+
+/** The configuration with secrets replaced, for logging at start-up. */
+export function describeConfig(config: WorkerConfig): Record<string, unknown> {
+  return {
+    temporal: {
+      address: config.temporal.address,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      tls: Boolean(config.temporal.tls),
+      apiKey: config.temporal.apiKey ? '(set)' : '(none)',
+    },
+    service: {
+      baseUrl: config.service.baseUrl,
+      apiBaseUrl: config.service.apiBaseUrl ?? config.service.baseUrl,
+      profiles: Object.fromEntries(
+        Object.entries(config.service.profiles).map(([n, p]) => [
+          n,
+          { username: p.username, projectCode: p.projectCode ?? null },
+        ]),
+      ),
+    },
+    blobDir: config.blobDir,
+    exportDir: config.exportDir,
+    metrics: config.prometheusAddress ?? 'off',
+  };
+}

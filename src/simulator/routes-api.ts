@@ -1,0 +1,149 @@
+/**
+ * The `/api/v1` routes (registered under the API's prefix): health, job submission, status, cancel and listing,
+ * run summaries, and the export and import of test definitions.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { authRequest, requireProject, requireWriter } from './auth.js';
+import type { SimContext, SimUser } from './context.js';
+import { Origin, exportDefinitions, importDefinitions, parseImportRequest, type SuiteRef } from './definitions.js';
+import { apiError, invalid, notFound, unprocessable } from './errors.js';
+import { cancelJob, submitJob } from './jobs.js';
+import type { JobRecord } from './state.js';
+import { jobView, profilingView, testRunView } from './views.js';
+
+type IdParams = { Params: { id: string } };
+const UUID = z.uuid();
+
+const ListQuery = z.object({
+  job_key: z.string().optional(),
+  status: z.string().optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+const ExportQuery = z.object({
+  origin: Origin.optional(),
+  table_name: z.string().optional(),
+  test_type: z.string().optional(),
+});
+
+function uuidParam(name: string, value: string): string {
+  if (!UUID.safeParse(value).success)
+    throw unprocessable([{ loc: ['path', name], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }]);
+  return value;
+}
+
+function requireJson(req: FastifyRequest): void {
+  const type = req.headers['content-type'];
+  if (!(type ?? '').startsWith('application/json'))
+    throw apiError(415, 'unsupported_media_type', `expected application/json, got ${type ?? '(none)'}`);
+}
+
+export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext }): Promise<void> {
+  const auth = (req: FastifyRequest) => authRequest(ctx, req, 'api');
+  const findGroup = (user: SimUser, id: string) => {
+    const group = ctx.groups.get(uuidParam('table_group_id', id));
+    if (!group) throw notFound(`table group ${id}`);
+    requireProject(user, group.project_code, `table group ${id}`);
+    return group;
+  };
+  const findSuite = (user: SimUser, id: string): SuiteRef => {
+    const suite = ctx.seed.test_suites.find((s) => s.id === uuidParam('test_suite_id', id));
+    if (!suite) throw notFound(`test suite ${id}`);
+    requireProject(user, suite.project_code, `test suite ${id}`);
+    return suite;
+  };
+  const findJob = (user: SimUser, id: string) => {
+    const job = ctx.state.jobs[uuidParam('job_id', id)];
+    if (!job) throw notFound(`job ${id}`);
+    requireProject(user, job.project_code, `job ${id}`);
+    return job;
+  };
+  /** A job as this request sees it: an `unknown_status` fault replaces its status. */
+  const shown = (req: FastifyRequest, job: JobRecord) =>
+    jobView(ctx, job, req.simFault?.kind === 'unknown_status' ? req.simFault.unknown_status : undefined);
+
+  app.get('/health', async () => ({ status: 'healthy', edition: 'simulator', version: '1.0.0' }));
+
+  /** Submits a job through the API for the request's user; answers 202 with its id. */
+  const submit = (
+    user: SimUser,
+    job_key: 'run-profile' | 'run-tests',
+    target: { project_code: string; table_group_id: string; test_suite_id: string | null },
+  ) => {
+    requireWriter(user, job_key === 'run-profile' ? 'submit profiling runs' : 'submit test runs');
+    const job = submitJob(ctx, { job_key, source: 'api', ...target, created_by: user.username });
+    return { id: job.id, created_at: ctx.clock.iso(job.created_at) };
+  };
+
+  app.post<IdParams>('/table-groups/:id/profiling-runs', async (req, reply) => {
+    const user = auth(req);
+    const group = findGroup(user, req.params.id);
+    const target = { project_code: group.project_code, table_group_id: group.id, test_suite_id: null };
+    return reply.status(202).send(submit(user, 'run-profile', target));
+  });
+
+  app.post<IdParams>('/test-suites/:id/test-runs', async (req, reply) => {
+    const user = auth(req);
+    const { project_code, table_group_id, id } = findSuite(user, req.params.id);
+    return reply.status(202).send(submit(user, 'run-tests', { project_code, table_group_id, test_suite_id: id }));
+  });
+
+  app.get<IdParams>('/jobs/:id', async (req) => shown(req, findJob(auth(req), req.params.id)));
+
+  app.post<IdParams>('/jobs/:id/cancel', async (req) => {
+    const user = auth(req);
+    const job = findJob(user, req.params.id);
+    requireWriter(user, 'cancel jobs');
+    return shown(req, cancelJob(ctx, job));
+  });
+
+  app.get<{ Params: { code: string }; Querystring: Record<string, string> }>('/projects/:code/jobs', async (req) => {
+    const user = auth(req);
+    requireProject(user, req.params.code, `project ${req.params.code}`);
+    const q = ListQuery.safeParse(req.query);
+    if (!q.success) throw invalid(q.error, 'query');
+    const { job_key, status, page, limit } = q.data;
+    const all = [...ctx.state.job_order]
+      .reverse()
+      .map((id) => ctx.state.jobs[id])
+      .filter((j): j is JobRecord => j !== undefined && j.project_code === req.params.code)
+      .filter((j) => (!job_key || j.job_key === job_key) && (!status || j.status === status));
+    return {
+      items: all.slice((page - 1) * limit, page * limit).map((j) => jobView(ctx, j)),
+      page,
+      limit,
+      total: all.length,
+    };
+  });
+
+  app.get<IdParams>('/test-runs/:id', async (req) => {
+    const job = findJob(auth(req), req.params.id);
+    if (job.job_key !== 'run-tests') throw notFound(`test run ${req.params.id}`);
+    return testRunView(ctx, job);
+  });
+
+  app.get<IdParams>('/profiling-runs/:id', async (req) => {
+    const job = findJob(auth(req), req.params.id);
+    if (job.job_key !== 'run-profile') throw notFound(`profiling run ${req.params.id}`);
+    return profilingView(ctx, job);
+  });
+
+  app.get<IdParams & { Querystring: Record<string, string> }>(
+    '/test-suites/:id/test-definition-export',
+    async (req) => {
+      const suite = findSuite(auth(req), req.params.id);
+      const q = ExportQuery.safeParse(req.query);
+      if (!q.success) throw invalid(q.error, 'query');
+      return exportDefinitions(ctx, suite, q.data);
+    },
+  );
+
+  app.post<IdParams>('/test-suites/:id/test-definition-import', async (req) => {
+    const user = auth(req);
+    const suite = findSuite(user, req.params.id);
+    requireJson(req);
+    return importDefinitions(ctx, user, suite, parseImportRequest(req.body));
+  });
+}

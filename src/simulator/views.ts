@@ -1,0 +1,76 @@
+/**
+ * How the simulator's records look on the wire: jobs, test-run and profiling summaries (in the deployment's
+ * summary shape), and orders with their runs.
+ */
+import type { SimContext } from './context.js';
+import { servingView } from './orders.js';
+import type { JobRecord, ProfilingResult, TestRunResult } from './state.js';
+
+const iso = (ctx: SimContext, ms: number | null) => (ms === null ? null : ctx.clock.iso(ms));
+
+/** The job object of spec section 2.2 (plus the targets, which this simulator's listing carries). */
+export function jobView(ctx: SimContext, job: JobRecord, statusOverride?: string) {
+  return {
+    id: job.id,
+    job_key: job.job_key,
+    status: statusOverride ?? job.status,
+    source: job.source,
+    project_code: job.project_code,
+    table_group_id: job.table_group_id,
+    test_suite_id: job.test_suite_id,
+    created_at: ctx.clock.iso(job.created_at),
+    claimed_at: iso(ctx, job.claimed_at),
+    started_at: iso(ctx, job.started_at),
+    completed_at: iso(ctx, job.completed_at),
+    error_message: job.error_message,
+  };
+}
+
+export function testRunView(ctx: SimContext, job: JobRecord) {
+  const r = job.result as TestRunResult | null;
+  const result =
+    r &&
+    (ctx.variants.summaryShape === 'spec'
+      ? { score: r.score, result_counts: r.result_counts }
+      : { score: r.score, tests: r.result_counts });
+  return {
+    id: job.id,
+    status: job.status,
+    test_suite_id: job.test_suite_id,
+    table_group_id: job.table_group_id,
+    started_at: iso(ctx, job.started_at),
+    completed_at: iso(ctx, job.completed_at),
+    result: result ?? null,
+  };
+}
+
+export function profilingView(ctx: SimContext, job: JobRecord) {
+  const r = job.result as ProfilingResult | null;
+  let result: object | null = null;
+  if (r) {
+    const { issue_counts, ...rest } = r;
+    result =
+      ctx.variants.summaryShape === 'spec'
+        ? r
+        : { ...rest, issues: { ...issue_counts.hygiene_issues, dismissed: issue_counts.dismissed } };
+  }
+  return {
+    id: job.id,
+    status: job.status,
+    table_group_id: job.table_group_id,
+    started_at: iso(ctx, job.started_at),
+    completed_at: iso(ctx, job.completed_at),
+    result,
+  };
+}
+
+export function ordersView(ctx: SimContext) {
+  return Object.values(ctx.state.orders).map((o) => ({
+    ...o,
+    created_at: ctx.clock.iso(o.created_at),
+    servings: o.serving_ids
+      .map((id) => ctx.state.servings[id])
+      .filter((s) => s !== undefined)
+      .map((s) => servingView(ctx, s)),
+  }));
+}
