@@ -11,7 +11,7 @@ import {
   RequestTimedOut,
   ServerError,
   UnexpectedResponse,
-  isTerminal,
+  isTerminalJobStatus,
   type Job,
   type ServiceClient,
 } from '../api/index.js';
@@ -255,7 +255,7 @@ export function jobActivities(ctx: ActivityContext) {
           const job = await client.jobs.get(input.jobId, { signal: context.cancellationSignal });
           const changed = observe(progress, job);
           context.heartbeat(progress);
-          if (isTerminal(job.status)) return outcome(job, progress);
+          if (isTerminalJobStatus(job.status)) return outcome(job, progress);
           if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
           await context.sleep(interval);
           interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
@@ -278,7 +278,7 @@ export function jobActivities(ctx: ActivityContext) {
           .client.jobs.get(input.jobId, { signal: context.cancellationSignal });
         observe(progress, job);
         context.heartbeat(progress);
-        if (isTerminal(job.status)) return outcome(job, progress);
+        if (isTerminalJobStatus(job.status)) return outcome(job, progress);
         throw ApplicationFailure.create({
           type: 'JobStillRunning',
           message: `job ${job.id} is ${job.status}`,
@@ -302,7 +302,7 @@ export function jobActivities(ctx: ActivityContext) {
         } catch (err) {
           if (!(err instanceof Conflict)) throw err;
           const job = await client.jobs.get(input.jobId, { signal });
-          if (!isTerminal(job.status)) throw err;
+          if (!isTerminalJobStatus(job.status)) throw err;
           log.info('job already terminal; nothing to cancel', { jobId: job.id, status: job.status });
           return { job: snapshot(job), alreadyTerminal: true };
         }

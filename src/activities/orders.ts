@@ -1,7 +1,7 @@
 /** Order activities: run an order (never duplicated on retry) and wait for its order run. */
 import { Context, activityInfo, log } from '@temporalio/activity';
 import { z } from 'zod';
-import { ConnectionFailed, RateLimited, ServiceError, isOrderRunTerminal } from '../api/index.js';
+import { ConnectionFailed, RateLimited, ServiceError, isTerminalOrderRunStatus } from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
@@ -103,7 +103,7 @@ export function orderActivities(ctx: ActivityContext) {
           }
           progress.polls++;
           context.heartbeat(progress);
-          if (progress.orderRunId && progress.status && isOrderRunTerminal(progress.status))
+          if (progress.orderRunId && progress.status && isTerminalOrderRunStatus(progress.status))
             return { orderRunId: progress.orderRunId, status: progress.status, polls: progress.polls };
           await context.sleep(input.pollIntervalMs);
         }

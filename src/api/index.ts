@@ -5,4 +5,5 @@ export * from './errors.js';
 export { DEFAULT_PATHS, type ResponseEvent, type ServiceClientOptions, type ServicePaths } from './options.js';
 export type { CallOptions } from './resources.js';
 export * from './schemas.js';
+export { isTerminalJobStatus, isTerminalOrderRunStatus } from '../vocabulary.js';
 export { SessionManager, type SessionInfo, type SessionManagerOptions } from './session.js';

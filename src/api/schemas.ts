@@ -4,20 +4,13 @@
  * ISO 8601 strings (not Date objects), so parsed values cross Temporal's JSON payloads without changing type.
  */
 import { z } from 'zod';
+import { EXPORT_ORIGINS, IMPORT_MODES, ON_ABSENCE, ON_MATCH, ON_NEW } from '../vocabulary.js';
 
 /** An ISO 8601 timestamp, normalised to `YYYY-MM-DDTHH:mm:ss.sssZ`. */
 export const Timestamp = z
   .string()
   .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO 8601 timestamp' })
   .transform((s) => new Date(s).toISOString());
-
-export const TERMINAL_STATUSES = ['completed', 'error', 'canceled'] as const;
-export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
-
-/** Only `completed`, `error` and `canceled` are terminal. Every other status, known or not, means "keep waiting". */
-export function isTerminal(status: string): status is TerminalStatus {
-  return (TERMINAL_STATUSES as readonly string[]).includes(status);
-}
 
 /** A job (profiling run or test run). `status` stays a string: unknown statuses must not break parsing. */
 export const Job = z.looseObject({
@@ -145,11 +138,6 @@ export const OrderCreated = z
   .transform((r) => ({ ...r, order_id: (r.order_id ?? r.serving_hid ?? r.serving_chronos_id)! }));
 export type OrderCreated = z.infer<typeof OrderCreated>;
 
-export const ORDER_RUN_TERMINAL = ['COMPLETED_SERVING', 'STOPPED_SERVING', 'SERVING_ERROR', 'SERVING_RERAN'] as const;
-export function isOrderRunTerminal(status: string): boolean {
-  return (ORDER_RUN_TERMINAL as readonly string[]).includes(status);
-}
-
 export const OrderRun = z.looseObject({ hid: z.string(), status: z.string() });
 export type OrderRun = z.infer<typeof OrderRun>;
 export const OrderRuns = z.looseObject({ servings: z.array(OrderRun) });
@@ -181,17 +169,17 @@ export type ExportFileInput = z.input<typeof ExportFile>;
 
 export const ExportFilters = z
   .object({
-    origin: z.enum(['manual', 'auto', 'both']).optional(),
+    origin: z.enum(EXPORT_ORIGINS).optional(),
     table_name: z.string().min(1).optional(),
     test_type: z.string().min(1).optional(),
   })
   .strict();
 export type ExportFilters = z.infer<typeof ExportFilters>;
 
-export const ImportMode = z.enum(['preview', 'apply', 'apply_strict']);
-export const OnMatch = z.enum(['overwrite_all', 'overwrite_unlocked', 'skip']);
-export const OnNew = z.enum(['create', 'create_and_lock', 'skip']);
-export const OnAbsence = z.enum(['do_nothing', 'delete_all', 'delete_unlocked']);
+export const ImportMode = z.enum(IMPORT_MODES);
+export const OnMatch = z.enum(ON_MATCH);
+export const OnNew = z.enum(ON_NEW);
+export const OnAbsence = z.enum(ON_ABSENCE);
 export const ImportConfig = z
   .object({ mode: ImportMode, on_match: OnMatch, on_new: OnNew, on_absence: OnAbsence })
   .strict();

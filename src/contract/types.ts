@@ -3,14 +3,11 @@
  * callers. Deliberately closed (no pass-through fields), so history stays small and the shapes stay stable.
  */
 import { z } from 'zod';
+import { EXPORT_ORIGINS, IMPORT_MODES, ON_ABSENCE, ON_MATCH, ON_NEW } from '../vocabulary.js';
 
 export const Iso = z.string().describe('ISO 8601 UTC timestamp');
 
-/** Only these job statuses are terminal; every other one, known or not, means "keep waiting". */
-export const TERMINAL_JOB_STATUSES = ['completed', 'error', 'canceled'] as const;
-export function isTerminalJobStatus(status: string): boolean {
-  return (TERMINAL_JOB_STATUSES as readonly string[]).includes(status);
-}
+export { TERMINAL_JOB_STATUSES, isTerminalJobStatus } from '../vocabulary.js';
 
 /** A job (profiling run, test run or generation job) as seen at one poll. */
 export const JobSnapshot = z.object({
@@ -161,16 +158,16 @@ export const ExportOutcome = z.object({
 export type ExportOutcome = z.infer<typeof ExportOutcome>;
 
 export const ImportConfig = z.object({
-  mode: z.enum(['preview', 'apply', 'apply_strict']),
-  on_match: z.enum(['overwrite_all', 'overwrite_unlocked', 'skip']),
-  on_new: z.enum(['create', 'create_and_lock', 'skip']),
-  on_absence: z.enum(['do_nothing', 'delete_all', 'delete_unlocked']),
+  mode: z.enum(IMPORT_MODES),
+  on_match: z.enum(ON_MATCH),
+  on_new: z.enum(ON_NEW),
+  on_absence: z.enum(ON_ABSENCE),
 });
 export type ImportConfig = z.infer<typeof ImportConfig>;
 
 export const ExportFilters = z
   .object({
-    origin: z.enum(['manual', 'auto', 'both']).optional(),
+    origin: z.enum(EXPORT_ORIGINS).optional(),
     table_name: z.string().min(1).optional(),
     test_type: z.string().min(1).optional(),
   })

@@ -4,6 +4,7 @@
  * Durations are integers in milliseconds, so every language can send them.
  */
 import { z } from 'zod';
+import { IMPORT_MODES, ON_ABSENCE, ON_MATCH, ON_NEW } from '../vocabulary.js';
 import {
   BlobRef,
   ExportFilters,
@@ -220,9 +221,9 @@ export type Preset = z.infer<typeof Preset>;
 
 export const Policy = z
   .object({
-    on_match: z.enum(['overwrite_all', 'overwrite_unlocked', 'skip']),
-    on_new: z.enum(['create', 'create_and_lock', 'skip']),
-    on_absence: z.enum(['do_nothing', 'delete_all', 'delete_unlocked']),
+    on_match: z.enum(ON_MATCH),
+    on_new: z.enum(ON_NEW),
+    on_absence: z.enum(ON_ABSENCE),
   })
   .strict();
 
@@ -238,7 +239,7 @@ export const PromoteTestDefinitionsInput = z
     targetTestSuiteId: z.string().min(1),
     preset: Preset.optional(),
     policy: Policy.optional().describe('Explicit on_match / on_new / on_absence, instead of a preset'),
-    mode: z.enum(['apply', 'apply_strict']).default('apply'),
+    mode: z.enum(IMPORT_MODES).exclude(['preview']).default('apply'),
     approval: z
       .object({
         required: z.boolean().default(true),

@@ -110,7 +110,7 @@ export type Reason =
   | 'absent';
 
 /** The order items are grouped in: the order of the spec's reference table. */
-const GROUP_ORDER: [Action, Reason][] = [
+export const GROUP_ORDER: [Action, Reason][] = [
   ['create', 'no_match'],
   ['update', 'matched'],
   ['skip', 'policy'],

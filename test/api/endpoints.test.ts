@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { isTerminal, type ServiceClient } from '../../src/api/index.js';
+import { isTerminalJobStatus, type ServiceClient } from '../../src/api/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { clientFor, startTestSimulator } from '../helpers/sim.js';
 
@@ -83,7 +83,7 @@ describe('ServiceClient endpoints', () => {
       const { id } = await client.testRuns.submit(TS.salesProd);
       const canceled = await client.jobs.cancel(id);
       assert.equal(canceled.status, 'cancel_requested');
-      assert.equal(isTerminal(canceled.status), false);
+      assert.equal(isTerminalJobStatus(canceled.status), false);
       const list = await client.jobs.list('DEMO', { job_key: 'run-tests', limit: 5 });
       assert.equal(list.limit, 5);
       assert.equal(list.items[0]?.id, id);
@@ -116,7 +116,7 @@ describe('ServiceClient endpoints', () => {
   });
 
   test('isTerminal is true only for completed, error and canceled', () => {
-    for (const s of ['completed', 'error', 'canceled']) assert.equal(isTerminal(s), true, s);
+    for (const s of ['completed', 'error', 'canceled']) assert.equal(isTerminalJobStatus(s), true, s);
     for (const s of [
       'pending',
       'claimed',
@@ -129,7 +129,7 @@ describe('ServiceClient endpoints', () => {
       'COMPLETED',
       '',
     ])
-      assert.equal(isTerminal(s), false, s);
+      assert.equal(isTerminalJobStatus(s), false, s);
   });
 });
 
