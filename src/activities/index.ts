@@ -8,6 +8,8 @@ import { activityContext, type ActivityDeps } from './context.js';
 import { definitionActivities } from './definitions.js';
 import { parseInput, translated } from './errors.js';
 import { jobActivities } from './jobs.js';
+import { submissionActivities } from './submission.js';
+import { waitingActivities } from './waiting.js';
 import { orderActivities } from './orders.js';
 
 export function createActivities(deps: ActivityDeps) {
@@ -21,6 +23,8 @@ export function createActivities(deps: ActivityDeps) {
       );
     },
     ...orderActivities(ctx),
+    ...submissionActivities(ctx),
+    ...waitingActivities(ctx),
     ...jobActivities(ctx),
     ...definitionActivities(ctx),
   };

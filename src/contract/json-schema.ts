@@ -1,6 +1,10 @@
 /** JSON Schema of every workflow input and output, generated from the zod schemas, for callers in other languages. */
 import { z } from 'zod';
-import * as w from './workflows.js';
+import * as progress from './progress.js';
+import * as promotion from './promotion.js';
+import * as jobs from './workflows.js';
+
+const w = { ...jobs, ...promotion, ...progress };
 
 const INPUTS = {
   RunOrderInput: w.RunOrderInput,

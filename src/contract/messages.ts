@@ -1,6 +1,7 @@
 /** Queries and updates, defined once and imported by the workflows, the starter and the tests. */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ApproveInput, Progress, PromotionPreview, RejectInput } from './workflows.js';
+import type { Progress } from './progress.js';
+import type { ApproveInput, PromotionPreview, RejectInput } from './promotion.js';
 
 /** Live progress of any workflow of this project. */
 export const progressQuery = defineQuery<Progress>('progress');

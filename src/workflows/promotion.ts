@@ -28,7 +28,7 @@ import {
   PromoteTestDefinitionsInput,
   RejectInput,
   type ImportReport,
-} from '../contract/workflows.js';
+} from '../contract/promotion.js';
 import { Tracker, parseWorkflowInput, transfer } from './shared.js';
 
 type Decision = NonNullable<PromoteTestDefinitionsResult['decision']>;

@@ -1,0 +1,47 @@
+/**
+ * The inputs the job activities share (profile, job id, submission target, polling) and the job snapshot that
+ * crosses into workflow history.
+ */
+import { z } from 'zod';
+import type { Job } from '../api/index.js';
+import type { JobSnapshot } from '../contract/types.js';
+
+export const Profile = z.string().min(1).default('default');
+export const Id = z.string().min(1);
+
+export const SubmitInput = z.object({
+  profile: Profile,
+  /** Table group (profiling) or test suite (test run). */
+  targetId: Id,
+  /** Project of the target, for the job listing that reconciles a lost response. @default the profile's */
+  projectCode: z.string().min(1).optional(),
+});
+export type SubmitInput = z.input<typeof SubmitInput>;
+
+export const JobInput = z.object({ profile: Profile, jobId: Id });
+export type JobInput = z.input<typeof JobInput>;
+
+export const WaitInput = z.object({
+  profile: Profile,
+  jobId: Id,
+  /** First poll interval. @default 5000 */
+  pollIntervalMs: z.number().int().min(10).default(5_000),
+  /** Longest poll interval; kept below half the heartbeat timeout. @default 30000 */
+  maxPollIntervalMs: z.number().int().min(10).default(30_000),
+  /** Growth of the interval per unchanged poll; reset on every status change. @default 1.5 */
+  backoff: z.number().min(1).max(10).default(1.5),
+});
+export type WaitInput = z.input<typeof WaitInput>;
+
+export function snapshot(job: Job): JobSnapshot {
+  return {
+    id: job.id,
+    job_key: job.job_key,
+    status: job.status,
+    created_at: job.created_at,
+    claimed_at: job.claimed_at,
+    started_at: job.started_at,
+    completed_at: job.completed_at,
+    error_message: job.error_message,
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Exactly-once job submission: a profiling run or a test run is submitted once, and a retry or a lost answer is
+ * reconciled through the job listing before anything is submitted again.
+ */
+import { activityInfo, Context, log } from '@temporalio/activity';
+import { z } from 'zod';
+import {
+  ConnectionFailed,
+  RequestAborted,
+  RequestTimedOut,
+  ServerError,
+  UnexpectedResponse,
+  type Job,
+  type ServiceClient,
+} from '../api/index.js';
+import type { JobSubmitted } from '../contract/types.js';
+import type { ActivityContext } from './context.js';
+import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
+import { SubmitInput } from './job-inputs.js';
+
+/** Failures that mean "the request may have been processed, the answer was lost". */
+function isAmbiguous(err: unknown): boolean {
+  if (err instanceof RequestTimedOut || err instanceof ServerError || err instanceof UnexpectedResponse) return true;
+  if (err instanceof RequestAborted) return true;
+  if (err instanceof ConnectionFailed) return !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '');
+  return false;
+}
+
+/** Heartbeat details of a submission: where the previous attempt got to. */
+const SubmitPhase = z.object({ phase: z.enum(['sending', 'rejected']) });
+
+export function submissionActivities(ctx: ActivityContext) {
+  /**
+   * Finds a job created for `targetId` since this activity was first scheduled: the job a lost response was about.
+   * Undefined when there is none; SubmissionOutcomeUnknown when it cannot be told.
+   */
+  async function reconcile(
+    client: ServiceClient,
+    projectCode: string,
+    jobKey: string,
+    targetField: 'table_group_id' | 'test_suite_id',
+    targetId: string,
+  ): Promise<Job | undefined> {
+    const since = activityInfo().scheduledTimestampMs - ctx.clockSkewMs;
+    const signal = Context.current().cancellationSignal;
+    const candidates: Job[] = [];
+    let targetFieldSeen = false;
+    for (let page = 1; page <= 20; page++) {
+      const list = await client.jobs.list(projectCode, { job_key: jobKey, page, limit: 100 }, { signal });
+      let older = false;
+      for (const job of list.items) {
+        if (Date.parse(job.created_at) < since) {
+          older = true;
+          continue;
+        }
+        if (targetField in job) targetFieldSeen = true;
+        if (job[targetField] !== targetId) continue;
+        if (typeof job.source === 'string' && job.source !== 'api') continue;
+        if (typeof job.created_by === 'string' && client.username && job.created_by !== client.username) continue;
+        candidates.push(job);
+      }
+      if (older || list.items.length < list.limit || page * list.limit >= list.total) break;
+    }
+    if (candidates.length === 1) return candidates[0];
+    if (candidates.length > 1)
+      throw new SubmissionOutcomeUnknown(
+        `a submission for ${targetId} may have been lost, and ${candidates.length} jobs match it (${candidates.map((j) => j.id).join(', ')}); not submitting again`,
+      );
+    if (!targetFieldSeen && candidates.length === 0) {
+      // Either no job since `since`, or a deployment whose listing does not say which target a job belongs to.
+      const anyRecent = await client.jobs.list(projectCode, { job_key: jobKey, limit: 1 }, { signal });
+      const newest = anyRecent.items[0];
+      if (newest && Date.parse(newest.created_at) >= since && !(targetField in newest))
+        throw new SubmissionOutcomeUnknown(
+          `the job listing does not show ${targetField}, so a lost submission for ${targetId} cannot be matched; not submitting again`,
+        );
+    }
+    return undefined;
+  }
+
+  async function submit(kind: 'profiling' | 'tests', raw: SubmitInput): Promise<JobSubmitted> {
+    const input = parseInput(SubmitInput, raw, kind === 'profiling' ? 'submitProfilingRun' : 'submitTestRun');
+    return translated(async () => {
+      const { client, projectCode: profileProject } = ctx.profile(input.profile);
+      const projectCode = input.projectCode ?? profileProject;
+      const jobKey = kind === 'profiling' ? 'run-profile' : 'run-tests';
+      const targetField = kind === 'profiling' ? 'table_group_id' : 'test_suite_id';
+      const info = activityInfo();
+      const signal = Context.current().cancellationSignal;
+
+      if (info.attempt > 1) {
+        if (projectCode) {
+          const found = await reconcile(client, projectCode, jobKey, targetField, input.targetId);
+          if (found) {
+            log.warn('reattached to a job whose submission response was lost', { jobId: found.id });
+            return { jobId: found.id, createdAt: found.created_at, reconciled: true };
+          }
+        } else if (SubmitPhase.safeParse(info.heartbeatDetails).data?.phase !== 'rejected') {
+          throw new SubmissionOutcomeUnknown(
+            `an earlier attempt to submit for ${input.targetId} may have created a job, and no project code is configured to look it up; not submitting again`,
+          );
+        }
+      }
+      Context.current().heartbeat({ phase: 'sending' });
+      try {
+        const res =
+          kind === 'profiling'
+            ? await client.profilingRuns.submit(input.targetId, { signal })
+            : await client.testRuns.submit(input.targetId, { signal });
+        log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
+        return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
+      } catch (err) {
+        if (!isAmbiguous(err)) {
+          Context.current().heartbeat({ phase: 'rejected' });
+          throw err;
+        }
+        if (!projectCode)
+          throw new SubmissionOutcomeUnknown(
+            `the submission for ${input.targetId} may have created a job (${(err as Error).message}), and no project code is configured to look it up; not submitting again`,
+          );
+        const found = await reconcile(client, projectCode, jobKey, targetField, input.targetId);
+        if (found) {
+          log.warn('submission response lost; found the job through the listing', { jobId: found.id });
+          return { jobId: found.id, createdAt: found.created_at, reconciled: true };
+        }
+        throw err; // retryable; the next attempt looks again before it submits
+      }
+    });
+  }
+
+  return {
+    /** Submits a profiling run once: a retry reattaches to the job a lost response created. */
+    submitProfilingRun: async (input: SubmitInput): Promise<JobSubmitted> => {
+      return submit('profiling', input);
+    },
+
+    /** Submits a test run once: a retry reattaches to the job a lost response created. */
+    submitTestRun: async (input: SubmitInput): Promise<JobSubmitted> => {
+      return submit('tests', input);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Waiting for a job to reach a terminal status, in two strategies: `waitForJob` (short polls in one heartbeating
+ * activity) and `checkJob` (one poll per attempt, the retry policy as the timer). Both resume from heartbeat details.
+ */
+import { activityInfo, Context, log } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { isTerminalJobStatus, type Job } from '../api/index.js';
+import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract/types.js';
+import type { ActivityContext } from './context.js';
+import { parseInput, translated } from './errors.js';
+import { JobInput, WaitInput, snapshot } from './job-inputs.js';
+
+const MAX_CLAIMS_KEPT = 50;
+
+/** Records one poll: counts, claims, interrupts; logs each status change once. */
+function observe(progress: WaitProgress, job: Job): boolean {
+  progress.polls++;
+  const changed = job.status !== progress.lastStatus;
+  if (changed) {
+    log.info('job status changed', { jobId: job.id, from: progress.lastStatus, to: job.status });
+    if (job.status === 'interrupted') progress.interrupts++;
+    progress.lastStatus = job.status;
+  }
+  if (job.claimed_at && !progress.claimsSeen.includes(job.claimed_at)) {
+    progress.claimsSeen.push(job.claimed_at);
+    if (progress.claimsSeen.length > MAX_CLAIMS_KEPT) progress.claimsSeen.shift();
+  }
+  return changed;
+}
+
+function outcome(job: Job, progress: WaitProgress): JobWaitOutcome {
+  const started = job.started_at ? Date.parse(job.started_at) : null;
+  const end = job.completed_at ? Date.parse(job.completed_at) : Date.now();
+  return {
+    job: snapshot(job),
+    polls: progress.polls,
+    claims: progress.claimsSeen.length,
+    interrupts: progress.interrupts,
+    durationMs: started === null ? null : Math.max(0, end - started),
+  };
+}
+
+function resumeProgress(): WaitProgress {
+  const parsed = WaitProgress.safeParse(activityInfo().heartbeatDetails);
+  return parsed.success ? parsed.data : { lastStatus: null, claimsSeen: [], interrupts: 0, polls: 0 };
+}
+
+export function waitingActivities(ctx: ActivityContext) {
+  return {
+    getJob: async (raw: JobInput): Promise<JobSnapshot> => {
+      const input = parseInput(JobInput, raw, 'getJob');
+      return translated(async () =>
+        snapshot(
+          await ctx
+            .profile(input.profile)
+            .client.jobs.get(input.jobId, { signal: Context.current().cancellationSignal }),
+        ),
+      );
+    },
+
+    /**
+     * Waits for a terminal status with short polls and heartbeats (strategy `heartbeat`). History stays constant; a
+     * crashed worker is found by the heartbeat timeout, and the next attempt carries on from the heartbeat details.
+     * Cancellation is seen within one poll interval and aborts the HTTP call in flight.
+     */
+    waitForJob: async (raw: WaitInput): Promise<JobWaitOutcome> => {
+      const input = parseInput(WaitInput, raw, 'waitForJob');
+      return translated(async () => {
+        const context = Context.current();
+        const { client } = ctx.profile(input.profile);
+        const progress = resumeProgress();
+        const heartbeatTimeout = activityInfo().heartbeatTimeoutMs;
+        const ceiling = Math.min(
+          input.maxPollIntervalMs,
+          heartbeatTimeout ? Math.floor(heartbeatTimeout / 2) : Infinity,
+        );
+        let interval = Math.min(input.pollIntervalMs, ceiling);
+        for (;;) {
+          const job = await client.jobs.get(input.jobId, { signal: context.cancellationSignal });
+          const changed = observe(progress, job);
+          context.heartbeat(progress);
+          if (isTerminalJobStatus(job.status)) return outcome(job, progress);
+          if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
+          await context.sleep(interval);
+          interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
+        }
+      });
+    },
+
+    /**
+     * One poll of the deferrable strategy: returns when the job is terminal, otherwise fails with the benign,
+     * retryable `JobStillRunning`, so the retry policy is the timer and no activity slot is held between polls.
+     */
+    checkJob: async (raw: JobInput): Promise<JobWaitOutcome> => {
+      const input = parseInput(JobInput, raw, 'checkJob');
+      return translated(async () => {
+        const context = Context.current();
+        const progress = resumeProgress();
+        progress.polls = Math.max(progress.polls, activityInfo().attempt - 1);
+        const job = await ctx
+          .profile(input.profile)
+          .client.jobs.get(input.jobId, { signal: context.cancellationSignal });
+        observe(progress, job);
+        context.heartbeat(progress);
+        if (isTerminalJobStatus(job.status)) return outcome(job, progress);
+        throw ApplicationFailure.create({
+          type: 'JobStillRunning',
+          message: `job ${job.id} is ${job.status}`,
+          nonRetryable: false,
+          category: ApplicationFailureCategory.BENIGN,
+          details: [progress],
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Inputs and outputs of the promotion and export workflows: presets and policies, the preview, the approval and
+ * rejection arguments, and the results.
+ */
+import { z } from 'zod';
+import { IMPORT_MODES, ON_ABSENCE, ON_MATCH, ON_NEW } from '../vocabulary.js';
+import { BlobRef, ExportFilters, ImportItem, ImportSummary } from './types.js';
+import { JobOptions, Ms } from './workflows.js';
+
+/** The spec's common configurations. */
+export const PRESETS = {
+  upsert: { on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' },
+  promotion: { on_match: 'overwrite_unlocked', on_new: 'create_and_lock', on_absence: 'do_nothing' },
+  bulk_calibration: { on_match: 'overwrite_unlocked', on_new: 'skip', on_absence: 'do_nothing' },
+  insert_only: { on_match: 'skip', on_new: 'create', on_absence: 'do_nothing' },
+  clone_or_sync: { on_match: 'overwrite_all', on_new: 'create', on_absence: 'delete_all' },
+} as const;
+export const Preset = z.enum(['upsert', 'promotion', 'bulk_calibration', 'insert_only', 'clone_or_sync']);
+export type Preset = z.infer<typeof Preset>;
+
+export const Policy = z
+  .object({
+    on_match: z.enum(ON_MATCH),
+    on_new: z.enum(ON_NEW),
+    on_absence: z.enum(ON_ABSENCE),
+  })
+  .strict();
+
+export const PromoteTestDefinitionsInput = z
+  .object({
+    profile: JobOptions.shape.profile,
+    source: z
+      .union([
+        z.object({ testSuiteId: z.string().min(1), filters: ExportFilters.default({}) }).strict(),
+        z.object({ file: BlobRef }).strict().describe('An export file already in the worker store (e.g. a backup)'),
+      ])
+      .describe('The suite to export from (with filters), or a stored export file'),
+    targetTestSuiteId: z.string().min(1),
+    preset: Preset.optional(),
+    policy: Policy.optional().describe('Explicit on_match / on_new / on_absence, instead of a preset'),
+    mode: z.enum(IMPORT_MODES).exclude(['preview']).default('apply'),
+    approval: z
+      .object({
+        required: z.boolean().default(true),
+        timeoutMs: Ms(1_000).default(24 * 3_600_000),
+      })
+      .strict()
+      .default({ required: true, timeoutMs: 24 * 3_600_000 }),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (!v.preset === !v.policy)
+      ctx.addIssue({ code: 'custom', path: ['preset'], message: 'give exactly one of preset or policy' });
+  });
+export type PromoteTestDefinitionsInput = z.input<typeof PromoteTestDefinitionsInput>;
+
+/** An import result as the workflow keeps it: counts always, items inline when small. */
+export const ImportReport = z.object({
+  summary: ImportSummary,
+  definitions: z.number().int(),
+  counts: z.record(z.string(), z.number().int()),
+  items: z.array(ImportItem).nullable(),
+  itemsRef: BlobRef.nullable(),
+});
+export type ImportReport = z.infer<typeof ImportReport>;
+
+export const PromotionPreview = ImportReport.extend({
+  previewId: z.string().describe('Names this preview; an approval must name it'),
+  export: z.object({ file: BlobRef, definitions: z.number().int() }),
+  config: Policy.extend({ mode: z.string() }),
+  diff: z.array(z.string()).describe('Human-readable counts per action and reason'),
+});
+export type PromotionPreview = z.infer<typeof PromotionPreview>;
+
+export const PromoteTestDefinitionsResult = z.object({
+  status: z.enum(['applied', 'rejected', 'timed_out']),
+  preview: PromotionPreview,
+  applied: ImportReport.nullable(),
+  diff: z.array(z.string()),
+  decision: z
+    .object({
+      decision: z.enum(['approved', 'rejected', 'not_required', 'timed_out']),
+      by: z.string().nullable(),
+      comment: z.string().nullable(),
+      at: z.string(),
+    })
+    .nullable(),
+});
+export type PromoteTestDefinitionsResult = z.infer<typeof PromoteTestDefinitionsResult>;
+
+export const ApproveInput = z
+  .object({
+    previewId: z.string().min(1).describe('The preview being approved: must be the current one'),
+    by: z.string().min(1).optional(),
+    comment: z.string().optional(),
+  })
+  .strict();
+export type ApproveInput = z.infer<typeof ApproveInput>;
+
+export const RejectInput = z
+  .object({
+    previewId: z.string().min(1).optional(),
+    by: z.string().min(1).optional(),
+    reason: z.string().min(1),
+  })
+  .strict();
+export type RejectInput = z.infer<typeof RejectInput>;
+
+export const ExportTestDefinitionsInput = z
+  .object({
+    profile: JobOptions.shape.profile,
+    testSuiteId: z.string().min(1),
+    filters: ExportFilters.default({}),
+    destination: z
+      .string()
+      .min(1)
+      .regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+\.json$/, 'a relative path ending in .json, without ..')
+      .optional()
+      .describe("Where to write the file, relative to the worker's export directory"),
+  })
+  .strict();
+export type ExportTestDefinitionsInput = z.input<typeof ExportTestDefinitionsInput>;
+
+export const ExportTestDefinitionsResult = z.object({
+  file: BlobRef,
+  definitions: z.number().int(),
+  writtenTo: z.string().nullable(),
+});
+export type ExportTestDefinitionsResult = z.infer<typeof ExportTestDefinitionsResult>;
