@@ -87,7 +87,7 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
         SEED_IDS.tableGroups.sales,
         '--test-suite',
         SEED_IDS.testSuites.salesProd,
-        '--min-score',
+        '--min-score-percent',
         '90',
         '--max-failed',
         '0',

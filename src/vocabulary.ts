@@ -18,6 +18,15 @@ export const JOB_STATUSES = [
   'interrupted',
 ] as const;
 
+/**
+ * Statuses TestGen 5.134 adds to the spec's nine: a queue before `pending`, and pausing (a `paused` job leaves that
+ * status only when someone resumes it). Like every non-terminal status, they mean "keep waiting".
+ */
+export const TESTGEN_EXTRA_JOB_STATUSES = ['queued', 'pause_requested', 'paused', 'resume_requested'] as const;
+
+/** Every job status a known deployment reports; others may appear and are treated as in progress. */
+export const KNOWN_JOB_STATUSES = [...JOB_STATUSES, ...TESTGEN_EXTRA_JOB_STATUSES] as const;
+
 /** Only these job statuses are terminal; every other one, known or not, means "keep waiting". */
 export const TERMINAL_JOB_STATUSES = ['completed', 'error', 'canceled'] as const;
 export type TerminalJobStatus = (typeof TERMINAL_JOB_STATUSES)[number];
@@ -70,3 +79,16 @@ export const IMPORT_REASONS = [
   'missing_external_id',
   'absent',
 ] as const;
+
+/**
+ * How a deployment reports `result.score`: TestGen 5.134 sends a fraction from 0 to 1 (0.987); other deployments a
+ * percentage. Our contract always says `scorePercent` (0 to 100); the worker converts by the configured scale.
+ */
+export const SCORE_SCALES = ['fraction', 'percent'] as const;
+export type ScoreScale = (typeof SCORE_SCALES)[number];
+
+/** A deployment's score in percent (0 to 100, two decimals); null when the deployment has none (not yet rolled up). */
+export function scorePercent(score: number | null | undefined, scale: ScoreScale): number | null {
+  if (score === null || score === undefined || !Number.isFinite(score)) return null;
+  return Math.round((scale === 'fraction' ? score * 100 : score) * 100) / 100;
+}

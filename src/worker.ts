@@ -27,13 +27,14 @@ export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(
       client: new ServiceClient({
         baseUrl: config.service.baseUrl,
         ...(config.service.apiBaseUrl ? { apiBaseUrl: config.service.apiBaseUrl } : {}),
-        credentials: { username: p.username, password: p.password },
+        ...(p.credentials ? { credentials: p.credentials } : {}),
         ...(p.apiBearer ? { apiBearer: p.apiBearer } : {}),
         paths: config.service.paths,
         timeoutMs: config.service.timeoutMs,
         tokenLifetimeMs: config.service.tokenLifetimeMs,
       }),
       ...(p.projectCode ? { projectCode: p.projectCode } : {}),
+      scoreScale: config.service.scoreScale,
     };
   }
   return {

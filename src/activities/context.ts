@@ -1,5 +1,6 @@
 /** What activities are built from: one service client per credential profile, the claim-check store, the export directory. */
 import type { ServiceClient } from '../api/index.js';
+import type { ScoreScale } from '../vocabulary.js';
 import type { BlobStore } from './blob-store.js';
 import { UnknownProfile } from './errors.js';
 
@@ -8,6 +9,8 @@ export interface ServiceProfile {
   client: ServiceClient;
   /** Project of the profile's table groups and suites; lets a lost submission be found in the job listing. */
   projectCode?: string;
+  /** How the deployment reports scores. @default 'fraction' (TestGen 5.134) */
+  scoreScale?: ScoreScale;
 }
 
 export interface ActivityDeps {

@@ -6,6 +6,7 @@ import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import { Conflict, isTerminalJobStatus } from '../api/index.js';
 import type { CancelOutcome, JobSnapshot, ProfilingSummary, TestRunSummary } from '../contract/types.js';
+import { scorePercent } from '../vocabulary.js';
 import type { ActivityContext } from './context.js';
 import { parseInput, translated } from './errors.js';
 import { Id, JobInput, Profile, snapshot } from './job-inputs.js';
@@ -35,9 +36,8 @@ export function jobActivities(ctx: ActivityContext) {
     getTestRunSummary: async (raw: JobInput): Promise<TestRunSummary> => {
       const input = parseInput(JobInput, raw, 'getTestRunSummary');
       return translated(async () => {
-        const s = await ctx
-          .profile(input.profile)
-          .client.testRuns.summary(input.jobId, { signal: Context.current().cancellationSignal });
+        const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
+        const s = await client.testRuns.summary(input.jobId, { signal: Context.current().cancellationSignal });
         const c = s.result?.result_counts;
         return {
           jobId: s.id,
@@ -46,7 +46,7 @@ export function jobActivities(ctx: ActivityContext) {
           tableGroupId: s.table_group_id,
           startedAt: s.started_at,
           completedAt: s.completed_at,
-          score: s.result?.score ?? null,
+          scorePercent: scorePercent(s.result?.score, scoreScale),
           resultCounts: c
             ? {
                 passed: c.passed,
@@ -64,9 +64,8 @@ export function jobActivities(ctx: ActivityContext) {
     getProfilingSummary: async (raw: JobInput): Promise<ProfilingSummary> => {
       const input = parseInput(JobInput, raw, 'getProfilingSummary');
       return translated(async () => {
-        const s = await ctx
-          .profile(input.profile)
-          .client.profilingRuns.summary(input.jobId, { signal: Context.current().cancellationSignal });
+        const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
+        const s = await client.profilingRuns.summary(input.jobId, { signal: Context.current().cancellationSignal });
         const r = s.result;
         const h = r?.issue_counts.hygiene_issues;
         const pii = r?.issue_counts.potential_pii;
@@ -76,7 +75,7 @@ export function jobActivities(ctx: ActivityContext) {
           tableGroupId: s.table_group_id,
           startedAt: s.started_at,
           completedAt: s.completed_at,
-          score: r?.score ?? null,
+          scorePercent: scorePercent(r?.score, scoreScale),
           tableCount: r?.table_ct ?? null,
           columnCount: r?.column_ct ?? null,
           recordCount: r?.record_ct ?? null,

@@ -4,23 +4,32 @@
  */
 import { readFile } from 'node:fs/promises';
 import { AuthenticationFailed } from './errors.js';
+import { type OAuthRefreshGrant, OAuthTokenSource } from './oauth.js';
 import type { SessionManager } from './session.js';
+import type { Transport } from './transport.js';
 
 /** Where the bearer token of the `/api/v1` calls comes from. Deployments differ. */
 export type ApiBearer =
   | { type: 'session' }
   | { type: 'static'; token: string }
   | { type: 'file'; path: string }
+  | ({ type: 'oauth' } & OAuthRefreshGrant)
   | { type: 'callback'; getToken: (opts: { signal?: AbortSignal; refresh: boolean }) => Promise<string> };
 
 /** The two API surfaces: `/v2` (login, orders) and `/api/v1` (jobs, summaries, definitions). */
 export type Surface = 'v2' | 'api';
 
 export class BearerSource {
+  /** The OAuth token source, when the `/api/v1` bearer comes from a refresh-token grant. */
+  readonly oauth: OAuthTokenSource | undefined;
+
   constructor(
     private readonly session: SessionManager,
     private readonly apiBearer: ApiBearer,
-  ) {}
+    transport: Transport,
+  ) {
+    this.oauth = apiBearer.type === 'oauth' ? new OAuthTokenSource(apiBearer, transport) : undefined;
+  }
 
   private usesSession(surface: Surface): boolean {
     return surface === 'v2' || this.apiBearer.type === 'session';
@@ -34,6 +43,7 @@ export class BearerSource {
   /** Forgets a token the service refused, so that the next `token()` logs in again. */
   invalidate(surface: Surface, token: string): void {
     if (this.usesSession(surface)) this.session.invalidate(token);
+    else this.oauth?.invalidate(token);
   }
 
   /** The token for a call on `surface`; `refresh` asks for a new one after a 401. */
@@ -53,6 +63,9 @@ export class BearerSource {
             cause: err,
           });
         }
+      case 'oauth':
+        if (!this.oauth) throw new Error('unreachable: an oauth bearer without its token source');
+        return this.oauth.token(signal, refresh);
       case 'callback':
         return b.getToken({ signal, refresh });
       default:

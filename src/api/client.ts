@@ -61,7 +61,7 @@ export class ServiceClient {
       refreshMarginMs: options.refreshMarginMs,
       now: options.now,
     });
-    this.#bearer = new BearerSource(this.session, options.apiBearer ?? { type: 'session' });
+    this.#bearer = new BearerSource(this.session, options.apiBearer ?? { type: 'session' }, this.#transport);
     const paths: ServicePaths = { ...DEFAULT_PATHS, ...options.paths };
     const caller: Caller = {
       call: (schema, req) => this.#call(schema, req),
@@ -82,6 +82,11 @@ export class ServiceClient {
 
   toJSON(): Record<string, unknown> {
     return { baseUrl: this.#base, apiBaseUrl: this.#apiBase, username: this.#credentials?.username ?? null };
+  }
+
+  /** The OAuth token source when the `/api/v1` bearer is a refresh grant (for metrics and tests). */
+  get oauthTokenSource() {
+    return this.#bearer.oauth;
   }
 
   /** The configured user name (not a secret), if any. */

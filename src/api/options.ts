@@ -87,6 +87,11 @@ export function checkOptions(options: ServiceClientOptions): void {
   const bearer = options.apiBearer;
   if (bearer?.type === 'static' && !bearer.token) problems.push('apiBearer.token: empty');
   if (bearer?.type === 'file' && !bearer.path) problems.push('apiBearer.path: empty');
+  if (bearer?.type === 'oauth') {
+    if (!/^https?:\/\//.test(bearer.tokenUrl)) problems.push('apiBearer.tokenUrl: expected an http(s) URL');
+    if (!bearer.clientId) problems.push('apiBearer.clientId: empty');
+    if (!bearer.refreshToken) problems.push('apiBearer.refreshToken: empty');
+  }
   if (problems.length)
     throw new InvalidClientOptions(`invalid ServiceClient options:\n${problems.map((p) => `  ${p}`).join('\n')}`);
 }

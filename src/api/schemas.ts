@@ -50,7 +50,11 @@ export type ResultCounts = z.infer<typeof ResultCounts>;
 
 /** Test-run result in either shape (`result_counts` per spec, `tests` as deployed), normalised to the spec's. */
 const TestRunResult = z
-  .looseObject({ score: z.number(), result_counts: ResultCounts.optional(), tests: ResultCounts.optional() })
+  .looseObject({
+    score: z.number().nullable().default(null),
+    result_counts: ResultCounts.optional(),
+    tests: ResultCounts.optional(),
+  })
   .superRefine((r, ctx) => {
     if (!r.result_counts && !r.tests)
       ctx.addIssue({ code: 'custom', path: ['result_counts'], message: 'expected result_counts (or tests)' });
@@ -61,11 +65,12 @@ const TestRunResult = z
     result_counts: (result_counts ?? tests)!,
   }));
 
+/** TestGen 5.134 sends null targets and a null score on runs cancelled early, and a null score until it is rolled up. */
 export const TestRunSummary = z.looseObject({
   id: z.string(),
   status: z.string(),
-  test_suite_id: z.string(),
-  table_group_id: z.string(),
+  test_suite_id: z.string().nullable().default(null),
+  table_group_id: z.string().nullable().default(null),
   started_at: Timestamp.nullable().optional().default(null),
   completed_at: Timestamp.nullable().optional().default(null),
   /** Null until the run has produced results. */
@@ -90,10 +95,10 @@ const DeployedIssues = z.looseObject({
 
 const ProfilingResult = z
   .looseObject({
-    score: z.number(),
-    table_ct: Count,
-    column_ct: Count,
-    record_ct: Count,
+    score: z.number().nullable().default(null),
+    table_ct: Count.nullable().default(null),
+    column_ct: Count.nullable().default(null),
+    record_ct: Count.nullable().default(null),
     issue_counts: IssueCounts.optional(),
     issues: DeployedIssues.optional(),
   })
@@ -114,7 +119,7 @@ const ProfilingResult = z
 export const ProfilingSummary = z.looseObject({
   id: z.string(),
   status: z.string(),
-  table_group_id: z.string(),
+  table_group_id: z.string().nullable().default(null),
   started_at: Timestamp.nullable().optional().default(null),
   completed_at: Timestamp.nullable().optional().default(null),
   result: ProfilingResult.nullable().optional().default(null),
@@ -144,16 +149,18 @@ export const OrderRuns = z.looseObject({ servings: z.array(OrderRun) });
 
 export const Health = z.looseObject({
   status: z.string(),
-  edition: z.string().optional(),
-  version: z.string().optional(),
+  edition: z.string().nullish(),
+  /** Null on a pip install of TestGen. */
+  version: z.string().nullish(),
 });
 export type Health = z.infer<typeof Health>;
 
 /** A test definition: the spec's fields, everything else passes through untouched. */
 export const TestDefinition = z.looseObject({
   test_type: z.string(),
-  table_name: z.string(),
-  column_name: z.string(),
+  /** Absent where equal to its default in a compact export; table-level tests (e.g. Dupe_Rows) have no column. */
+  table_name: z.string().optional(),
+  column_name: z.string().optional(),
   external_id: z.string().nullish(),
 });
 export type TestDefinition = z.infer<typeof TestDefinition>;

@@ -15,7 +15,10 @@ export interface RawResponse {
 }
 
 export interface SendOptions {
+  /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
+  /** A whole `Authorization` header (e.g. Basic), when not a bearer. */
+  authorization?: string;
   json?: unknown;
   form?: Record<string, string>;
   searchParams?: Record<string, string | number | undefined>;
@@ -70,7 +73,11 @@ export class Transport {
       const res = await this.#got(`${base}${path}`, {
         method,
         ...(query ? { searchParams: query } : {}),
-        headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+        headers: opts.token
+          ? { authorization: `Bearer ${opts.token}` }
+          : opts.authorization
+            ? { authorization: opts.authorization }
+            : {},
         ...(opts.json !== undefined ? { json: opts.json } : {}),
         ...(opts.form ? { form: opts.form } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),

@@ -28,6 +28,8 @@ const counts = (c: Record<string, number> | null | undefined) =>
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')
     : '-';
+/** A score in percent, or 'not available' (never 0, which would read as a real score). */
+const percent = (v: number | null) => (v === null ? 'not available' : `${v} %`);
 const minutes = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
 
 export function formatPipeline(r: DataQualityPipelineResult): string {
@@ -35,7 +37,7 @@ export function formatPipeline(r: DataQualityPipelineResult): string {
     ['verdict', r.status === 'passed' ? 'PASSED' : 'FAILED'],
     ['order', r.order ? `${r.order.orderId} (${r.order.orderRun?.status ?? r.order.status ?? 'created'})` : null],
     ['profiling job', `${r.profiling.job.jobId} ${r.profiling.job.wait.job.status}`],
-    ['profiling score', r.profiling.summary.score],
+    ['profiling score', percent(r.profiling.summary.scorePercent)],
     [
       'profiling',
       `${r.profiling.summary.tableCount} tables, ${r.profiling.summary.columnCount} columns, ${r.profiling.summary.recordCount} records`,
@@ -47,7 +49,7 @@ export function formatPipeline(r: DataQualityPipelineResult): string {
     ],
     ['test generation', r.generation ? `${r.generation.jobId} ${r.generation.wait.job.status}` : 'none'],
     ['test run', `${r.testRun.job.jobId} ${r.testRun.job.wait.job.status}`],
-    ['test score', r.testRun.summary.score],
+    ['test score', percent(r.testRun.summary.scorePercent)],
     ['test results', counts(r.testRun.summary.resultCounts)],
     ['gates', r.gates.passed ? 'all passed' : r.gates.violations.join('; ')],
   ];
@@ -57,7 +59,7 @@ export function formatPipeline(r: DataQualityPipelineResult): string {
 export function formatProfile(r: ProfileTableGroupResult): string {
   return table([
     ['job', `${r.job.jobId} ${r.job.wait.job.status}`],
-    ['score', r.summary.score],
+    ['score', percent(r.summary.scorePercent)],
     ['tables / columns / records', `${r.summary.tableCount} / ${r.summary.columnCount} / ${r.summary.recordCount}`],
     ['hygiene issues', counts(r.summary.hygieneIssues)],
     ['potential PII', counts(r.summary.potentialPii)],
@@ -71,7 +73,7 @@ export function formatProfile(r: ProfileTableGroupResult): string {
 export function formatTestRun(r: RunTestSuiteResult): string {
   return table([
     ['job', `${r.job.jobId} ${r.job.wait.job.status}`],
-    ['score', r.summary.score],
+    ['score', percent(r.summary.scorePercent)],
     ['results', counts(r.summary.resultCounts)],
     ['duration', minutes(r.job.wait.durationMs)],
   ]);

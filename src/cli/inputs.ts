@@ -42,7 +42,7 @@ export interface PipelineFlags extends JobFlags {
   order?: { kitchen: string; recipe: string; variation: string };
   param?: Record<string, unknown>;
   orderWait?: boolean;
-  minScore?: number;
+  minScorePercent?: number;
   maxFailed?: number;
   maxErrors?: number;
   warningsAsFailures?: boolean;
@@ -80,7 +80,7 @@ export function pipelineOptions(cmd: Command): Command {
     .option('--order <kitchen/recipe/variation>', 'run this order first', orderArg)
     .option('--param <name=value>', 'runtime override for the order (repeatable)', paramArg)
     .option('--no-order-wait', 'do not wait for the order run to finish')
-    .option('--min-score <n>', 'gate: lowest acceptable test score', numArg(0, 100))
+    .option('--min-score-percent <n>', 'gate: lowest acceptable test score, in percent (0-100)', numArg(0, 100))
     .option('--max-failed <n>', 'gate: most failed tests allowed', intArg(0))
     .option('--max-errors <n>', 'gate: most tests in error allowed', intArg(0))
     .option('--warnings-as-failures', 'gate: count warnings as failed tests')
@@ -115,7 +115,7 @@ export function pipelineInput(f: PipelineFlags): DataQualityPipelineInput {
     testSuiteId: f.testSuite,
     ...(f.order ? { order: { ...f.order, parameters: f.param ?? {}, wait: f.orderWait !== false } } : {}),
     gates: {
-      ...(f.minScore !== undefined ? { minScore: f.minScore } : {}),
+      ...(f.minScorePercent !== undefined ? { minScorePercent: f.minScorePercent } : {}),
       ...(f.maxFailed !== undefined ? { maxFailed: f.maxFailed } : {}),
       ...(f.maxErrors !== undefined ? { maxErrors: f.maxErrors } : {}),
       warningsAsFailures: Boolean(f.warningsAsFailures),

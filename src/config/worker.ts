@@ -20,15 +20,21 @@ import {
   text,
   textOr,
 } from './env.js';
+import { SCORE_SCALES, type ScoreScale } from '../vocabulary.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 
 export interface ProfileConfig {
-  username: string;
-  /** Secret: from DATAOPS[_<PROFILE>]_PASSWORD or the file named by ..._PASSWORD_FILE. */
-  password: string;
+  /**
+   * The `/v2/login` credentials. The password is a secret: from DATAOPS[_<PROFILE>]_PASSWORD or the file named by
+   * ..._PASSWORD_FILE. Absent for a deployment without `/v2` (TestGen), which then needs an `apiBearer`.
+   */
+  credentials?: { username: string; password: string };
   projectCode?: string;
-  /** Bearer for /api/v1 where the deployment issues its own: a static token or a token file. @default the session */
-  apiBearer?: { type: 'static'; token: string } | { type: 'file'; path: string };
+  /** Bearer for /api/v1 where the deployment issues its own. @default the /v2 session */
+  apiBearer?:
+    | { type: 'static'; token: string }
+    | { type: 'file'; path: string }
+    | { type: 'oauth'; tokenUrl: string; clientId: string; clientSecret?: string; refreshToken: string };
 }
 
 export interface WorkerConfig {
@@ -46,6 +52,8 @@ export interface WorkerConfig {
     paths: { jobStatus?: string; jobCancel?: string; jobList?: string };
     /** @default $DATAOPS_PROFILES (comma-separated names), else "default" */
     profiles: Record<string, ProfileConfig>;
+    /** How the deployment reports `result.score`. @default $DATAOPS_SCORE_SCALE, else fraction (TestGen 5.134) */
+    scoreScale: ScoreScale;
   };
   /** Claim-check store shared by all workers. @default $DATAOPS_BLOB_DIR, else .dataops/blobs */
   blobDir: string;
@@ -77,6 +85,7 @@ const workerEnv = {
   DATAOPS_JOB_CANCEL_PATH: pathTemplate('{job_id}'),
   DATAOPS_JOB_LIST_PATH: pathTemplate('{project_code}'),
   DATAOPS_PROFILES: textOr('default'),
+  DATAOPS_SCORE_SCALE: oneOf(SCORE_SCALES, 'fraction'),
   DATAOPS_BLOB_DIR: textOr(join('.dataops', 'blobs')),
   DATAOPS_EXPORT_DIR: textOr(join('.dataops', 'exports')),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'INFO', true),
@@ -90,29 +99,67 @@ const workerEnv = {
 export const profilePrefix = (name: string): string =>
   name === 'default' ? 'DATAOPS_' : `DATAOPS_${name.toUpperCase().replace(/-/g, '_')}_`;
 
-function readProfile(name: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig {
-  const prefix = profilePrefix(name);
+/** The `/api/v1` bearer of a profile: an OAuth refresh grant, a static token or a token file; one at most. */
+function readApiBearer(prefix: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig['apiBearer'] {
   const v = readEnv(
-    { [`${prefix}USERNAME`]: text(), [`${prefix}PROJECT_CODE`]: text(), [`${prefix}API_TOKEN_PATH`]: text() },
+    {
+      [`${prefix}API_TOKEN_PATH`]: text(),
+      [`${prefix}OAUTH_TOKEN_URL`]: httpUrl(),
+      [`${prefix}OAUTH_CLIENT_ID`]: text(),
+    },
     env,
     problems,
   );
-  const username = v[`${prefix}USERNAME`];
-  const password = secret(`${prefix}PASSWORD`, env, read, problems);
-  if (!username) problems.add(`${prefix}USERNAME`, `required for profile '${name}'`);
-  if (!password) problems.add(`${prefix}PASSWORD or ${prefix}PASSWORD_FILE`, `required for profile '${name}'`);
   const token = secret(`${prefix}API_TOKEN`, env, read, problems);
   const tokenFile = v[`${prefix}API_TOKEN_PATH`];
+  const tokenUrl = v[`${prefix}OAUTH_TOKEN_URL`];
+  const clientId = v[`${prefix}OAUTH_CLIENT_ID`];
+  const clientSecret = secret(`${prefix}OAUTH_CLIENT_SECRET`, env, read, problems);
+  const refreshToken = secret(`${prefix}OAUTH_REFRESH_TOKEN`, env, read, problems);
+  const oauth = Boolean(tokenUrl || clientId || clientSecret || refreshToken);
+  const kinds = [token && 'API_TOKEN', tokenFile && 'API_TOKEN_PATH', oauth && 'OAUTH_*'].filter(Boolean);
+  if (kinds.length > 1)
+    problems.add(`${prefix}${kinds.join(` / ${prefix}`)}`, 'set one /api/v1 bearer source, not several');
+  if (oauth) {
+    for (const [key, value] of [
+      ['OAUTH_TOKEN_URL', tokenUrl],
+      ['OAUTH_CLIENT_ID', clientId],
+      ['OAUTH_REFRESH_TOKEN or _FILE', refreshToken],
+    ] as const)
+      if (!value) problems.add(`${prefix}${key}`, 'required with the other OAUTH_* settings');
+    return {
+      type: 'oauth',
+      tokenUrl: tokenUrl ?? '',
+      clientId: clientId ?? '',
+      ...(clientSecret ? { clientSecret } : {}),
+      refreshToken: refreshToken ?? '',
+    };
+  }
+  if (token) return { type: 'static', token };
+  if (tokenFile) return { type: 'file', path: tokenFile };
+  return undefined;
+}
+
+function readProfile(name: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig {
+  const prefix = profilePrefix(name);
+  const v = readEnv({ [`${prefix}USERNAME`]: text(), [`${prefix}PROJECT_CODE`]: text() }, env, problems);
+  const username = v[`${prefix}USERNAME`];
+  const password = secret(`${prefix}PASSWORD`, env, read, problems);
+  const apiBearer = readApiBearer(prefix, env, read, problems);
+  if (!apiBearer || username || password) {
+    // Without a bearer of its own the profile logs in through /v2; a half-given login is always a mistake.
+    if (!username) problems.add(`${prefix}USERNAME`, `required for profile '${name}' (or an /api/v1 bearer alone)`);
+    if (!password)
+      problems.add(
+        `${prefix}PASSWORD or ${prefix}PASSWORD_FILE`,
+        `required for profile '${name}' (or an /api/v1 bearer alone)`,
+      );
+  }
   const projectCode = v[`${prefix}PROJECT_CODE`];
   return {
-    username: username ?? '',
-    password: password ?? '',
+    ...(username && password ? { credentials: { username, password } } : {}),
     ...(projectCode ? { projectCode } : {}),
-    ...(token
-      ? { apiBearer: { type: 'static' as const, token } }
-      : tokenFile
-        ? { apiBearer: { type: 'file' as const, path: tokenFile } }
-        : {}),
+    ...(apiBearer ? { apiBearer } : {}),
   };
 }
 
@@ -147,6 +194,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
       tokenLifetimeMs: v.DATAOPS_TOKEN_LIFETIME_MS,
       paths,
       profiles,
+      scoreScale: v.DATAOPS_SCORE_SCALE,
     },
     blobDir: v.DATAOPS_BLOB_DIR,
     exportDir: v.DATAOPS_EXPORT_DIR,
@@ -171,10 +219,15 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
     service: {
       baseUrl: config.service.baseUrl,
       apiBaseUrl: config.service.apiBaseUrl ?? config.service.baseUrl,
+      scoreScale: config.service.scoreScale,
       profiles: Object.fromEntries(
         Object.entries(config.service.profiles).map(([n, p]) => [
           n,
-          { username: p.username, projectCode: p.projectCode ?? null },
+          {
+            username: p.credentials?.username ?? null,
+            apiBearer: p.apiBearer?.type ?? 'session',
+            projectCode: p.projectCode ?? null,
+          },
         ]),
       ),
     },

@@ -65,11 +65,14 @@ export type ResultCounts = z.infer<typeof ResultCounts>;
 export const TestRunSummary = z.object({
   jobId: z.string(),
   status: z.string(),
-  testSuiteId: z.string(),
-  tableGroupId: z.string(),
+  testSuiteId: z.string().nullable(),
+  tableGroupId: z.string().nullable(),
   startedAt: Iso.nullable(),
   completedAt: Iso.nullable(),
-  score: z.number().nullable(),
+  scorePercent: z
+    .number()
+    .nullable()
+    .describe('Data quality score in percent (0 to 100), whatever the deployment reports; null when not available'),
   resultCounts: ResultCounts.nullable(),
 });
 export type TestRunSummary = z.infer<typeof TestRunSummary>;
@@ -77,10 +80,13 @@ export type TestRunSummary = z.infer<typeof TestRunSummary>;
 export const ProfilingSummary = z.object({
   jobId: z.string(),
   status: z.string(),
-  tableGroupId: z.string(),
+  tableGroupId: z.string().nullable(),
   startedAt: Iso.nullable(),
   completedAt: Iso.nullable(),
-  score: z.number().nullable(),
+  scorePercent: z
+    .number()
+    .nullable()
+    .describe('Data quality score in percent (0 to 100), whatever the deployment reports; null when not available'),
   tableCount: z.number().int().nullable(),
   columnCount: z.number().int().nullable(),
   recordCount: z.number().int().nullable(),

@@ -143,7 +143,16 @@ export type RunTestSuiteResult = z.infer<typeof RunTestSuiteResult>;
 
 export const Gates = z
   .object({
-    minScore: z.number().min(0).max(100).optional().describe('Lowest acceptable test-run score'),
+    minScorePercent: z
+      .number()
+      .min(0)
+      .max(100)
+      .optional()
+      .describe('Lowest acceptable test-run score, in percent (0 to 100); a run without a score fails this gate'),
+    minScore: z
+      .never({ error: 'renamed minScorePercent: give the lowest score in percent (0 to 100)' })
+      .optional()
+      .describe('Renamed minScorePercent; refused so that no caller is read in the wrong unit'),
     maxFailed: z.number().int().min(0).optional().describe('Most failed tests allowed'),
     maxErrors: z.number().int().min(0).optional().describe('Most tests in error allowed'),
     warningsAsFailures: z.boolean().default(false).describe('Count warnings as failed tests'),
@@ -155,7 +164,7 @@ export const GateVerdict = z.object({
   passed: z.boolean(),
   violations: z.array(z.string()),
   evaluated: z.object({
-    score: z.number().nullable(),
+    scorePercent: z.number().nullable(),
     failed: z.number().int(),
     errors: z.number().int(),
     warnings: z.number().int(),

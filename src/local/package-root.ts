@@ -1,4 +1,4 @@
-/** Finds the package root and the Temporal server versions pinned in package.json. */
+/** Finds the package root and the versions of the local servers (Temporal, the TestGen peer) pinned in package.json. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,15 +25,17 @@ export interface PinnedVersions {
   cli: string;
   /** The Java time-skipping test server version, from Maven Central. */
   testServer: string;
+  /** The TestGen version the peer tests run against, from PyPI. */
+  testgen: string;
 }
 
 /** The versions pinned in package.json: the one place where they are set. */
 export function pinnedVersions(root: string = packageRoot()): PinnedVersions {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
-    config: { temporalCli: string; temporalTestServer: string };
+    config: { temporalCli: string; temporalTestServer: string; testgen: string };
   };
   const sdk = pkg.dependencies['@temporalio/client'];
   if (!sdk) throw new Error('package.json has no @temporalio/client dependency');
-  return { sdk, cli: pkg.config.temporalCli, testServer: pkg.config.temporalTestServer };
+  return { sdk, cli: pkg.config.temporalCli, testServer: pkg.config.temporalTestServer, testgen: pkg.config.testgen };
 }

@@ -15,6 +15,8 @@ export interface SimVariants {
   omitExportVersion: boolean;
   /** `session`: /api/v1 takes the /v2/login token; `separate`: only tokens issued for the API. @default 'session' */
   apiAuth: 'session' | 'separate';
+  /** `fraction`: result.score from 0 to 1 (TestGen 5.134); `percent`: 0 to 100. @default 'fraction' */
+  scoreScale: 'fraction' | 'percent';
 }
 
 export const DEFAULT_VARIANTS: SimVariants = {
@@ -23,6 +25,7 @@ export const DEFAULT_VARIANTS: SimVariants = {
   strictErrorShape: 'nested',
   omitExportVersion: false,
   apiAuth: 'session',
+  scoreScale: 'fraction',
 };
 
 export interface SimUser {

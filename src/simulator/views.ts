@@ -26,13 +26,18 @@ export function jobView(ctx: SimContext, job: JobRecord, statusOverride?: string
   };
 }
 
+/** The engines keep scores in percent; a fraction deployment (TestGen 5.134) reports them from 0 to 1. */
+const wireScore = (ctx: SimContext, percent: number) =>
+  ctx.variants.scoreScale === 'fraction' ? Math.round(percent * 10) / 1000 : percent;
+
 export function testRunView(ctx: SimContext, job: JobRecord) {
   const r = job.result as TestRunResult | null;
+  const score = r && wireScore(ctx, r.score);
   const result =
     r &&
     (ctx.variants.summaryShape === 'spec'
-      ? { score: r.score, result_counts: r.result_counts }
-      : { score: r.score, tests: r.result_counts });
+      ? { score, result_counts: r.result_counts }
+      : { score, tests: r.result_counts });
   return {
     id: job.id,
     status: job.status,
@@ -49,10 +54,11 @@ export function profilingView(ctx: SimContext, job: JobRecord) {
   let result: object | null = null;
   if (r) {
     const { issue_counts, ...rest } = r;
+    const score = wireScore(ctx, r.score);
     result =
       ctx.variants.summaryShape === 'spec'
-        ? r
-        : { ...rest, issues: { ...issue_counts.hygiene_issues, dismissed: issue_counts.dismissed } };
+        ? { ...r, score }
+        : { ...rest, score, issues: { ...issue_counts.hygiene_issues, dismissed: issue_counts.dismissed } };
   }
   return {
     id: job.id,

@@ -11,8 +11,12 @@ export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdic
   const c = summary.resultCounts ?? { passed: 0, failed: 0, warning: 0, error: 0, log: 0, dismissed: 0 };
   const failed = c.failed + (gates.warningsAsFailures ? c.warning : 0);
   const violations: string[] = [];
-  if (gates.minScore !== undefined && (summary.score === null || summary.score < gates.minScore))
-    violations.push(`score ${summary.score ?? 'none'} is below the minimum ${gates.minScore}`);
+  const score = summary.scorePercent;
+  if (gates.minScorePercent !== undefined) {
+    if (score === null) violations.push(`no score is available, and the minimum is ${gates.minScorePercent}%`);
+    else if (score < gates.minScorePercent)
+      violations.push(`score ${score}% is below the minimum ${gates.minScorePercent}%`);
+  }
   if (gates.maxFailed !== undefined && failed > gates.maxFailed)
     violations.push(
       `${failed} failed test(s)${gates.warningsAsFailures ? ` (warnings counted: ${c.warning})` : ''} exceed the maximum ${gates.maxFailed}`,
@@ -22,7 +26,7 @@ export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdic
   return {
     passed: violations.length === 0,
     violations,
-    evaluated: { score: summary.score, failed, errors: c.error, warnings: c.warning },
+    evaluated: { scorePercent: score, failed, errors: c.error, warnings: c.warning },
   };
 }
 

@@ -203,12 +203,20 @@ describe('waitForJob in a mock activity environment', () => {
     sim.controls.advanceClock(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);
     const ts = await run(env, acts.getTestRunSummary, { jobId: tid });
     assert.deepEqual(
-      [ts.score, ts.resultCounts],
+      [ts.scorePercent, ts.resultCounts],
       [33.3, { passed: 1, failed: 1, warning: 0, error: 1, log: 0, dismissed: 1 }],
     );
     const ps = await run(env, acts.getProfilingSummary, { jobId: pid });
     assert.deepEqual(
-      [ps.score, ps.tableCount, ps.columnCount, ps.recordCount, ps.hygieneIssues, ps.potentialPii, ps.dismissedIssues],
+      [
+        ps.scorePercent,
+        ps.tableCount,
+        ps.columnCount,
+        ps.recordCount,
+        ps.hygieneIssues,
+        ps.potentialPii,
+        ps.dismissedIssues,
+      ],
       [63.9, 2, 9, 155_000, { definite: 1, likely: 2, possible: 3 }, { high: 1, moderate: 1 }, 1],
     );
     const gen = await run(env, acts.findGenerationJob, { tableGroupId: TG.sales, after: ps.completedAt! });

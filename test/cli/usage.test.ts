@@ -25,7 +25,7 @@ describe('starter CLI usage', () => {
     for (const flag of [
       '--table-group',
       '--test-suite',
-      '--min-score',
+      '--min-score-percent',
       '--max-failed',
       '--warnings-as-failures',
       '--follow',
@@ -40,8 +40,8 @@ describe('starter CLI usage', () => {
   const bad: [string[], RegExp][] = [
     [['pipeline', '--test-suite', 's'], /required option '--table-group <id>' not specified/],
     [
-      ['pipeline', '--table-group', 't', '--test-suite', 's', '--min-score', '101'],
-      /option '--min-score <n>' argument '101' is invalid\. expected a number from 0 to 100/,
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--min-score-percent', '101'],
+      /option '--min-score-percent <n>' argument '101' is invalid\. expected a number from 0 to 100/,
     ],
     [
       ['pipeline', '--table-group', 't', '--test-suite', 's', '--max-failed', 'two'],

@@ -80,7 +80,7 @@ describe('worker configuration', () => {
       TEMPORAL_API_KEY_FILE: join(dir, 'key'),
       TEMPORAL_TLS_CA: join(dir, 'ca.pem'),
     });
-    assert.equal(c.service.profiles['finance-team']?.password, 'from-a-file');
+    assert.equal(c.service.profiles['finance-team']?.credentials?.password, 'from-a-file');
     assert.equal(c.service.profiles['finance-team']?.projectCode, 'FIN');
     assert.equal(c.temporal.apiKey, 'cloud-api-key');
     assert.equal(c.temporal.tls?.ca?.toString(), 'CA');

@@ -163,7 +163,7 @@ describe('end to end: separate processes on the dev server', () => {
     const input = JSON.stringify({
       tableGroupId: TG.sales,
       testSuiteId: TS.salesProd,
-      gates: { minScore: 90 },
+      gates: { minScorePercent: 90 },
       pollIntervalMs: 200,
     });
     const started = await runProcess(

@@ -194,8 +194,9 @@ describe('simulator job engine', () => {
     advance(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);
     summary = await http.as('admin', 'GET', `/api/v1/test-runs/${tid}`);
     // finance-prod: 5 definitions, one inactive; Required(ledger.account) failed, Recency error, one dismissed.
+    // The score is a fraction from 0 to 1, as TestGen 5.134 reports it.
     assert.deepEqual(summary.body.result, {
-      score: 33.3,
+      score: 0.333,
       result_counts: { passed: 1, failed: 1, warning: 0, error: 1, log: 0, dismissed: 1 },
     });
     assert.equal(summary.body.test_suite_id, TS.financeProd);
@@ -207,7 +208,7 @@ describe('simulator job engine', () => {
     assert.equal((await http.as('admin', 'GET', `/api/v1/test-runs/${pid}`)).status, 404);
     const profile = await http.as('admin', 'GET', `/api/v1/profiling-runs/${pid}`);
     assert.deepEqual(profile.body.result, {
-      score: 91.7,
+      score: 0.917,
       table_ct: 2,
       column_ct: 6,
       record_ct: 881_200,
@@ -279,12 +280,13 @@ describe('simulator job engine', () => {
   test('the deployed summary shape: result.tests and result.issues', async () => {
     const other = await startTestSimulator({
       jobDurations: { pendingMs: 0, claimMs: 0, runMs: 0 },
-      variants: { summaryShape: 'deployed' },
+      variants: { summaryShape: 'deployed', scoreScale: 'percent' },
     });
     try {
       const t = await other.http.as('admin', 'POST', `/api/v1/test-suites/${TS.financeProd}/test-runs`);
       const p = await other.http.as('admin', 'POST', `/api/v1/table-groups/${TG.sales}/profiling-runs`);
       const tr = await other.http.as('admin', 'GET', `/api/v1/test-runs/${t.body.id}`);
+      // The percentage deployments' scale, kept as a variant.
       assert.deepEqual(tr.body.result, {
         score: 33.3,
         tests: { passed: 1, failed: 1, warning: 0, error: 1, log: 0, dismissed: 1 },

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
         order: { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' },
         tableGroupId: TG.sales,
         testSuiteId: TS.salesProd,
-        gates: { minScore: 90 },
+        gates: { minScorePercent: 90 },
         ...poll,
       },
     ],

@@ -66,7 +66,7 @@ describe('profileTableGroup and runTestSuite', () => {
       'the interrupted time counts, measured from started_at',
     );
     assert.equal(result.summary.tableCount, 2);
-    assert.equal(result.summary.score, 91.7);
+    assert.equal(result.summary.scorePercent, 91.7);
     assert.equal(result.job.reconciled, false);
   });
 

@@ -57,7 +57,7 @@ describe('dataQualityPipeline', () => {
       },
       tableGroupId: TG.sales,
       testSuiteId: TS.salesProd,
-      gates: { minScore: 90, maxFailed: 0, maxErrors: 0 },
+      gates: { minScorePercent: 90, maxFailed: 0, maxErrors: 0 },
     });
     assert.equal(result.status, 'passed');
     assert.equal(result.order?.orderRun?.status, 'COMPLETED_SERVING');
@@ -66,7 +66,7 @@ describe('dataQualityPipeline', () => {
       source_data_date: '2026-11-20',
       alert_email: 'dq@example.com',
     });
-    assert.equal(result.profiling.summary.score, 63.9);
+    assert.equal(result.profiling.summary.scorePercent, 63.9);
     assert.equal(result.generation?.wait.job.job_key, 'run-test-generation');
     assert.equal(result.generation?.wait.job.status, 'completed');
     // generation added Unique(customers.id): 9 definitions, 8 passed and 1 warning
@@ -81,7 +81,7 @@ describe('dataQualityPipeline', () => {
     assert.deepEqual(result.gates, {
       passed: true,
       violations: [],
-      evaluated: { score: 94.4, failed: 0, errors: 0, warnings: 1 },
+      evaluated: { scorePercent: 94.4, failed: 0, errors: 0, warnings: 1 },
     });
     const order = sim.controls.jobs().map((j) => j.job_key);
     assert.deepEqual(
@@ -96,7 +96,7 @@ describe('dataQualityPipeline', () => {
       ...base,
       tableGroupId: TG.finance,
       testSuiteId: TS.financeProd,
-      gates: { minScore: 50, maxFailed: 0, maxErrors: 0 },
+      gates: { minScorePercent: 50, maxFailed: 0, maxErrors: 0 },
     }).catch((e: unknown) => e);
     assert.ok(err instanceof WorkflowFailedError);
     assert.ok(err.cause instanceof ApplicationFailure);
@@ -104,7 +104,7 @@ describe('dataQualityPipeline', () => {
     assert.equal(err.cause.nonRetryable, true);
     assert.match(
       err.cause.message,
-      /score 33\.3 is below the minimum 50; 1 failed test\(s\) exceed the maximum 0; 1 test\(s\) in error exceed the maximum 0/,
+      /score 33\.3% is below the minimum 50%; 1 failed test\(s\) exceed the maximum 0; 1 test\(s\) in error exceed the maximum 0/,
     );
     const details = err.cause.details?.[0] as DataQualityPipelineResult;
     assert.equal(details.status, 'failed');

@@ -33,8 +33,13 @@ const CASES: [string, unknown, string[]][] = [
   ['runTestSuite', undefined, ['testSuiteId']],
   [
     'dataQualityPipeline',
-    { tableGroupId: 'tg', gates: { minScore: 101, maxFailed: -1 }, onGateFailure: 'shrug', order: { kitchen: 'k' } },
-    ['order.recipe', 'order.variation', 'testSuiteId', 'gates.minScore', 'gates.maxFailed', 'onGateFailure'],
+    {
+      tableGroupId: 'tg',
+      gates: { minScorePercent: 101, maxFailed: -1 },
+      onGateFailure: 'shrug',
+      order: { kitchen: 'k' },
+    },
+    ['order.recipe', 'order.variation', 'testSuiteId', 'gates.minScorePercent', 'gates.maxFailed', 'onGateFailure'],
   ],
   [
     'promoteTestDefinitions',

@@ -1,0 +1,229 @@
+/**
+ * TestGen as a test peer: the reference implementation of the quality-job API, installed by
+ * scripts/install-testgen.sh. Each test file starts its own TestGen from a copy of the installed demo home, on free
+ * ports, and obtains its tokens the way a real client does: OAuth dynamic registration, the login form with PKCE,
+ * and the authorization-code grant. Or, with DATAOPS_TESTGEN_URL, it uses a TestGen you run yourself.
+ *
+ *   DATAOPS_SKIP_PEER=1                   skip the peer tests (each says so)
+ *   DATAOPS_TESTGEN_URL                   a running TestGen (its base, e.g. http://127.0.0.1:8530)
+ *   DATAOPS_TESTGEN_USERNAME / _PASSWORD  its login (default: the installed peer's)
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { localServersConfig } from '../../src/config/local-servers.js';
+import { pinnedVersions } from '../../src/local/package-root.js';
+import { eventually } from './wait.js';
+
+export interface OAuthGrant {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+}
+
+export interface TestGenPeer {
+  /** Base address; the API is under /api/v1. */
+  url: string;
+  version: string;
+  username: string;
+  /** A fresh OAuth grant (a new client registration and login each call). */
+  authorize(): Promise<OAuthGrant>;
+  /** A GET or POST against the API with a bearer, for setup and inspection that our client does not cover. */
+  api<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, token: string, body?: unknown): Promise<T>;
+  /** The demo project's ids. */
+  demo: { projectCode: string; tableGroupId: string; testSuiteId: string; definitions: number };
+  /** TestGen's own log, for failure messages. */
+  log(): string;
+  close(): Promise<void>;
+}
+
+const installDir = () => join(localServersConfig().cacheDir, `testgen-${pinnedVersions().testgen}`);
+
+/** Why the peer tests cannot run here, or undefined when they can. */
+export function peerSkipReason(): string | undefined {
+  if (process.env.DATAOPS_SKIP_PEER === '1') return 'DATAOPS_SKIP_PEER=1';
+  if (process.env.DATAOPS_TESTGEN_URL) return undefined;
+  if (!existsSync(join(installDir(), '.complete')))
+    return `TestGen is not installed in ${installDir()} (run npm run install-testgen; it needs Python >= 3.11)`;
+  return undefined;
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
+
+async function request(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+/** The OAuth 2.1 authorization-code flow with PKCE, as a user's client runs it. */
+async function authorize(url: string, username: string, password: string): Promise<OAuthGrant> {
+  const redirectUri = 'http://127.0.0.1/callback';
+  const reg = await request(`${url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'dataops-temporal peer tests', redirect_uris: [redirectUri] }),
+  });
+  if (reg.status !== 201) throw new Error(`OAuth registration failed: ${reg.status} ${reg.text}`);
+  const client = JSON.parse(reg.text) as { client_id: string; client_secret: string };
+  const verifier = randomBytes(48).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const login = await request(`${url}/oauth/authorize`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form({
+      username,
+      password,
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      state: 'peer',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }),
+  });
+  const location = login.headers.get('location');
+  const code = location ? new URL(location).searchParams.get('code') : null;
+  if (login.status !== 302 || !code) throw new Error(`OAuth login failed: ${login.status}`);
+  const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
+  const tok = await request(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+    body: form({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }),
+  });
+  if (tok.status !== 200) throw new Error(`OAuth token exchange failed: ${tok.status} ${tok.text}`);
+  const t = JSON.parse(tok.text) as { access_token: string; refresh_token: string; expires_in: number };
+  return {
+    tokenUrl: `${url}/oauth/token`,
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    accessToken: t.access_token,
+    refreshToken: t.refresh_token,
+    expiresIn: t.expires_in,
+  };
+}
+
+function peerApi(url: string) {
+  return async <T>(method: string, path: string, token: string, body?: unknown): Promise<T> => {
+    const res = await request(`${url}/api/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 500)}`);
+    return (res.text ? JSON.parse(res.text) : null) as T;
+  };
+}
+
+/** Starts a TestGen (or attaches to DATAOPS_TESTGEN_URL) and looks up the demo project. */
+export async function startTestGen(): Promise<TestGenPeer> {
+  const external = process.env.DATAOPS_TESTGEN_URL?.replace(/\/+$/, '');
+  let child: ChildProcess | undefined;
+  let home: string | undefined;
+  let output = '';
+  let url: string;
+  let username = process.env.DATAOPS_TESTGEN_USERNAME ?? 'admin';
+  let password = process.env.DATAOPS_TESTGEN_PASSWORD ?? '';
+  let version = 'external';
+  if (external) url = external;
+  else {
+    const dir = installDir();
+    const peer = JSON.parse(readFileSync(join(dir, 'peer.json'), 'utf8')) as {
+      username: string;
+      password: string;
+      version: string;
+    };
+    ({ username, password, version } = peer);
+    home = join(mkdtempSync(join(tmpdir(), 'testgen-')), 'home');
+    // cp -a keeps owners: run as root, pgserver runs PostgreSQL as its own user, who owns the data files.
+    const copied = spawnSync('cp', ['-a', join(dir, 'template-home'), home], { encoding: 'utf8' });
+    if (copied.status !== 0) throw new Error(`copying the TestGen home failed: ${copied.stderr}`);
+    const [apiPort, uiPort] = [await freePort(), await freePort()];
+    url = `http://127.0.0.1:${apiPort}`;
+    const closed = 'http://127.0.0.1:9'; // TestGen's outbound calls (analytics, release check) fail at once
+    child = spawn(join(dir, 'venv', 'bin', 'testgen'), ['run-app', 'all'], {
+      detached: true, // its own process group: close() stops the UI, API, scheduler and PostgreSQL together
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        HOME: join(dir, 'user-home'),
+        TG_TESTGEN_HOME: home,
+        TESTGEN_LOG_FILE_PATH: join(home, 'log'),
+        TG_API_PORT: String(apiPort),
+        TG_API_HOST: '127.0.0.1',
+        TG_UI_PORT: String(uiPort),
+        TG_JOB_POLL_INTERVAL: '1',
+        TG_ANALYTICS: 'no',
+        HTTP_PROXY: closed,
+        HTTPS_PROXY: closed,
+        http_proxy: closed,
+        https_proxy: closed,
+        NO_PROXY: '127.0.0.1,localhost,::1',
+        no_proxy: '127.0.0.1,localhost,::1',
+      },
+    });
+    child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+    child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+    await eventually(
+      `TestGen to answer on ${url}`,
+      async () => {
+        if (child?.exitCode !== null) throw new Error(`TestGen exited (${child?.exitCode}):\n${output.slice(-3000)}`);
+        return (await fetch(`${url}/api/v1/health`).catch(() => null))?.ok;
+      },
+      { tries: 600, delayMs: 250 },
+    );
+  }
+  const api = peerApi(url);
+  const first = await authorize(url, username, password);
+  const suites = await api<{ items: { test_suite_id: string; table_group_id: string; test_count: number }[] }>(
+    'GET',
+    '/projects/DEFAULT/test-suites',
+    first.accessToken,
+  );
+  const suite = suites.items[0];
+  if (!suite) throw new Error('the TestGen demo project DEFAULT has no test suite (was `testgen quick-start` run?)');
+  return {
+    url,
+    version,
+    username,
+    authorize: () => authorize(url, username, password),
+    api: (method, path, token, body) => api(method, path, token, body),
+    demo: {
+      projectCode: 'DEFAULT',
+      tableGroupId: suite.table_group_id,
+      testSuiteId: suite.test_suite_id,
+      definitions: suite.test_count,
+    },
+    log: () => output,
+    close: async () => {
+      if (child && child.exitCode === null && child.pid) {
+        const exited = new Promise((r) => child?.once('exit', r));
+        process.kill(-child.pid, 'SIGTERM');
+        const timer = setTimeout(() => child?.pid && process.kill(-child.pid, 'SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (home) rmSync(dirname(home), { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DataQualityPipelineInput, type TestRunSummary } from '../../src/contract/index.js';
+import { evaluateGates } from '../../src/workflows/pipeline.js';
+import { scorePercent } from '../../src/vocabulary.js';
+
+const summary = (score: number | null): TestRunSummary => ({
+  jobId: 'j',
+  status: 'completed',
+  testSuiteId: 's',
+  tableGroupId: 't',
+  startedAt: null,
+  completedAt: null,
+  scorePercent: score,
+  resultCounts: { passed: 9, failed: 0, warning: 1, error: 0, log: 0, dismissed: 0 },
+});
+
+describe('quality gates judge one score unit: percent', () => {
+  test("a deployment's fraction and a percentage deployment's score give the same percent", () => {
+    assert.equal(scorePercent(0.987, 'fraction'), 98.7);
+    assert.equal(scorePercent(98.7, 'percent'), 98.7);
+    assert.equal(scorePercent(1, 'fraction'), 100);
+    assert.equal(scorePercent(null, 'fraction'), null);
+    // TestGen 5.134's 0.780 must not pass a 90 % gate, as it would if read as 0.78 on a 0-100 scale... or fail
+    // a 0.5 gate read as a fraction: the unit is converted once, at the boundary.
+    assert.equal(
+      evaluateGates(summary(scorePercent(0.78, 'fraction')), { minScorePercent: 90, warningsAsFailures: false }).passed,
+      false,
+    );
+    assert.equal(
+      evaluateGates(summary(scorePercent(0.987, 'fraction')), { minScorePercent: 90, warningsAsFailures: false })
+        .passed,
+      true,
+    );
+  });
+
+  test('a missing score (not yet rolled up) fails a score gate as "not available", never passes it', () => {
+    const verdict = evaluateGates(summary(null), { minScorePercent: 0, warningsAsFailures: false });
+    assert.equal(verdict.passed, false);
+    assert.deepEqual(verdict.violations, ['no score is available, and the minimum is 0%']);
+    assert.equal(verdict.evaluated.scorePercent, null);
+    assert.equal(evaluateGates(summary(null), { warningsAsFailures: false }).passed, true, 'without a score gate');
+  });
+
+  test('the old gates.minScore is refused with its new name and unit, not read in the wrong unit', () => {
+    const parsed = DataQualityPipelineInput.safeParse({
+      tableGroupId: 't',
+      testSuiteId: 's',
+      gates: { minScore: 0.9 },
+    });
+    assert.equal(parsed.success, false);
+    const issue = parsed.error?.issues.find((i) => i.path.join('.') === 'gates.minScore');
+    assert.match(issue?.message ?? '', /renamed minScorePercent: give the lowest score in percent \(0 to 100\)/);
+  });
+});
