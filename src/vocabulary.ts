@@ -68,15 +68,21 @@ export const EXPORT_ORIGINS = ['manual', 'auto', 'both'] as const;
 
 /** Import item actions. */
 export const IMPORT_ACTIONS = ['create', 'update', 'skip', 'delete'] as const;
-/** Import item reasons of the spec's reference table. */
+/**
+ * Import item reasons: the spec's reference table, and the three TestGen 5.134 adds (`managed_test_type`: a type
+ * that cannot be imported as new; `invalid_column`: a column not in the latest profile; `missing_required_field`).
+ */
 export const IMPORT_REASONS = [
   'no_match',
   'matched',
   'policy',
   'locked',
   'invalid_test_type',
+  'managed_test_type',
   'invalid_table',
+  'invalid_column',
   'missing_external_id',
+  'missing_required_field',
   'absent',
 ] as const;
 

@@ -24,6 +24,8 @@ export interface ActivityDeps {
   inlineItemsMaxBytes?: number;
   /** Directory where export workflows write files (destinations are relative to it). @default none: writing refused */
   exportDir?: string;
+  /** Temporal Web UI base; test runs then carry a link back to their workflow. @default none */
+  temporalUiUrl?: string;
 }
 
 export interface ActivityContext {
@@ -32,6 +34,7 @@ export interface ActivityContext {
   clockSkewMs: number;
   inlineItemsMaxBytes: number;
   exportDir: string | undefined;
+  temporalUiUrl: string | undefined;
 }
 
 export function activityContext(deps: ActivityDeps): ActivityContext {
@@ -51,5 +54,6 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
     clockSkewMs: deps.clockSkewMs ?? 5 * 60_000,
     inlineItemsMaxBytes: deps.inlineItemsMaxBytes ?? 256 * 1024,
     exportDir: deps.exportDir,
+    temporalUiUrl: deps.temporalUiUrl,
   };
 }

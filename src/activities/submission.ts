@@ -12,6 +12,7 @@ import {
   UnexpectedResponse,
   type Job,
   type ServiceClient,
+  type TestRunLink,
 } from '../api/index.js';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
@@ -28,6 +29,60 @@ function isAmbiguous(err: unknown): boolean {
 
 /** Heartbeat details of a submission: where the previous attempt got to. */
 const SubmitPhase = z.object({ phase: z.enum(['sending', 'rejected']) });
+
+type JobKind = 'profiling' | 'tests' | 'generation';
+
+/** The workflow behind this activity, for the job to point back to: ids always, a Web UI link when configured. */
+function linkToWorkflow(uiUrl: string | undefined): TestRunLink {
+  const info = activityInfo();
+  const execution = info.workflowExecution;
+  if (!execution) return {}; // an activity run outside a workflow
+  const { workflowId, runId } = execution;
+  const namespace = info.workflowNamespace ?? info.namespace;
+  return {
+    metadata: { workflow_id: workflowId, run_id: runId, workflow_type: info.workflowType ?? null, namespace },
+    ...(uiUrl
+      ? {
+          externalUrl: `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`,
+        }
+      : {}),
+  };
+}
+
+/** What each kind of submission sends, and how its job shows in the listing. */
+const KINDS: Record<
+  JobKind,
+  {
+    activity: string;
+    jobKey: string;
+    targetField: 'table_group_id' | 'test_suite_id';
+    send: (
+      client: ServiceClient,
+      targetId: string,
+      signal: AbortSignal,
+      link: TestRunLink,
+    ) => Promise<{ id: string; created_at?: string }>;
+  }
+> = {
+  profiling: {
+    activity: 'submitProfilingRun',
+    jobKey: 'run-profile',
+    targetField: 'table_group_id',
+    send: (client, id, signal) => client.profilingRuns.submit(id, { signal }),
+  },
+  tests: {
+    activity: 'submitTestRun',
+    jobKey: 'run-tests',
+    targetField: 'test_suite_id',
+    send: (client, id, signal, link) => client.testRuns.submit(id, { signal, ...link }),
+  },
+  generation: {
+    activity: 'submitTestGeneration',
+    jobKey: 'run-test-generation',
+    targetField: 'test_suite_id',
+    send: (client, id, signal) => client.testGeneration.submit(id, { signal }),
+  },
+};
 
 export function submissionActivities(ctx: ActivityContext) {
   /**
@@ -78,13 +133,12 @@ export function submissionActivities(ctx: ActivityContext) {
     return undefined;
   }
 
-  async function submit(kind: 'profiling' | 'tests', raw: SubmitInput): Promise<JobSubmitted> {
-    const input = parseInput(SubmitInput, raw, kind === 'profiling' ? 'submitProfilingRun' : 'submitTestRun');
+  async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {
+    const { activity, jobKey, targetField } = KINDS[kind];
+    const input = parseInput(SubmitInput, raw, activity);
     return translated(async () => {
       const { client, projectCode: profileProject } = ctx.profile(input.profile);
       const projectCode = input.projectCode ?? profileProject;
-      const jobKey = kind === 'profiling' ? 'run-profile' : 'run-tests';
-      const targetField = kind === 'profiling' ? 'table_group_id' : 'test_suite_id';
       const info = activityInfo();
       const signal = Context.current().cancellationSignal;
 
@@ -103,10 +157,7 @@ export function submissionActivities(ctx: ActivityContext) {
       }
       Context.current().heartbeat({ phase: 'sending' });
       try {
-        const res =
-          kind === 'profiling'
-            ? await client.profilingRuns.submit(input.targetId, { signal })
-            : await client.testRuns.submit(input.targetId, { signal });
+        const res = await KINDS[kind].send(client, input.targetId, signal, linkToWorkflow(ctx.temporalUiUrl));
         log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
         return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
       } catch (err) {
@@ -137,6 +188,11 @@ export function submissionActivities(ctx: ActivityContext) {
     /** Submits a test run once: a retry reattaches to the job a lost response created. */
     submitTestRun: async (input: SubmitInput): Promise<JobSubmitted> => {
       return submit('tests', input);
+    },
+
+    /** Starts test generation for a test suite once (TestGen's explicit call); a retry reattaches likewise. */
+    submitTestGeneration: async (input: SubmitInput): Promise<JobSubmitted> => {
+      return submit('generation', input);
     },
   };
 }

@@ -17,6 +17,7 @@ import {
   ordersResource,
   profilingRunsResource,
   testDefinitionsResource,
+  testGenerationResource,
   testRunsResource,
   type ApiRequest,
   type CallOptions,
@@ -40,6 +41,7 @@ export class ServiceClient {
   readonly orders;
   readonly profilingRuns;
   readonly testRuns;
+  readonly testGeneration;
   readonly jobs;
   readonly testDefinitions;
 
@@ -71,6 +73,7 @@ export class ServiceClient {
     this.orders = ordersResource(caller);
     this.profilingRuns = profilingRunsResource(caller);
     this.testRuns = testRunsResource(caller);
+    this.testGeneration = testGenerationResource(caller);
     this.jobs = jobsResource(caller);
     this.testDefinitions = testDefinitionsResource(caller);
   }

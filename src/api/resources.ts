@@ -129,8 +129,47 @@ function jobKindResource<S extends z.ZodType>(
 export const profilingRunsResource = (c: Caller) =>
   jobKindResource(c, (id) => `/api/v1/table-groups/${id}/profiling-runs`, '/api/v1/profiling-runs', ProfilingSummary);
 
-export const testRunsResource = (c: Caller) =>
-  jobKindResource(c, (id) => `/api/v1/test-suites/${id}/test-runs`, '/api/v1/test-runs', TestRunSummary);
+/** What a test run may carry back to its caller (TestGen 5.134 echoes both in the run's summary). */
+export interface TestRunLink {
+  /** A link to whatever started the run, e.g. the workflow in the Temporal Web UI. */
+  externalUrl?: string;
+  /** Free-form JSON, e.g. the workflow and run ids. */
+  metadata?: Record<string, unknown>;
+}
+
+export function testRunsResource(c: Caller) {
+  const kind = jobKindResource(c, (id) => `/api/v1/test-suites/${id}/test-runs`, '/api/v1/test-runs', TestRunSummary);
+  return {
+    ...kind,
+    /** Submits a test run of a test suite, with an optional link back to its caller; returns at once (202). */
+    submit: async (testSuiteId: string, opts: CallOptions & TestRunLink = {}): Promise<JobSubmission> => {
+      const body = {
+        ...(opts.externalUrl ? { external_url: opts.externalUrl } : {}),
+        ...(opts.metadata ? { metadata: opts.metadata } : {}),
+      };
+      return c.call(JobSubmission, {
+        method: 'POST',
+        surface: 'api',
+        path: `/api/v1/test-suites/${seg(testSuiteId)}/test-runs`,
+        ...(Object.keys(body).length ? { json: body } : {}),
+        signal: opts.signal,
+      });
+    },
+  };
+}
+
+export function testGenerationResource(c: Caller) {
+  return {
+    /** Starts test generation for a test suite (TestGen 5.134); returns at once with the job id (202). */
+    submit: async (testSuiteId: string, opts: CallOptions = {}): Promise<JobSubmission> =>
+      c.call(JobSubmission, {
+        method: 'POST',
+        surface: 'api',
+        path: `/api/v1/test-suites/${seg(testSuiteId)}/test-generation`,
+        signal: opts.signal,
+      }),
+  };
+}
 
 export function jobsResource(c: Caller) {
   const jobCall = (method: Method, template: string, jobId: string, opts: CallOptions) =>

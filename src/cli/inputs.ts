@@ -91,7 +91,12 @@ export function pipelineOptions(cmd: Command): Command {
       ]),
     )
     .addOption(
-      new Option('--test-generation <mode>', 'wait for follow-up test generation').choices(['auto', 'wait', 'skip']),
+      new Option('--test-generation <mode>', 'wait for follow-up test generation, or generate tests').choices([
+        'auto',
+        'wait',
+        'generate',
+        'skip',
+      ]),
     );
 }
 

@@ -67,6 +67,8 @@ export interface WorkerConfig {
   prometheusAddress?: string;
   /** Prebuilt workflow bundle. @default $DATAOPS_WORKFLOW_BUNDLE, else dist/workflow-bundle.js when present */
   workflowBundle?: string;
+  /** Temporal Web UI base: test runs carry a link to their workflow. @default $DATAOPS_TEMPORAL_UI_URL, else none */
+  temporalUiUrl?: string;
   /** How often waiting activities send heartbeats (live progress in `--follow`). @default $DATAOPS_HEARTBEAT_THROTTLE_MS, else 5000 */
   heartbeatThrottleMs: number;
 }
@@ -92,6 +94,7 @@ const workerEnv = {
   LOG_FORMAT: oneOf(['pretty', 'json'], 'pretty'),
   METRICS_PROMETHEUS_ADDRESS: hostPort(),
   DATAOPS_WORKFLOW_BUNDLE: text(),
+  DATAOPS_TEMPORAL_UI_URL: httpUrl(),
   DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: 5_000, min: 100, max: 10 * 60_000 }),
 };
 
@@ -202,6 +205,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     logFormat: v.LOG_FORMAT,
     ...(v.METRICS_PROMETHEUS_ADDRESS ? { prometheusAddress: v.METRICS_PROMETHEUS_ADDRESS } : {}),
     ...(v.DATAOPS_WORKFLOW_BUNDLE ? { workflowBundle: v.DATAOPS_WORKFLOW_BUNDLE } : {}),
+    ...(v.DATAOPS_TEMPORAL_UI_URL ? { temporalUiUrl: v.DATAOPS_TEMPORAL_UI_URL } : {}),
     heartbeatThrottleMs: v.DATAOPS_HEARTBEAT_THROTTLE_MS,
   };
 }

@@ -180,9 +180,13 @@ export const DataQualityPipelineInput = JobOptions.extend({
   tableGroupId: z.string().min(1),
   testSuiteId: z.string().min(1),
   testGeneration: z
-    .enum(['auto', 'wait', 'skip'])
+    .enum(['auto', 'wait', 'generate', 'skip'])
     .default('auto')
-    .describe('auto: wait for a follow-up generation job if one appears; wait: expect one; skip: do not look'),
+    .describe(
+      'auto: wait for a follow-up generation job if one appears; wait: expect one; generate: start test generation for ' +
+        'the suite after profiling and wait for it (TestGen, whose follow-up job follows only a first profiling run); ' +
+        'skip: do not look',
+    ),
   generationGraceMs: Ms(0).default(15_000).describe('How long to look for the generation job after profiling'),
   gates: Gates.default({ warningsAsFailures: false }),
   onGateFailure: z

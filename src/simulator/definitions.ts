@@ -89,8 +89,8 @@ export const ImportRequest = z.object({
     definitions: z.array(
       z.looseObject({
         test_type: z.string(),
-        table_name: z.string(),
-        column_name: z.string(),
+        table_name: z.string().optional(),
+        column_name: z.string().optional(),
         external_id: z.string().nullish(),
       }),
     ),
@@ -105,8 +105,11 @@ export type Reason =
   | 'policy'
   | 'locked'
   | 'invalid_test_type'
+  | 'managed_test_type'
   | 'invalid_table'
+  | 'invalid_column'
   | 'missing_external_id'
+  | 'missing_required_field'
   | 'absent';
 
 /** The order items are grouped in: the order of the spec's reference table. */
@@ -117,8 +120,11 @@ export const GROUP_ORDER: [Action, Reason][] = [
   ['skip', 'locked'],
   ['skip', 'no_match'],
   ['skip', 'invalid_test_type'],
+  ['skip', 'managed_test_type'],
   ['skip', 'invalid_table'],
+  ['skip', 'invalid_column'],
   ['skip', 'missing_external_id'],
+  ['skip', 'missing_required_field'],
   ['delete', 'absent'],
 ];
 
@@ -167,8 +173,9 @@ export function importDefinitions(
   });
 
   const group = ctx.groups.get(suite.table_group_id);
-  const tables = new Set(group?.tables.map((t) => t.name) ?? []);
+  const columnsOf = new Map(group?.tables.map((t) => [t.name, new Set(t.columns)]) ?? []);
   const testTypes = new Set(ctx.seed.test_types);
+  const managed = new Set(ctx.seed.managed_test_types);
   const targets = ctx.state.definitions[suite.id] ?? [];
   const byKey = new Map<string, DefinitionRecord>();
   const byExternalId = new Map<string, DefinitionRecord>();
@@ -181,16 +188,25 @@ export function importDefinitions(
   const matched = new Set<string>();
   payload.definitions.forEach((def, idx) => {
     const auto = isAuto(def);
-    const skip = (reason: Reason, target: DefinitionRecord | null = null) =>
-      decisions.push({ action: 'skip', reason, idx, target, def });
+    // As TestGen 5.134: match first, so that a definition skipped as invalid still protects its target from an
+    // absence delete; then validate, with values absent from the file read from the target.
+    const match = auto ? byKey.get(naturalKey(def)) : def.external_id ? byExternalId.get(def.external_id) : undefined;
+    if (match) matched.add(match.id);
+    const skip = (reason: Reason) => decisions.push({ action: 'skip', reason, idx, target: match ?? null, def });
+    const saved = (field: string) => def[field] ?? match?.[field];
     if (!auto && !def.external_id) return skip('missing_external_id');
     if (!testTypes.has(def.test_type)) return skip('invalid_test_type');
-    if (!tables.has(def.table_name)) return skip('invalid_table');
-    const match = auto ? byKey.get(naturalKey(def)) : byExternalId.get(def.external_id ?? '');
+    if (!match && managed.has(def.test_type)) return skip('managed_test_type');
+    const table = saved('table_name');
+    const column = saved('column_name');
+    const columns = typeof table === 'string' ? columnsOf.get(table) : undefined;
+    if (table !== undefined && !columns) return skip('invalid_table');
+    if (typeof column === 'string' && columns && !columns.has(column)) return skip('invalid_column');
+    if ((ctx.seed.required_fields[def.test_type] ?? []).some((f) => saved(f) === undefined || saved(f) === null))
+      return skip('missing_required_field');
     if (match) {
-      matched.add(match.id);
-      if (config.on_match === 'skip') return skip('policy', match);
-      if (config.on_match === 'overwrite_unlocked' && match.lock_refresh === true) return skip('locked', match);
+      if (config.on_match === 'skip') return skip('policy');
+      if (config.on_match === 'overwrite_unlocked' && match.lock_refresh === true) return skip('locked');
       return decisions.push({ action: 'update', reason: 'matched', idx, target: match, def });
     }
     if (config.on_new === 'skip') return skip('no_match');

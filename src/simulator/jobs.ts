@@ -22,6 +22,8 @@ interface SubmitArgs {
   table_group_id: string;
   test_suite_id: string | null;
   created_by: string | null;
+  external_url?: string | null;
+  caller_metadata?: Record<string, unknown> | null;
   at?: number;
 }
 
@@ -46,6 +48,8 @@ export function submitJob(ctx: SimContext, args: SubmitArgs): JobRecord {
     project_code: args.project_code,
     table_group_id: args.table_group_id,
     test_suite_id: args.test_suite_id,
+    external_url: args.external_url ?? null,
+    caller_metadata: args.caller_metadata ?? null,
     status: 'pending',
     created_at: at,
     claimed_at: null,

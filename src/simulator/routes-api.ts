@@ -22,6 +22,13 @@ const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 
+/** The optional test-run body of TestGen 5.134. */
+const TestRunBody = z.object({
+  match_schema_name: z.string().nullish(),
+  external_url: z.string().max(2048).nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+});
+
 const ExportQuery = z.object({
   origin: Origin.optional(),
   table_name: z.string().optional(),
@@ -69,11 +76,19 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
   /** Submits a job through the API for the request's user; answers 202 with its id. */
   const submit = (
     user: SimUser,
-    job_key: 'run-profile' | 'run-tests',
+    job_key: 'run-profile' | 'run-tests' | 'run-test-generation',
     target: { project_code: string; table_group_id: string; test_suite_id: string | null },
+    link: { external_url?: string | null | undefined; metadata?: Record<string, unknown> | null | undefined } = {},
   ) => {
-    requireWriter(user, job_key === 'run-profile' ? 'submit profiling runs' : 'submit test runs');
-    const job = submitJob(ctx, { job_key, source: 'api', ...target, created_by: user.username });
+    requireWriter(user, `submit ${job_key} jobs`);
+    const job = submitJob(ctx, {
+      job_key,
+      source: 'api',
+      ...target,
+      created_by: user.username,
+      external_url: link.external_url ?? null,
+      caller_metadata: link.metadata ?? null,
+    });
     return { id: job.id, created_at: ctx.clock.iso(job.created_at) };
   };
 
@@ -87,7 +102,19 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
   app.post<IdParams>('/test-suites/:id/test-runs', async (req, reply) => {
     const user = auth(req);
     const { project_code, table_group_id, id } = findSuite(user, req.params.id);
-    return reply.status(202).send(submit(user, 'run-tests', { project_code, table_group_id, test_suite_id: id }));
+    const body = TestRunBody.safeParse(req.body ?? {});
+    if (!body.success) throw invalid(body.error, 'body');
+    return reply
+      .status(202)
+      .send(submit(user, 'run-tests', { project_code, table_group_id, test_suite_id: id }, body.data));
+  });
+
+  app.post<IdParams>('/test-suites/:id/test-generation', async (req, reply) => {
+    const user = auth(req);
+    const { project_code, table_group_id, id } = findSuite(user, req.params.id);
+    return reply
+      .status(202)
+      .send(submit(user, 'run-test-generation', { project_code, table_group_id, test_suite_id: id }));
   });
 
   app.get<IdParams>('/jobs/:id', async (req) => shown(req, findJob(auth(req), req.params.id)));

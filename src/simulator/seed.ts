@@ -93,6 +93,10 @@ const SeedSuite = z.object({
 
 export const Seed = z.object({
   test_types: z.array(z.string().min(1)).min(1),
+  /** Test types that exist but cannot be imported as new definitions (TestGen's non-public types, e.g. monitors). */
+  managed_test_types: z.array(z.string().min(1)).default([]),
+  /** Fields a definition of a test type must carry (in the file or on its target), else missing_required_field. */
+  required_fields: z.record(z.string(), z.array(z.string().min(1))).default({}),
   users: z.array(SeedUser).min(1),
   kitchens: z.array(SeedKitchen),
   table_groups: z.array(SeedTableGroup),

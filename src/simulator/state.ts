@@ -67,6 +67,9 @@ export interface JobRecord {
   completed_at: number | null;
   error_message: string | null;
   created_by: string | null;
+  /** A test run's link back to its caller, echoed in its summary (TestGen 5.134). */
+  external_url?: string | null;
+  caller_metadata?: Record<string, unknown> | null;
   /** Internal: when the current phase began (simulator clock). */
   phase_started_at: number;
   /** Internal: running time still owed; kept across an interrupt. */

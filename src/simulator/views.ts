@@ -45,6 +45,8 @@ export function testRunView(ctx: SimContext, job: JobRecord) {
     table_group_id: job.table_group_id,
     started_at: iso(ctx, job.started_at),
     completed_at: iso(ctx, job.completed_at),
+    external_url: job.external_url ?? null,
+    metadata: job.caller_metadata ?? null,
     result: result ?? null,
   };
 }

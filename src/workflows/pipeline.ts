@@ -4,7 +4,7 @@ import type { DataQualityPipelineResult, GateVerdict, JobRun, TestRunSummary } f
 import { DataQualityPipelineInput, type Gates } from '../contract/workflows.js';
 import { profileStep, testRunStep } from './jobs.js';
 import { orderStep } from './orders.js';
-import { Tracker, call, followJob, parseWorkflowInput } from './shared.js';
+import { Tracker, call, followJob, parseWorkflowInput, runJob, submit } from './shared.js';
 
 /** Applies the quality gates to a test-run summary. */
 export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdict {
@@ -42,7 +42,15 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
     const profiling = await profileStep(t, input, input.tableGroupId);
 
     let generation: JobRun | null = null;
-    if (input.testGeneration !== 'skip') {
+    if (input.testGeneration === 'generate') {
+      generation = await runJob(t, 'generation', input, () =>
+        submit.submitTestGeneration({
+          profile: input.profile,
+          targetId: input.testSuiteId,
+          projectCode: input.projectCode,
+        }),
+      );
+    } else if (input.testGeneration !== 'skip') {
       t.stage('looking for test generation');
       const after = profiling.job.wait.job.completed_at ?? new Date().toISOString();
       const step = Math.min(5_000, Math.max(1_000, input.generationGraceMs));

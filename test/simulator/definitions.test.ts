@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { SEED_IDS, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { SEED_IDS, defaultSeed, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { startTestSimulator, type SimHttp } from '../helpers/sim.js';
 
 const { salesDev: DEV, salesProd: PROD, financeProd: FIN } = SEED_IDS.testSuites;
@@ -226,6 +226,58 @@ describe('import: every action and reason, with the idx and target_id rules', ()
     }
   });
 
+  test("TestGen's reasons: managed_test_type, invalid_column, missing_required_field; a table-level test needs no column", async () => {
+    const { http } = await fresh({
+      seed: { ...defaultSeed, managed_test_types: ['Row_Ct'], required_fields: { Pattern_Match: ['baseline_value'] } },
+    });
+    const auto = { last_auto_gen_date: '2026-10-01T00:00:00Z' };
+    const payload = {
+      version: 1,
+      definitions: [
+        { test_type: 'Row_Ct', table_name: 'orders', ...auto },
+        { test_type: 'Required', table_name: 'orders', column_name: 'no_such_column', ...auto },
+        { test_type: 'Pattern_Match', table_name: 'orders', column_name: 'status', ...auto },
+        { test_type: 'Pattern_Match', table_name: 'orders', column_name: 'id', baseline_value: '^[0-9]+$', ...auto },
+        { test_type: 'Daily_Record_Ct', table_name: 'orders', ...auto },
+      ],
+    };
+    const res = await importInto(http, PROD, { mode: 'preview', ...PRESETS.upsert! }, payload);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.body.items.map((i: { action: string; reason: string; tds: { idx: number }[] }) => [
+        i.action,
+        i.reason,
+        i.tds.map((t) => t.idx),
+      ]),
+      [
+        ['create', 'no_match', [3, 4]],
+        ['skip', 'managed_test_type', [0]],
+        ['skip', 'invalid_column', [1]],
+        ['skip', 'missing_required_field', [2]],
+      ],
+    );
+  });
+
+  test('matching comes first: a definition skipped as invalid still protects its target from clone_or_sync deletes', async () => {
+    const { http, sim } = await fresh();
+    const file = await exportFile(http, PROD);
+    const manual = file.definitions.findIndex((d: Record<string, unknown>) => !d.last_auto_gen_date && d.external_id);
+    assert.ok(manual >= 0, 'the seed suite has a manual definition');
+    const target = sim.controls.definitions(PROD).find((d) => d.external_id === file.definitions[manual].external_id);
+    file.definitions[manual] = { ...file.definitions[manual], column_name: 'no_such_column' };
+    const before = sim.controls.definitions(PROD).length;
+    const res = await importInto(http, PROD, { mode: 'apply', ...PRESETS.clone_or_sync! }, file);
+    assert.equal(res.status, 200, res.text);
+    const invalid = res.body.items.find((i: { reason: string }) => i.reason === 'invalid_column');
+    assert.deepEqual(invalid.tds, [{ idx: manual, target_id: target?.id }], 'skipped, with the target it matched');
+    assert.equal(res.body.summary.deleted, 0, 'nothing is absent: every target matched a file definition');
+    assert.equal(sim.controls.definitions(PROD).length, before);
+    assert.ok(
+      sim.controls.definitions(PROD).some((d) => d.id === target?.id),
+      'the target survives',
+    );
+  });
+
   test('items are grouped in order; creates have no target_id in preview and a new one when applied; deletes have idx null', async () => {
     const { http, sim } = await fresh();
     const file = await exportFile(http, DEV);
@@ -396,9 +448,10 @@ describe('import: rejected requests change nothing', () => {
     assert.equal(badEnum.status, 422);
     assert.deepEqual(badEnum.body.detail[0].loc, ['body', 'config', 'on_new']);
 
-    const badDefs = await importInto(http, PROD, cfg, { definitions: [{ test_type: 'Unique', table_name: 'orders' }] });
+    // A missing column is a table-level test (TestGen accepts it); a missing test type is malformed.
+    const badDefs = await importInto(http, PROD, cfg, { definitions: [{ table_name: 'orders', column_name: 'id' }] });
     assert.equal(badDefs.status, 422);
-    assert.deepEqual(badDefs.body.detail[0].loc, ['body', 'payload', 'definitions', 0, 'column_name']);
+    assert.deepEqual(badDefs.body.detail[0].loc, ['body', 'payload', 'definitions', 0, 'test_type']);
 
     const huge = {
       version: 1,

@@ -55,6 +55,17 @@ describe('simulator job engine', () => {
     assert.equal(Date.parse(job.completed_at) - Date.parse(job.started_at), FROZEN.runMs);
   });
 
+  test('a test run carries its caller link (external_url, metadata) into its summary, as TestGen does', async () => {
+    const link = { external_url: 'http://ui/namespaces/default/workflows/w/r/history', metadata: { workflow_id: 'w' } };
+    const submitted = await http.as('admin', 'POST', `/api/v1/test-suites/${TS.financeProd}/test-runs`, link);
+    assert.equal(submitted.status, 202, submitted.text);
+    const summary = await http.as('admin', 'GET', `/api/v1/test-runs/${submitted.body.id}`);
+    assert.equal(summary.body.external_url, link.external_url);
+    assert.deepEqual(summary.body.metadata, link.metadata);
+    const bad = await http.as('admin', 'POST', `/api/v1/test-suites/${TS.financeProd}/test-runs`, { metadata: 'x' });
+    assert.equal(bad.status, 422);
+  });
+
   test('a clock jump replays every transition with exact timestamps', async () => {
     const id = await submitTests();
     advance(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs + 5_000);

@@ -131,6 +131,29 @@ describe('dataQualityPipeline', () => {
     assert.equal(result.generation, null, 'finance does not auto-generate');
   });
 
+  test('testGeneration generate starts generation for the suite itself, exactly once, and waits for it', async () => {
+    const before = sim.controls.jobs().length;
+    const result = await run({
+      ...base,
+      tableGroupId: TG.finance,
+      testSuiteId: TS.financeProd,
+      testGeneration: 'generate',
+      onGateFailure: 'report',
+    });
+    const created = sim.controls.jobs().slice(before);
+    assert.deepEqual(
+      created.map((j) => [j.job_key, j.source, j.test_suite_id]),
+      [
+        ['run-profile', 'api', null],
+        ['run-test-generation', 'api', TS.financeProd],
+        ['run-tests', 'api', TS.financeProd],
+      ],
+      'profile, then our own generation job for the suite, then the test run: one of each',
+    );
+    assert.equal(result.generation?.jobId, created[1]?.id);
+    assert.equal(result.generation?.wait.job.status, 'completed');
+  });
+
   test('warnings can count as failures', async () => {
     const gates = { maxFailed: 0, warningsAsFailures: true };
     const result = await run({

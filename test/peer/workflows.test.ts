@@ -1,0 +1,241 @@
+/**
+ * The workflows against the reference implementation, TestGen 5.134, with the real worker configured as an operator
+ * would for a TestGen-only deployment: no /v2 login, an OAuth refresh grant for /api/v1, scores as fractions.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ServiceClient, isTerminalJobStatus } from '../../src/api/index.js';
+import { loadWorkerConfig } from '../../src/config/worker.js';
+import {
+  approveUpdate,
+  previewQuery,
+  progressQuery,
+  type DataQualityPipelineResult,
+  type ProfileTableGroupResult,
+  type PromoteTestDefinitionsResult,
+  type RunTestSuiteResult,
+} from '../../src/contract/index.js';
+import { createWorker } from '../../src/worker.js';
+import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
+import { peerSkipReason, startTestGen, type OAuthGrant, type TestGenPeer } from '../helpers/testgen.js';
+import { eventually } from '../helpers/wait.js';
+
+const skip = peerSkipReason();
+const polling = { pollIntervalMs: 500, maxPollIntervalMs: 1_000 };
+
+describe('the workflows against TestGen 5.134 (peer)', { skip }, () => {
+  let t: TestEnv;
+  let peer: TestGenPeer;
+  let grant: OAuthGrant;
+  let client: ServiceClient;
+  let worker: Awaited<ReturnType<typeof createWorker>>;
+  let running: Promise<void>;
+  let taskQueue: string;
+
+  before(async () => {
+    [t, peer] = await Promise.all([startDevServerEnv(), startTestGen()]);
+    grant = await peer.authorize();
+    client = new ServiceClient({ baseUrl: peer.url, apiBearer: { type: 'oauth', ...(await peer.authorize()) } });
+    taskQueue = uniqueTaskQueue('peer');
+    const work = mkdtempSync(join(tmpdir(), 'peer-worker-'));
+    const config = loadWorkerConfig({
+      TEMPORAL_ADDRESS: t.env.connection.options.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATAOPS_BASE_URL: peer.url,
+      DATAOPS_PROJECT_CODE: peer.demo.projectCode,
+      DATAOPS_OAUTH_TOKEN_URL: grant.tokenUrl,
+      DATAOPS_OAUTH_CLIENT_ID: grant.clientId,
+      DATAOPS_OAUTH_CLIENT_SECRET: grant.clientSecret,
+      DATAOPS_OAUTH_REFRESH_TOKEN: grant.refreshToken,
+      DATAOPS_BLOB_DIR: join(work, 'blobs'),
+      DATAOPS_EXPORT_DIR: join(work, 'exports'),
+      DATAOPS_HEARTBEAT_THROTTLE_MS: '500',
+      DATAOPS_TEMPORAL_UI_URL: 'http://localhost:8233',
+    });
+    worker = await createWorker(config, t.env.nativeConnection);
+    running = worker.worker.run();
+  });
+  after(async () => {
+    worker?.worker.shutdown();
+    await running;
+    worker?.deps.close();
+    client?.close();
+    await peer?.close();
+    await t?.env.teardown();
+  });
+
+  const start = <T>(type: string, input: unknown) =>
+    t.env.client.workflow.start(type, {
+      taskQueue,
+      workflowId: `${type}-${uniqueTaskQueue('wf')}`,
+      args: [input],
+    }) as Promise<WorkflowHandle<() => Promise<T>>>;
+
+  // First, while the demo suite is as quick-start left it (the pipeline below generates more tests into it).
+  test('a promotion of the whole demo suite: export, preview, approval, apply, with exact counts', async () => {
+    const created = await peer.api<{ test_suite_id?: string; id?: string }>(
+      'POST',
+      `/table-groups/${peer.demo.tableGroupId}/test-suites`,
+      await client.oauthTokenSource!.token(),
+      { test_suite_name: 'peer-promotion-target' },
+    );
+    const target = (created.test_suite_id ?? created.id)!;
+    const handle = await start<PromoteTestDefinitionsResult>('promoteTestDefinitions', {
+      source: { testSuiteId: peer.demo.testSuiteId },
+      targetTestSuiteId: target,
+      preset: 'promotion',
+      approval: { required: true },
+    });
+    const preview = await eventually('the preview', () => handle.query(previewQuery).catch(() => null), {
+      tries: 600,
+      delayMs: 200,
+    });
+    // All 214 demo definitions are new to the empty target; 7 name columns that quick-start's latest profile no
+    // longer has (its simulated schema drift), and TestGen skips them as invalid_column.
+    assert.equal(peer.demo.definitions, 214);
+    assert.deepEqual(preview.counts, { 'create/no_match': 207, 'skip/invalid_column': 7 });
+    assert.deepEqual(preview.summary, { created: 207, updated: 0, skipped: 7, deleted: 0 });
+    await handle.executeUpdate(approveUpdate, { args: [{ previewId: preview.previewId, by: 'peer test' }] });
+    const result = await handle.result();
+    assert.equal(result.status, 'applied');
+    assert.deepEqual(result.applied?.counts, preview.counts, 'applied what was approved');
+    const after = await client.testDefinitions.export(target);
+    assert.equal(after.definitions.length, preview.summary.created);
+  });
+
+  test('profileTableGroup with the heartbeat strategy: completed, with the score in percent', async () => {
+    const handle = await start<ProfileTableGroupResult>('profileTableGroup', {
+      ...polling,
+      tableGroupId: peer.demo.tableGroupId,
+      waitStrategy: 'heartbeat',
+    });
+    const result = await handle.result();
+    assert.equal(result.job.wait.job.status, 'completed');
+    const raw = await client.profilingRuns.summary(result.job.jobId);
+    assert.equal(result.summary.tableCount, 5);
+    assert.equal(
+      result.summary.scorePercent,
+      raw.result?.score === null || raw.result?.score === undefined
+        ? null
+        : Math.round(raw.result.score * 10_000) / 100,
+      "TestGen's fraction, in percent",
+    );
+  });
+
+  test('runTestSuite with the deferrable strategy: completed, every demo test counted', async () => {
+    const handle = await start<RunTestSuiteResult>('runTestSuite', {
+      ...polling,
+      testSuiteId: peer.demo.testSuiteId,
+      waitStrategy: 'deferrable',
+    });
+    const result = await handle.result();
+    assert.equal(result.job.wait.job.status, 'completed');
+    const c = result.summary.resultCounts;
+    assert.ok(c);
+    assert.equal(c.passed + c.failed + c.warning + c.error + c.log, peer.demo.definitions);
+    // The run in TestGen points back to its workflow.
+    const raw = (await client.testRuns.summary(result.job.jobId)) as Record<string, unknown>;
+    const { runId } = await handle.describe();
+    assert.deepEqual(raw.metadata, {
+      workflow_id: handle.workflowId,
+      run_id: runId,
+      workflow_type: 'runTestSuite',
+      namespace: 'default',
+    });
+    assert.equal(
+      raw.external_url,
+      `http://localhost:8233/namespaces/default/workflows/${handle.workflowId}/${runId}/history`,
+    );
+  });
+
+  test('the pipeline generates tests, runs them, and gates on the real score in percent', async () => {
+    const passing = await start<DataQualityPipelineResult>('dataQualityPipeline', {
+      ...polling,
+      tableGroupId: peer.demo.tableGroupId,
+      testSuiteId: peer.demo.testSuiteId,
+      testGeneration: 'generate',
+      gates: { minScorePercent: 50 },
+      onGateFailure: 'report',
+    });
+    const result = await passing.result();
+    assert.equal(result.generation?.wait.job.status, 'completed', 'our own generation job, followed to the end');
+    assert.equal(result.generation?.wait.job.job_key, 'run-test-generation');
+    const score = result.testRun.summary.scorePercent;
+    const raw = await client.testRuns.summary(result.testRun.job.jobId);
+    if (raw.result?.score === null || raw.result?.score === undefined) {
+      assert.equal(score, null);
+      assert.equal(result.status, 'failed', 'no score is never a pass');
+      return;
+    }
+    assert.equal(score, Math.round(raw.result.score * 10_000) / 100);
+    assert.ok(score !== null && score > 50 && score <= 100, `a demo score in percent: ${score}`);
+    assert.equal(result.status, 'passed');
+
+    // A gate just above the real score fails, in the same unit.
+    const failing = await start<DataQualityPipelineResult>('dataQualityPipeline', {
+      ...polling,
+      tableGroupId: peer.demo.tableGroupId,
+      testSuiteId: peer.demo.testSuiteId,
+      testGeneration: 'skip',
+      gates: { minScorePercent: Math.min(100, (score ?? 0) + 5) },
+    });
+    await assert.rejects(failing.result(), (e) => {
+      assert.ok(e instanceof WorkflowFailedError);
+      assert.match(String(e.cause?.message), /is below the minimum/);
+      return true;
+    });
+  });
+
+  test('cancelling a workflow mid-run cancels the TestGen job, which ends canceled', async () => {
+    // A profiling run occupies TestGen's scheduler (one in-process run at a time), so the test run stays pending.
+    const blocker = await client.profilingRuns.submit(peer.demo.tableGroupId);
+    const handle = await start<RunTestSuiteResult>('runTestSuite', { ...polling, testSuiteId: peer.demo.testSuiteId });
+    const jobId = await eventually('the job id', async () => (await handle.query(progressQuery)).jobs[0]?.jobId, {
+      tries: 400,
+      delayMs: 100,
+    });
+    assert.ok(!isTerminalJobStatus((await client.jobs.get(jobId)).status), 'still running when cancelled');
+    await handle.cancel();
+    await assert.rejects(
+      handle.result(),
+      (e) => e instanceof WorkflowFailedError && e.cause instanceof CancelledFailure,
+    );
+    assert.equal((await client.jobs.get(jobId)).status, 'canceled');
+    const progress = await handle.query(progressQuery);
+    assert.equal(progress.remoteCancel?.finalStatus, 'canceled');
+    await eventually('the blocking profiling run to finish', async () =>
+      isTerminalJobStatus((await client.jobs.get(blocker.id)).status),
+    );
+  });
+
+  test('an access token revoked mid-wait is replaced through the refresh grant; the wait goes on', async () => {
+    const workerClient = worker.deps.profiles.default?.client;
+    assert.ok(workerClient?.oauthTokenSource);
+    const handle = await start<ProfileTableGroupResult>('profileTableGroup', {
+      ...polling,
+      tableGroupId: peer.demo.tableGroupId,
+      waitStrategy: 'heartbeat',
+    });
+    await eventually('the job id', async () => (await handle.query(progressQuery)).jobs[0]?.jobId, {
+      tries: 400,
+      delayMs: 100,
+    });
+    const before = workerClient.oauthTokenSource.refreshes;
+    const revoked = await fetch(`${peer.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${grant.clientId}:${grant.clientSecret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ token: await workerClient.oauthTokenSource.token() }).toString(),
+    });
+    assert.ok(revoked.status < 300, `revoke answered ${revoked.status}`);
+    const result = await handle.result();
+    assert.equal(result.job.wait.job.status, 'completed');
+    assert.ok(workerClient.oauthTokenSource.refreshes > before, 'the worker refreshed after the 401');
+  });
+});
