@@ -30,8 +30,14 @@ export const WaitInput = z.object({
   maxPollIntervalMs: z.number().int().min(10).default(30_000),
   /** Growth of the interval per unchanged poll; reset on every status change. @default 1.5 */
   backoff: z.number().min(1).max(10).default(1.5),
+  /** Return early, marked `stuck`, when the job sits in one non-terminal status longer than this. @default no bound */
+  maxStatusDurationMs: z.number().int().min(1).optional(),
 });
 export type WaitInput = z.input<typeof WaitInput>;
+
+/** One poll of the deferrable strategy. */
+export const CheckInput = JobInput.extend({ maxStatusDurationMs: z.number().int().min(1).optional() });
+export type CheckInput = z.input<typeof CheckInput>;
 
 export function snapshot(job: Job): JobSnapshot {
   return {

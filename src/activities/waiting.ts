@@ -8,11 +8,11 @@ import { isTerminalJobStatus, type Job } from '../api/index.js';
 import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { parseInput, translated } from './errors.js';
-import { JobInput, WaitInput, snapshot } from './job-inputs.js';
+import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 
 const MAX_CLAIMS_KEPT = 50;
 
-/** Records one poll: counts, claims, interrupts; logs each status change once. */
+/** Records one poll: counts, claims, interrupts, since when the status holds; logs each status change once. */
 function observe(progress: WaitProgress, job: Job): boolean {
   progress.polls++;
   const changed = job.status !== progress.lastStatus;
@@ -20,7 +20,8 @@ function observe(progress: WaitProgress, job: Job): boolean {
     log.info('job status changed', { jobId: job.id, from: progress.lastStatus, to: job.status });
     if (job.status === 'interrupted') progress.interrupts++;
     progress.lastStatus = job.status;
-  }
+    progress.statusSince = Date.now();
+  } else if (progress.statusSince === null) progress.statusSince = Date.now();
   if (job.claimed_at && !progress.claimsSeen.includes(job.claimed_at)) {
     progress.claimsSeen.push(job.claimed_at);
     if (progress.claimsSeen.length > MAX_CLAIMS_KEPT) progress.claimsSeen.shift();
@@ -37,12 +38,24 @@ function outcome(job: Job, progress: WaitProgress): JobWaitOutcome {
     claims: progress.claimsSeen.length,
     interrupts: progress.interrupts,
     durationMs: started === null ? null : Math.max(0, end - started),
+    stuck: null,
   };
+}
+
+/** The early return of a wait whose job has held one non-terminal status longer than the caller's bound. */
+function stuckOutcome(job: Job, progress: WaitProgress, bound: number | undefined): JobWaitOutcome | undefined {
+  if (bound === undefined || progress.statusSince === null) return undefined;
+  const forMs = Date.now() - progress.statusSince;
+  if (forMs <= bound) return undefined;
+  log.warn('job has held one status longer than the bound', { jobId: job.id, status: job.status, forMs, bound });
+  return { ...outcome(job, progress), stuck: { status: job.status, forMs } };
 }
 
 function resumeProgress(): WaitProgress {
   const parsed = WaitProgress.safeParse(activityInfo().heartbeatDetails);
-  return parsed.success ? parsed.data : { lastStatus: null, claimsSeen: [], interrupts: 0, polls: 0 };
+  return parsed.success
+    ? parsed.data
+    : { lastStatus: null, claimsSeen: [], interrupts: 0, polls: 0, statusSince: null };
 }
 
 export function waitingActivities(ctx: ActivityContext) {
@@ -80,6 +93,8 @@ export function waitingActivities(ctx: ActivityContext) {
           const changed = observe(progress, job);
           context.heartbeat(progress);
           if (isTerminalJobStatus(job.status)) return outcome(job, progress);
+          const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
+          if (stuck) return stuck;
           if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
           await context.sleep(interval);
           interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
@@ -91,8 +106,8 @@ export function waitingActivities(ctx: ActivityContext) {
      * One poll of the deferrable strategy: returns when the job is terminal, otherwise fails with the benign,
      * retryable `JobStillRunning`, so the retry policy is the timer and no activity slot is held between polls.
      */
-    checkJob: async (raw: JobInput): Promise<JobWaitOutcome> => {
-      const input = parseInput(JobInput, raw, 'checkJob');
+    checkJob: async (raw: CheckInput): Promise<JobWaitOutcome> => {
+      const input = parseInput(CheckInput, raw, 'checkJob');
       return translated(async () => {
         const context = Context.current();
         const progress = resumeProgress();
@@ -103,6 +118,8 @@ export function waitingActivities(ctx: ActivityContext) {
         observe(progress, job);
         context.heartbeat(progress);
         if (isTerminalJobStatus(job.status)) return outcome(job, progress);
+        const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
+        if (stuck) return stuck;
         throw ApplicationFailure.create({
           type: 'JobStillRunning',
           message: `job ${job.id} is ${job.status}`,

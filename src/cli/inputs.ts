@@ -26,6 +26,8 @@ export interface JobFlags {
   expectedDuration?: number;
   pollInterval?: number;
   maxPollInterval?: number;
+  maxStatusDuration?: number;
+  onStatusStuck?: string;
   cancelRemoteJob?: boolean;
 }
 
@@ -62,6 +64,17 @@ export function jobOptions(cmd: Command): Command {
     .option('--expected-duration <duration>', 'expected job duration (auto picks deferrable from 2h)', parseDurationMs)
     .option('--poll-interval <duration>', 'first poll interval', parseDurationMs)
     .option('--max-poll-interval <duration>', 'longest poll interval', parseDurationMs)
+    .option(
+      '--max-status-duration <duration>',
+      'surface a job that holds one status (e.g. paused) longer than this',
+      parseDurationMs,
+    )
+    .addOption(
+      new Option('--on-status-stuck <mode>', 'report it and keep waiting, or cancel the job and fail').choices([
+        'report',
+        'fail',
+      ]),
+    )
     .option('--no-cancel-remote-job', 'leave the remote job running when the workflow is cancelled');
 }
 
@@ -108,6 +121,8 @@ export function jobInput(f: JobFlags): Record<string, unknown> {
     ...(f.expectedDuration ? { expectedDurationMs: f.expectedDuration } : {}),
     ...(f.pollInterval ? { pollIntervalMs: f.pollInterval } : {}),
     ...(f.maxPollInterval ? { maxPollIntervalMs: f.maxPollInterval } : {}),
+    ...(f.maxStatusDuration !== undefined ? { maxStatusDurationMs: f.maxStatusDuration } : {}),
+    ...(f.onStatusStuck ? { onStatusStuck: f.onStatusStuck } : {}),
     ...(f.cancelRemoteJob === false ? { cancelRemoteJob: false } : {}),
   };
 }

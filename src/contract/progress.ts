@@ -24,6 +24,10 @@ export const Progress = z.object({
     .object({ jobId: z.string(), finalStatus: z.string(), alreadyTerminal: z.boolean() })
     .nullable()
     .describe('Set when the workflow was cancelled and cancelled its remote job'),
+  stuck: z
+    .object({ jobId: z.string(), status: z.string(), forMs: z.number().int(), at: z.string() })
+    .nullable()
+    .describe('Set when a job held one non-terminal status longer than maxStatusDurationMs'),
   error: z.string().nullable(),
 });
 export type Progress = z.infer<typeof Progress>;

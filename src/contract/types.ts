@@ -32,6 +32,11 @@ export const JobWaitOutcome = z.object({
     .number()
     .nullable()
     .describe('From started_at to completed_at (or to the last poll); never from claimed_at'),
+  stuck: z
+    .object({ status: z.string(), forMs: z.number().int() })
+    .nullable()
+    .default(null)
+    .describe('Set when the wait returned early: the job has sat in one status longer than maxStatusDurationMs'),
 });
 export type JobWaitOutcome = z.infer<typeof JobWaitOutcome>;
 
@@ -41,6 +46,8 @@ export const WaitProgress = z.object({
   claimsSeen: z.array(z.string()),
   interrupts: z.number().int(),
   polls: z.number().int(),
+  /** When the job was first seen in its current status (epoch ms, worker clock). */
+  statusSince: z.number().nullable().default(null),
 });
 export type WaitProgress = z.infer<typeof WaitProgress>;
 

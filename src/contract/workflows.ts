@@ -40,6 +40,15 @@ export const JobOptions = z.object({
   heartbeatTimeoutMs: Ms(2_000)
     .default(60_000)
     .describe('A waiting worker that stops heartbeating for this long is presumed dead; another one carries on'),
+  maxStatusDurationMs: Ms(1_000)
+    .optional()
+    .describe(
+      'Surface a job that sits in one non-terminal status (e.g. paused, which only a person ends) longer than this',
+    ),
+  onStatusStuck: z
+    .enum(['report', 'fail'])
+    .default('report')
+    .describe('report: record it in progress, memo and log, and keep waiting; fail: cancel the job and fail JobStuck'),
   cancelTimeoutMs: Ms(1_000)
     .default(5 * 60_000)
     .describe('How long a cancelled workflow waits for the job to be canceled'),

@@ -9,7 +9,7 @@ import type { SimContext } from './context.js';
 import { invalid, notFound } from './errors.js';
 import type { Fault, FaultBook, FaultInput } from './faults.js';
 import type { RequestLogEntry } from './http.js';
-import { failJob, interruptJob, resumeInterrupted } from './jobs.js';
+import { failJob, interruptJob, pauseJob, resumeInterrupted, resumeJob } from './jobs.js';
 import type { DefinitionRecord, JobDurations, JobKey, JobRecord, OrderDurations } from './state.js';
 import { ordersView } from './views.js';
 
@@ -31,6 +31,9 @@ export interface SimControls {
   }): void;
   failJob(jobId: string, errorMessage: string): JobRecord;
   interruptJob(jobId: string): JobRecord;
+  /** Pauses a running job (TestGen 5.134's `paused`), until resumed. */
+  pauseJob(jobId: string): JobRecord;
+  resumeJob(jobId: string): JobRecord;
   /** A scheduler shutdown: interrupts every claimed or running profiling run. */
   shutdownScheduler(): string[];
   /** The next scheduler start: every interrupted run continues. */
@@ -103,6 +106,14 @@ export function createControls(
     interruptJob: (id) => {
       tick();
       return interruptJob(ctx, requireJob(id));
+    },
+    pauseJob: (id) => {
+      tick();
+      return pauseJob(ctx, requireJob(id));
+    },
+    resumeJob: (id) => {
+      tick();
+      return resumeJob(ctx, requireJob(id));
     },
     shutdownScheduler: () => {
       tick();
@@ -208,6 +219,8 @@ export async function controlRoutes(app: FastifyInstance, { controls: c }: { con
     return c.failJob(req.params.id, error_message);
   });
   app.post<IdParams>('/_sim/jobs/:id/interrupt', async (req) => c.interruptJob(req.params.id));
+  app.post<IdParams>('/_sim/jobs/:id/pause', async (req) => c.pauseJob(req.params.id));
+  app.post<IdParams>('/_sim/jobs/:id/resume', async (req) => c.resumeJob(req.params.id));
   app.post('/_sim/scheduler/shutdown', async () => ({ interrupted: c.shutdownScheduler() }));
   app.post('/_sim/scheduler/restart', async () => ({ resumed: c.restartScheduler() }));
   app.post('/_sim/tokens/expire', async (req) => ({ expired: c.expireTokens(body(Username, req.body).username) }));

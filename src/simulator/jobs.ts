@@ -135,7 +135,7 @@ function advance(ctx: SimContext, job: JobRecord, now: number): void {
         job.status = 'interrupted';
         return;
       default:
-        return; // terminal, or interrupted: waits for the next scheduler start
+        return; // terminal; interrupted (waits for the next scheduler start); paused (waits for a resume)
     }
   }
 }
@@ -172,6 +172,26 @@ export function interruptJob(ctx: SimContext, job: JobRecord): JobRecord {
   job.status = 'interrupt_requested';
   job.phase_started_at = now;
   job.interrupts++;
+  return job;
+}
+
+/** Pauses a running job (TestGen 5.134): it holds `paused`, keeping its progress, until someone resumes it. */
+export function pauseJob(ctx: SimContext, job: JobRecord): JobRecord {
+  if (job.status !== 'running')
+    throw apiError(409, 'invalid_status_transition', `job ${job.id} is ${job.status}, not running`);
+  const now = ctx.clock.now();
+  job.run_remaining_ms = Math.max(0, job.run_remaining_ms - (now - job.phase_started_at));
+  job.status = 'paused';
+  job.phase_started_at = now;
+  return job;
+}
+
+/** Resumes a paused job: it runs on for the time it still owed. */
+export function resumeJob(ctx: SimContext, job: JobRecord): JobRecord {
+  if (job.status !== 'paused')
+    throw apiError(409, 'invalid_status_transition', `job ${job.id} is ${job.status}, not paused`);
+  job.status = 'running';
+  job.phase_started_at = ctx.clock.now();
   return job;
 }
 

@@ -67,6 +67,7 @@ export class Tracker {
       interrupts: 0,
       orderId: null,
       remoteCancel: null,
+      stuck: null,
       error: null,
     };
     setHandler(progressQuery, () => this.progress);
@@ -102,6 +103,14 @@ export class Tracker {
     this.jobStatus(outcome.job.id, outcome.job.status);
   }
 
+  /** Records a job that held one status longer than the caller's bound: progress, memo and log. */
+  stuck(jobId: string, stuck: { status: string; forMs: number }): void {
+    this.progress.stuck = { jobId, ...stuck, at: new Date().toISOString() };
+    this.jobStatus(jobId, stuck.status);
+    upsertMemo({ stuck: this.progress.stuck });
+    log.warn('job has held one status longer than maxStatusDurationMs', { jobId, ...stuck });
+  }
+
   /** Runs the workflow body; records a failure's message in the progress before it propagates. */
   async run<T>(body: () => Promise<T>): Promise<T> {
     try {
@@ -122,12 +131,17 @@ export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
 }
 
 /** Waits for a terminal status with the chosen strategy. Cancellable. */
-export async function waitForTerminal(opts: JobOptions, jobId: string): Promise<JobWaitOutcome> {
+export async function waitForTerminal(
+  opts: JobOptions,
+  jobId: string,
+  maxStatusDurationMs: number | undefined = undefined,
+): Promise<JobWaitOutcome> {
+  const bound = maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs };
   if (strategyOf(opts) === 'deferrable') {
     const acts = proxyActivities<Activities>(
       deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs),
     );
-    return acts.checkJob({ profile: opts.profile, jobId });
+    return acts.checkJob({ profile: opts.profile, jobId, ...bound });
   }
   const acts = proxyActivities<Activities>(heartbeatWaiting(opts.maxWaitMs, opts.heartbeatTimeoutMs));
   return acts.waitForJob({
@@ -135,6 +149,7 @@ export async function waitForTerminal(opts: JobOptions, jobId: string): Promise<
     jobId,
     pollIntervalMs: opts.pollIntervalMs,
     maxPollIntervalMs: opts.maxPollIntervalMs,
+    ...bound,
   });
 }
 
@@ -181,11 +196,27 @@ export async function followJob(t: Tracker, role: string, opts: JobOptions, subm
   t.addJob(role, submitted.jobId, submitted.reconciled);
   t.stage(`waiting for ${role}`);
   let outcome: JobWaitOutcome;
-  try {
-    outcome = await waitForTerminal(opts, submitted.jobId);
-  } catch (err) {
-    if (isCancellation(err) && opts.cancelRemoteJob) await cancelRemoteJob(t, opts, submitted.jobId);
-    throw err;
+  // A stuck job is reported once per job: the wait then goes on without the bound.
+  let bound = opts.maxStatusDurationMs;
+  for (;;) {
+    try {
+      outcome = await waitForTerminal(opts, submitted.jobId, bound);
+    } catch (err) {
+      if (isCancellation(err) && opts.cancelRemoteJob) await cancelRemoteJob(t, opts, submitted.jobId);
+      throw err;
+    }
+    if (!outcome.stuck) break;
+    t.stuck(submitted.jobId, outcome.stuck);
+    if (opts.onStatusStuck === 'fail') {
+      if (opts.cancelRemoteJob) await cancelRemoteJob(t, opts, submitted.jobId);
+      throw ApplicationFailure.create({
+        type: 'JobStuck',
+        nonRetryable: true,
+        message: `${role} job ${submitted.jobId} stayed ${outcome.stuck.status} for ${outcome.stuck.forMs} ms, longer than maxStatusDurationMs ${bound}${opts.cancelRemoteJob ? `; it was cancelled (final status ${t.progress.remoteCancel?.finalStatus ?? 'unknown'})` : '; it was left running (cancelRemoteJob is false)'}`,
+        details: [{ job: outcome.job, stuck: outcome.stuck, remoteCancel: t.progress.remoteCancel }],
+      });
+    }
+    bound = undefined;
   }
   t.waited(outcome);
   const job = outcome.job;

@@ -107,6 +107,7 @@ describe('waitForJob in a mock activity environment', () => {
       claimsSeen: ['2026-01-01T00:00:00.000Z'],
       interrupts: 1,
       polls: 41,
+      statusSince: null,
     };
     const env = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: prior }, quiet);
     const result = await run(env, createActivities(deps).waitForJob, { jobId });

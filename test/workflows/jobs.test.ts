@@ -126,4 +126,73 @@ describe('profileTableGroup and runTestSuite', () => {
     assert.equal(result.job.wait.job.status, 'completed');
     assert.ok(result.summary.resultCounts);
   });
+
+  test('a job paused longer than maxStatusDurationMs is reported once (progress, memo), and the wait goes on', async () => {
+    const result = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+        taskQueue,
+        workflowId: `paused-${taskQueue}`,
+        args: [{ testSuiteId: TS.salesDev, pollIntervalMs: 100, maxPollIntervalMs: 200, maxStatusDurationMs: 1_000 }],
+      });
+      const job = await eventually('the test run', () =>
+        sim.controls.jobs().find((j) => j.test_suite_id === TS.salesDev && j.status === 'pending'),
+      );
+      sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs + 1_000);
+      sim.controls.pauseJob(job.id);
+      const progress = await eventually('the stuck job to be reported', async () => {
+        const p = await handle.query(progressQuery);
+        return p.stuck ? p : undefined;
+      });
+      assert.equal(progress.stuck?.jobId, job.id);
+      assert.equal(progress.stuck?.status, 'paused');
+      assert.ok((progress.stuck?.forMs ?? 0) > 1_000);
+      assert.deepEqual(
+        progress.jobs.map((j) => j.status),
+        ['paused'],
+        'the live status, not null',
+      );
+      const memo = (await handle.describe()).memo as { stuck?: { status: string } } | undefined;
+      assert.equal(memo?.stuck?.status, 'paused');
+      sim.controls.resumeJob(job.id);
+      sim.controls.advanceClock(SLOW.runMs);
+      return handle.result();
+    });
+    assert.equal(result.job.wait.job.status, 'completed', 'reported, then waited to the end');
+  });
+
+  test("onStatusStuck 'fail': the stuck job is cancelled and the workflow fails JobStuck, saying so", async () => {
+    const err = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+        taskQueue,
+        workflowId: `stuck-${taskQueue}`,
+        args: [
+          {
+            testSuiteId: TS.salesDev,
+            pollIntervalMs: 100,
+            maxPollIntervalMs: 200,
+            maxStatusDurationMs: 1_000,
+            onStatusStuck: 'fail',
+          },
+        ],
+      });
+      const job = await eventually('the test run', () =>
+        sim.controls.jobs().find((j) => j.test_suite_id === TS.salesDev && j.status === 'pending'),
+      );
+      sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs + 1_000);
+      sim.controls.pauseJob(job.id);
+      await eventually('the cancel request', () => sim.controls.job(job.id)?.status === 'cancel_requested');
+      sim.controls.advanceClock(SLOW.cancelMs);
+      const failure = await handle.result().catch((e: unknown) => e);
+      assert.equal(sim.controls.job(job.id)?.status, 'canceled', 'no job is left running by a failed workflow');
+      return failure;
+    });
+    assert.ok(err instanceof WorkflowFailedError);
+    assert.ok(err.cause instanceof ApplicationFailure);
+    assert.equal(err.cause.type, 'JobStuck');
+    assert.equal(err.cause.nonRetryable, true);
+    assert.match(
+      err.cause.message,
+      /stayed paused for \d+ ms, longer than maxStatusDurationMs 1000; it was cancelled \(final status canceled\)/,
+    );
+  });
 });

@@ -46,6 +46,12 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
               'remote cancel',
               progress?.remoteCancel ? `${progress.remoteCancel.jobId} ${progress.remoteCancel.finalStatus}` : null,
             ],
+            [
+              'stuck',
+              progress?.stuck
+                ? `${progress.stuck.jobId} ${progress.stuck.status} for ${Math.round(progress.stuck.forMs / 1000)} s`
+                : null,
+            ],
             ['error', progress?.error],
             ['web UI', s().link(workflowId)],
           ]),
