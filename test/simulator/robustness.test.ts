@@ -95,7 +95,14 @@ describe('simulator bad input', () => {
 describe('simulator state file', () => {
   test('a restarted simulator still knows its jobs, tokens, definitions and clock', async () => {
     const stateFile = join(mkdtempSync(join(tmpdir(), 'sim-state-')), 'state.json');
-    const first = await startSimulator({ stateFile, controls: true, jobDurations: { pendingMs: 60_000 } });
+    // Manual clocks and a long claim phase: the job's status depends on the advances only, never on how long the
+    // machine takes between two requests (a real-time claim of a second failed on a loaded CI machine).
+    const first = await startSimulator({
+      stateFile,
+      controls: true,
+      manualClock: true,
+      jobDurations: { pendingMs: 60_000, claimMs: 600_000 },
+    });
     const http1 = new SimHttp(first);
     const token = await http1.login('admin');
     const job = await http1.request('POST', `/api/v1/table-groups/${TG.finance}/profiling-runs`, { token });
@@ -105,7 +112,7 @@ describe('simulator state file', () => {
     });
     await first.close();
 
-    const second = await startSimulator({ stateFile, controls: true });
+    const second = await startSimulator({ stateFile, controls: true, manualClock: true });
     try {
       const http2 = new SimHttp(second);
       const again = await http2.request('GET', `/api/v1/jobs/${job.body.id}`, { token });
