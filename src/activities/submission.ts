@@ -9,6 +9,7 @@ import {
   RequestAborted,
   RequestTimedOut,
   ServerError,
+  ServiceError,
   UnexpectedResponse,
   type Job,
   type ServiceClient,
@@ -21,6 +22,8 @@ import { SubmitInput } from './job-inputs.js';
 
 /** Failures that mean "the request may have been processed, the answer was lost". */
 function isAmbiguous(err: unknown): boolean {
+  // Getting a token failed: the submission itself was never sent, so it cannot have created a job.
+  if (err instanceof ServiceError && err.auth) return false;
   if (err instanceof RequestTimedOut || err instanceof ServerError || err instanceof UnexpectedResponse) return true;
   if (err instanceof RequestAborted) return true;
   if (err instanceof ConnectionFailed) return !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '');
@@ -142,14 +145,17 @@ export function submissionActivities(ctx: ActivityContext) {
       const info = activityInfo();
       const signal = Context.current().cancellationSignal;
 
-      if (info.attempt > 1) {
+      // An earlier attempt that was certainly refused (a 4xx, or no token at all) created nothing: submit at once.
+      // Any other earlier attempt, or one whose heartbeat details were lost, may have: look before submitting.
+      const refusedBefore = SubmitPhase.safeParse(info.heartbeatDetails).data?.phase === 'rejected';
+      if (info.attempt > 1 && !refusedBefore) {
         if (projectCode) {
           const found = await reconcile(client, projectCode, jobKey, targetField, input.targetId);
           if (found) {
             log.warn('reattached to a job whose submission response was lost', { jobId: found.id });
             return { jobId: found.id, createdAt: found.created_at, reconciled: true };
           }
-        } else if (SubmitPhase.safeParse(info.heartbeatDetails).data?.phase !== 'rejected') {
+        } else {
           throw new SubmissionOutcomeUnknown(
             `an earlier attempt to submit for ${input.targetId} may have created a job, and no project code is configured to look it up; not submitting again`,
           );

@@ -58,7 +58,7 @@ export class ServiceClient {
       onResponse: options.onResponse,
     });
     this.session = new SessionManager({
-      login: (signal) => this.#loginRequest(signal),
+      login: () => this.#loginRequest(),
       lifetimeMs: options.tokenLifetimeMs,
       refreshMarginMs: options.refreshMarginMs,
       now: options.now,
@@ -126,11 +126,14 @@ export class ServiceClient {
     return isSuccess(res.status);
   }
 
-  async #loginRequest(signal?: AbortSignal): Promise<string> {
-    const where = { method: 'POST', url: '/v2/login' };
+  /** One login. Only a credentials answer (400, 401, 403) fails as AuthenticationFailed; an outage stays retryable. */
+  async #loginRequest(): Promise<string> {
+    const where = { method: 'POST', url: '/v2/login', auth: true };
     if (!this.#credentials) throw new AuthenticationFailed('no credentials configured for POST /v2/login', where);
     const { username, password } = this.#credentials;
-    const res = await this.#transmit('v2', 'POST', '/v2/login', { form: { username, password }, signal });
+    const res = await this.#transmit('v2', 'POST', '/v2/login', { form: { username, password }, auth: true });
+    if (!isSuccess(res.status) && ![400, 401, 403].includes(res.status))
+      throw errorForResponse('POST', '/v2/login', res, { auth: true }); // 429, 5xx: the service, not the credentials
     if (!isSuccess(res.status)) {
       const body = parseMaybeJson(res.text);
       const { detail } = describeErrorBody(body);

@@ -11,6 +11,8 @@ export interface ServiceErrorInit {
   /** Path and query of the request; never credentials. */
   url: string;
   cause?: unknown;
+  /** The failure came from getting a token (login, OAuth refresh), before the call itself was sent. */
+  auth?: boolean;
 }
 
 /** Thrown when the service answers with an error status; the base of every HTTP error. */
@@ -21,6 +23,8 @@ export class ServiceError extends Error {
   readonly body: unknown;
   readonly method: string;
   readonly url: string;
+  /** True when it failed while getting a token: the call itself was never sent, so it changed nothing. */
+  readonly auth: boolean;
 
   constructor(message: string, init: ServiceErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -29,6 +33,7 @@ export class ServiceError extends Error {
     this.body = init.body;
     this.method = init.method;
     this.url = init.url;
+    this.auth = init.auth ?? false;
   }
 
   /** Whether retrying the same call may succeed. */
@@ -194,10 +199,15 @@ export interface ErrorResponse {
 }
 
 /** The error for a non-success answer to `method url`, chosen by status (and, for a 400, by the body). */
-export function errorForResponse(method: string, url: string, res: ErrorResponse): ServiceError {
+export function errorForResponse(
+  method: string,
+  url: string,
+  res: ErrorResponse,
+  extra: Pick<ServiceErrorInit, 'auth'> = {},
+): ServiceError {
   const body = parseMaybeJson(res.text);
   const { code, detail } = describeErrorBody(body);
-  const init: ServiceErrorInit = { status: res.status, code, body, method, url };
+  const init: ServiceErrorInit = { status: res.status, code, body, method, url, ...extra };
   const message = `${method} ${url} answered ${res.status}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`;
   const s = res.status;
   if (s === 400) {

@@ -3,6 +3,7 @@
  * and long-lived refresh tokens). Refreshes before expiry and once after a 401, with one refresh in flight shared
  * by every caller; a rotated refresh token is kept. Tokens live only in private fields: never logged or returned.
  */
+import { abortable } from './abortable.js';
 import { AuthenticationFailed, errorForResponse, parseMaybeJson } from './errors.js';
 import type { Transport } from './transport.js';
 
@@ -69,13 +70,14 @@ export class OAuthTokenSource {
 
   async #refresh(): Promise<string> {
     const { tokenUrl, clientId, clientSecret } = this.#grant;
-    const where = { method: 'POST', url: tokenUrl };
+    const where = { method: 'POST', url: tokenUrl, auth: true };
     const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: this.#refreshToken };
     if (!clientSecret) form.client_id = clientId;
     const basic = clientSecret ? Buffer.from(`${clientId}:${clientSecret}`).toString('base64') : undefined;
     const started = this.#now();
     const res = await this.#transport.send('POST', '', tokenUrl, {
       form,
+      auth: true,
       ...(basic ? { authorization: `Basic ${basic}` } : {}),
     });
     const body = parseMaybeJson(res.text) as Record<string, unknown> | string;
@@ -88,7 +90,7 @@ export class OAuthTokenSource {
         ...where,
       });
     }
-    if (res.status < 200 || res.status >= 300) throw errorForResponse('POST', tokenUrl, res);
+    if (res.status < 200 || res.status >= 300) throw errorForResponse('POST', tokenUrl, res, { auth: true });
     const access = typeof body === 'object' ? body.access_token : undefined;
     const expiresIn = typeof body === 'object' ? Number(body.expires_in ?? 3600) : NaN;
     if (typeof access !== 'string' || !access || !Number.isFinite(expiresIn))
@@ -105,26 +107,3 @@ export class OAuthTokenSource {
     return { tokenUrl: this.#grant.tokenUrl, clientId: this.#grant.clientId };
   }
 }
-
-/** Waits for `promise`, or rejects when `signal` aborts (the promise itself goes on for other waiters). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
-
-const abortReason = (signal: AbortSignal): Error =>
-  signal.reason instanceof Error ? signal.reason : new Error('aborted while waiting for an OAuth refresh');

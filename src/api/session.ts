@@ -3,9 +3,11 @@
  * among concurrent callers. The token lives in a private field: it is never logged, stringified or inspected.
  */
 
+import { abortable } from './abortable.js';
+
 export interface SessionManagerOptions {
-  /** Performs the login; resolves to the token. */
-  login: (signal?: AbortSignal) => Promise<string>;
+  /** Performs the login; resolves to the token. It runs under no caller's signal (it is shared). */
+  login: () => Promise<string>;
   /** Token lifetime. @default 4 hours (spec section 5) */
   lifetimeMs?: number;
   /** Log in again this long before the expiry. @default 5 minutes */
@@ -26,7 +28,7 @@ export class SessionManager {
   #issuedAt = 0;
   #inFlight: Promise<string> | undefined;
   #logins = 0;
-  readonly #login: (signal?: AbortSignal) => Promise<string>;
+  readonly #login: () => Promise<string>;
   readonly #lifetimeMs: number;
   readonly #marginMs: number;
   readonly #now: () => number;
@@ -48,11 +50,14 @@ export class SessionManager {
     return this.refresh(signal);
   }
 
-  /** Logs in again now (joining a login already in flight). */
+  /**
+   * Logs in again now (joining a login already in flight). The login is shared, so it runs under no caller's
+   * signal: a caller whose signal aborts stops waiting, and the login goes on for the others.
+   */
   refresh(signal?: AbortSignal): Promise<string> {
     if (!this.#inFlight) {
       const started = this.#now();
-      this.#inFlight = this.#login(signal)
+      this.#inFlight = this.#login()
         .then((token) => {
           this.#token = token;
           this.#issuedAt = started;
@@ -63,7 +68,7 @@ export class SessionManager {
           this.#inFlight = undefined;
         });
     }
-    return this.#inFlight;
+    return abortable(this.#inFlight, signal);
   }
 
   /**

@@ -23,6 +23,8 @@ export interface SendOptions {
   form?: Record<string, string>;
   searchParams?: Record<string, string | number | undefined>;
   signal?: AbortSignal | undefined;
+  /** The request gets a token (login, OAuth refresh): its failures are marked `auth`. */
+  auth?: boolean;
 }
 
 export class Transport {
@@ -66,7 +68,7 @@ export class Transport {
   async send(method: Method, base: string, path: string, opts: SendOptions): Promise<RawResponse> {
     const query = queryString(opts.searchParams);
     const shownPath = query ? `${path}?${query}` : path;
-    const init: ServiceErrorInit = { method, url: shownPath };
+    const init: ServiceErrorInit = { method, url: shownPath, ...(opts.auth ? { auth: true } : {}) };
     if (opts.signal?.aborted) throw new RequestAborted(`${method} ${shownPath} aborted before it was sent`, init);
     const started = performance.now();
     try {

@@ -132,8 +132,8 @@ export type CancelOutcome = z.infer<typeof CancelOutcome>;
 /** A claim check: a large document (export file, import items) kept outside workflow history. */
 export const BlobRef = z.object({
   ref: z.string().describe('Store-specific reference, e.g. local:sha256-<hex>.json.gz'),
-  sha256: z.string(),
-  bytes: z.number().int().describe('Uncompressed JSON size'),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits'),
+  bytes: z.number().int().nonnegative().describe('Uncompressed JSON size'),
 });
 export type BlobRef = z.infer<typeof BlobRef>;
 

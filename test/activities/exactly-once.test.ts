@@ -27,6 +27,29 @@ describe('exactly-once submission on a real worker', () => {
   });
   const submissions = (target: string) => sim.controls.counters().submissions[target] ?? 0;
 
+  test('a login that fails inside a submit never adopts an earlier job of the same target', async () => {
+    // An earlier run's job on the same suite, minutes ago: exactly what a careless lookup would take as its own.
+    const earlier = (await runActivity(
+      t.env,
+      await simDeps(sim),
+      'submitTestRun',
+      { targetId: TS.salesDev },
+      OPTIONS,
+    )) as JobSubmitted;
+    const before = submissions(TS.salesDev);
+    sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login' });
+    const res = (await runActivity(
+      t.env,
+      await simDeps(sim),
+      'submitTestRun',
+      { targetId: TS.salesDev },
+      OPTIONS,
+    )) as JobSubmitted;
+    assert.notEqual(res.jobId, earlier.jobId, "not the earlier run's job");
+    assert.equal(res.reconciled, false);
+    assert.equal(submissions(TS.salesDev), before + 1, 'one new job of its own');
+  });
+
   test('a response dropped after the job was created: the job is found, never submitted twice', async () => {
     const before = submissions(TG.finance);
     sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/profiling-runs' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { inspect } from 'node:util';
-import { AuthenticationFailed, ServiceClient, SessionManager } from '../../src/api/index.js';
+import { AuthenticationFailed, RateLimited, ServerError, ServiceClient, SessionManager } from '../../src/api/index.js';
 import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
 import { clientFor, startTestSimulator } from '../helpers/sim.js';
 
@@ -180,6 +180,52 @@ describe('the /api/v1 bearer from elsewhere', () => {
       assert.equal((await both.jobs.list('DEMO')).page, 1);
       for (const c of [fixed, fromFile, viaCallback, both]) c.close();
     } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('session: an outage at login is not a credentials problem', () => {
+  test('503 and 429 on login stay retryable, marked as token failures; only a refusal is AuthenticationFailed', async () => {
+    const { sim } = await startTestSimulator();
+    try {
+      sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login' });
+      const outage = await (await clientFor(sim)).login().catch((e: unknown) => e);
+      assert.ok(outage instanceof ServerError, String(outage));
+      assert.equal(outage.retryable, true);
+      assert.equal(outage.auth, true, 'failed while getting a token: the call itself was never sent');
+      sim.controls.addFault({ kind: 'rate_limit', method: 'POST', path: '/v2/login', retry_after: 7 });
+      const limited = await (await clientFor(sim)).login().catch((e: unknown) => e);
+      assert.ok(limited instanceof RateLimited, String(limited));
+      assert.equal(limited.retryAfterMs, 7_000);
+      const refused = await new ServiceClient({
+        baseUrl: sim.url,
+        credentials: { username: SEED_USERS.admin.username, password: 'wrong-password' },
+      })
+        .login()
+        .catch((e: unknown) => e);
+      assert.ok(refused instanceof AuthenticationFailed, String(refused));
+      assert.equal(refused.retryable, false);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  test("the shared login does not run under the first caller's signal: one caller giving up fails no other", async () => {
+    const { sim } = await startTestSimulator();
+    const client = await clientFor(sim);
+    try {
+      sim.controls.addFault({ kind: 'delay', method: 'POST', path: '/v2/login', delay_ms: 300 });
+      const first = new AbortController();
+      const abandoned = client.jobs.list('DEMO', {}, { signal: first.signal });
+      const patient = client.jobs.list('DEMO');
+      first.abort();
+      await assert.rejects(abandoned);
+      const list = await patient;
+      assert.ok(Array.isArray(list.items), 'the other caller got its answer');
+      assert.equal(logins(sim).filter((r) => r.status === 200).length, 1, 'one login, finished for the others');
+    } finally {
+      client.close();
       await sim.close();
     }
   });

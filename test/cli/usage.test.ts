@@ -56,6 +56,11 @@ describe('starter CLI usage', () => {
       /expected kitchen\/recipe\/variation/,
     ],
     [['pipeline', '--table-group', 't', '--test-suite', 's', '--param', 'x=1'], /--param: only with --order/],
+    // 0 used to become the 24-hour default silently; it is refused, naming the field.
+    [
+      ['promote', '--from-suite', 'a', '--to-suite', 'b', '--preset', 'upsert', '--approval-timeout', '0'],
+      /approval\.timeoutMs: Too small: expected number to be >=1000/,
+    ],
     [
       ['pipeline', '--table-group', 't', '--test-suite', 's', '--poll-interval', 'soon'],
       /'--poll-interval <duration>' argument 'soon' is invalid/,

@@ -59,6 +59,12 @@ const CASES: [string, unknown, string[]][] = [
     ['preset', 'approval.timeoutMs'],
   ],
   [
+    'promoteTestDefinitions',
+    // A stored file's reference: a negative size or a malformed hash is refused before any store is read.
+    { source: { file: { ref: 'local:x', sha256: 'abc', bytes: -1 } }, targetTestSuiteId: 't', preset: 'upsert' },
+    ['source.file.sha256', 'source.file.bytes'],
+  ],
+  [
     'exportTestDefinitions',
     { testSuiteId: 's', filters: { origin: 'sometimes' }, destination: '/etc/x.json' },
     ['filters.origin', 'destination'],

@@ -55,7 +55,7 @@ function promotionInput(f: PromoteFlags) {
       ? { preset: f.preset }
       : { policy: { on_match: f.onMatch, on_new: f.onNew, on_absence: f.onAbsence } }),
     mode: f.mode,
-    approval: { required: f.approval, ...(f.approvalTimeout ? { timeoutMs: f.approvalTimeout } : {}) },
+    approval: { required: f.approval, ...(f.approvalTimeout !== undefined ? { timeoutMs: f.approvalTimeout } : {}) },
   });
 }
 
