@@ -182,7 +182,13 @@ export const GateVerdict = z.object({
 export type GateVerdict = z.infer<typeof GateVerdict>;
 
 export const DataQualityPipelineInput = JobOptions.extend({
-  order: OrderSpec.extend({ wait: z.boolean().default(true) })
+  order: OrderSpec.extend({
+    wait: z.boolean().default(true),
+    continueOnFailure: z
+      .boolean()
+      .default(false)
+      .describe('Profile and test even when the order run did not complete (its data may be stale); default: fail'),
+  })
     .strict()
     .optional()
     .describe('An order to run first, e.g. the load that precedes the checks'),

@@ -1,5 +1,5 @@
 /** The data-quality pipeline: (order) → profile → test generation → test run → summary, with quality gates. */
-import { ApplicationFailure, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, log, sleep } from '@temporalio/workflow';
 import type { DataQualityPipelineResult, GateVerdict, JobRun, TestRunSummary } from '../contract/index.js';
 import { DataQualityPipelineInput, type Gates } from '../contract/workflows.js';
 import { profileStep, testRunStep } from './jobs.js';
@@ -8,20 +8,24 @@ import { Tracker, call, followJob, parseWorkflowInput, runJob, submit } from './
 
 /** Applies the quality gates to a test-run summary. */
 export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdict {
-  const c = summary.resultCounts ?? { passed: 0, failed: 0, warning: 0, error: 0, log: 0, dismissed: 0 };
+  const counts = summary.resultCounts;
+  const c = counts ?? { passed: 0, failed: 0, warning: 0, error: 0, log: 0, dismissed: 0 };
   const failed = c.failed + (gates.warningsAsFailures ? c.warning : 0);
   const violations: string[] = [];
+  // A run without results (none produced yet, or cancelled early) has no counts: never read as zero failures.
+  if (!counts && (gates.maxFailed !== undefined || gates.maxErrors !== undefined))
+    violations.push('no test results are available, so the failure and error limits cannot be checked');
   const score = summary.scorePercent;
   if (gates.minScorePercent !== undefined) {
     if (score === null) violations.push(`no score is available, and the minimum is ${gates.minScorePercent}%`);
     else if (score < gates.minScorePercent)
       violations.push(`score ${score}% is below the minimum ${gates.minScorePercent}%`);
   }
-  if (gates.maxFailed !== undefined && failed > gates.maxFailed)
+  if (counts && gates.maxFailed !== undefined && failed > gates.maxFailed)
     violations.push(
       `${failed} failed test(s)${gates.warningsAsFailures ? ` (warnings counted: ${c.warning})` : ''} exceed the maximum ${gates.maxFailed}`,
     );
-  if (gates.maxErrors !== undefined && c.error > gates.maxErrors)
+  if (counts && gates.maxErrors !== undefined && c.error > gates.maxErrors)
     violations.push(`${c.error} test(s) in error exceed the maximum ${gates.maxErrors}`);
   return {
     passed: violations.length === 0,
@@ -39,6 +43,19 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
   return t.run(async () => {
     const input = parseWorkflowInput(DataQualityPipelineInput, raw, 'dataQualityPipeline');
     const order = input.order ? await orderStep(t, input.profile, input.order, input.pollIntervalMs) : null;
+    // The checks that follow judge the data the order loads: after a failed or stopped run they would judge stale
+    // data and could pass. So a run that did not complete fails the pipeline, unless the caller opted to go on.
+    const orderRunStatus = order?.orderRun?.status;
+    if (orderRunStatus !== undefined && orderRunStatus !== 'COMPLETED_SERVING') {
+      if (!input.order?.continueOnFailure)
+        throw ApplicationFailure.create({
+          type: 'OrderFailed',
+          nonRetryable: true,
+          message: `order ${order?.orderId} ended ${orderRunStatus}, so its data cannot be trusted; nothing was profiled or tested (order.continueOnFailure goes on anyway)`,
+          details: [{ order }],
+        });
+      log.warn('the order run did not complete; going on as asked', { orderId: order?.orderId, orderRunStatus });
+    }
     const profiling = await profileStep(t, input, input.tableGroupId);
 
     let generation: JobRun | null = null;

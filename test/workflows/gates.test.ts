@@ -52,4 +52,14 @@ describe('quality gates judge one score unit: percent', () => {
     const issue = parsed.error?.issues.find((i) => i.path.join('.') === 'gates.minScore');
     assert.match(issue?.message ?? '', /renamed minScorePercent: give the lowest score in percent \(0 to 100\)/);
   });
+
+  test('a run without results fails the failure and error limits, never reads as zero failures', () => {
+    const none = { ...summary(95), resultCounts: null };
+    const verdict = evaluateGates(none, { maxFailed: 0, maxErrors: 0, warningsAsFailures: false });
+    assert.equal(verdict.passed, false);
+    assert.deepEqual(verdict.violations, [
+      'no test results are available, so the failure and error limits cannot be checked',
+    ]);
+    assert.equal(evaluateGates(none, { minScorePercent: 90, warningsAsFailures: false }).passed, true, 'score only');
+  });
 });

@@ -154,6 +154,32 @@ describe('dataQualityPipeline', () => {
     assert.equal(result.generation?.wait.job.status, 'completed');
   });
 
+  test('a failed order fails the pipeline before anything is profiled; continueOnFailure goes on', async () => {
+    const broken = { kitchen: 'staging', recipe: 'load-warehouse', variation: 'broken' };
+    const before = sim.controls.jobs().length;
+    const err = await run({ ...base, order: broken, tableGroupId: TG.finance, testSuiteId: TS.financeProd }).catch(
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof WorkflowFailedError);
+    assert.ok(err.cause instanceof ApplicationFailure);
+    assert.equal(err.cause.type, 'OrderFailed');
+    assert.match(
+      err.cause.message,
+      /ended SERVING_ERROR, so its data cannot be trusted; nothing was profiled or tested/,
+    );
+    assert.equal(sim.controls.jobs().length, before, 'no job was submitted on stale data');
+
+    const onward = await run({
+      ...base,
+      order: { ...broken, continueOnFailure: true },
+      tableGroupId: TG.finance,
+      testSuiteId: TS.financeProd,
+      onGateFailure: 'report',
+    });
+    assert.equal(onward.order?.orderRun?.status, 'SERVING_ERROR');
+    assert.equal(onward.testRun.job.wait.job.status, 'completed', 'profiled and tested as asked');
+  });
+
   test('warnings can count as failures', async () => {
     const gates = { maxFailed: 0, warningsAsFailures: true };
     const result = await run({
