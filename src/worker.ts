@@ -56,13 +56,27 @@ export function workflowSource(
   return { workflowsPath: fileURLToPath(new URL('./workflows/index.js', import.meta.url)) };
 }
 
+/** One JSON object per log entry. Errors keep their name, message and stack (JSON.stringify alone writes `{}`). */
+export function jsonLogLine(entry: LogEntry): string {
+  const { level, message, timestampNanos, meta } = entry;
+  return JSON.stringify(
+    { ts: new Date(Number(timestampNanos / 1_000_000n)).toISOString(), level, message, ...meta },
+    (_key, value: unknown) =>
+      value instanceof Error
+        ? {
+            name: value.name,
+            message: value.message,
+            stack: value.stack,
+            ...('cause' in value ? { cause: value.cause } : {}),
+          }
+        : typeof value === 'bigint'
+          ? value.toString()
+          : value,
+  );
+}
+
 function jsonLogger(level: WorkerConfig['logLevel']): DefaultLogger {
-  return new DefaultLogger(level, (entry: LogEntry) => {
-    const { level: lvl, message, timestampNanos, meta } = entry;
-    console.log(
-      JSON.stringify({ ts: new Date(Number(timestampNanos / 1_000_000n)).toISOString(), level: lvl, message, ...meta }),
-    );
-  });
+  return new DefaultLogger(level, (entry: LogEntry) => console.log(jsonLogLine(entry)));
 }
 
 /** Installs the SDK runtime once per process: logger, and Prometheus metrics when configured. */

@@ -3,7 +3,13 @@
  * results, and turning outcomes into printed results and exit codes.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Env } from '../config/env.js';
 import type { StarterConfig } from '../config/starter.js';
@@ -89,6 +95,19 @@ export class Starter {
     } catch (err) {
       this.exitCode = this.failure(err, flags);
       return undefined;
+    }
+  }
+
+  /** Runs an update; a refusal prints its type and reason (not just "Workflow Update failed") and exits 1. */
+  async update<T>(run: () => Promise<T>, show: (ack: T) => string): Promise<void> {
+    try {
+      this.print(show(await run()));
+    } catch (err) {
+      if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+      const cause = err.cause;
+      const type = cause instanceof ApplicationFailure ? cause.type : (cause?.name ?? 'UpdateFailed');
+      this.io.err.write(`refused: ${type}: ${cause?.message ?? err.message}\n`);
+      this.exitCode = EXIT.failed;
     }
   }
 

@@ -53,6 +53,10 @@ function report(outcome: ImportOutcome): ImportReport {
   };
 }
 
+/** An update refusal callers can match on: a named, non-retryable failure (sending it again cannot help). */
+const refuse = (type: 'InvalidInput' | 'PreviewNotReady' | 'AlreadyDecided' | 'StalePreview', message: string) =>
+  ApplicationFailure.create({ type, message, nonRetryable: true });
+
 export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): Promise<PromoteTestDefinitionsResult> {
   const t = new Tracker('promoteTestDefinitions');
   let preview: PromotionPreview | null = null;
@@ -73,11 +77,12 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
     {
       validator: (input) => {
         const parsed = ApproveInput.safeParse(input);
-        if (!parsed.success) throw new Error(`invalid approval: ${issueLines(parsed.error).join('; ')}`);
-        if (!preview) throw new Error('there is no preview to approve yet');
-        if (decision) throw new Error(`the promotion is already ${decision.decision}`);
+        if (!parsed.success) throw refuse('InvalidInput', `invalid approval: ${issueLines(parsed.error).join('; ')}`);
+        if (!preview) throw refuse('PreviewNotReady', 'there is no preview to approve yet');
+        if (decision) throw refuse('AlreadyDecided', `the promotion is already ${decision.decision}`);
         if (parsed.data.previewId !== preview.previewId)
-          throw new Error(
+          throw refuse(
+            'StalePreview',
             `stale approval: it names preview ${parsed.data.previewId}, but the current preview is ${preview.previewId}`,
           );
       },
@@ -92,10 +97,10 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
     {
       validator: (input) => {
         const parsed = RejectInput.safeParse(input);
-        if (!parsed.success) throw new Error(`invalid rejection: ${issueLines(parsed.error).join('; ')}`);
-        if (decision) throw new Error(`the promotion is already ${decision.decision}`);
+        if (!parsed.success) throw refuse('InvalidInput', `invalid rejection: ${issueLines(parsed.error).join('; ')}`);
+        if (decision) throw refuse('AlreadyDecided', `the promotion is already ${decision.decision}`);
         if (parsed.data.previewId && preview && parsed.data.previewId !== preview.previewId)
-          throw new Error(`stale rejection: the current preview is ${preview.previewId}`);
+          throw refuse('StalePreview', `stale rejection: the current preview is ${preview.previewId}`);
       },
     },
   );

@@ -20,6 +20,7 @@ import type { ActivityDeps } from '../../src/activities/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+import { cli } from '../helpers/cli.js';
 import { eventually } from '../helpers/wait.js';
 
 const { salesDev: DEV, salesProd: PROD } = SEED_IDS.testSuites;
@@ -117,7 +118,17 @@ describe('promoteTestDefinitions', () => {
           .executeUpdate(approveUpdate, { args: [{ previewId: 'some-other-preview', by: 'mallory' }] })
           .catch((e: unknown) => e);
         assert.ok(stale instanceof WorkflowUpdateFailedError, String(stale));
-        assert.match(String((stale.cause as Error).message), /stale approval: it names preview some-other-preview/);
+        assert.ok(stale.cause instanceof ApplicationFailure, 'a named failure callers can match');
+        assert.equal(stale.cause.type, 'StalePreview');
+        assert.equal(stale.cause.nonRetryable, true, 'sending the same approval again cannot help');
+        assert.match(stale.cause.message, /stale approval: it names preview some-other-preview/);
+        // The CLI says why, not just "Workflow Update failed".
+        const refused = await cli(['approve', handle.workflowId, '--preview-id', 'some-other-preview'], {
+          TEMPORAL_ADDRESS: t.env.connection.options.address,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+        });
+        assert.equal(refused.code, 1, refused.err);
+        assert.match(refused.err, /^refused: StalePreview: stale approval: it names preview some-other-preview/m);
         const ack = await handle.executeUpdate(approveUpdate, {
           args: [{ previewId: preview.previewId, by: 'alice', comment: 'reviewed' }],
         });

@@ -110,12 +110,15 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
     .action(
       action(async (workflowId: string, f: { previewId: string; by?: string; comment?: string }) => {
         const handle = (await s().connect()).workflow.getHandle(workflowId);
-        const ack = await handle.executeUpdate(approveUpdate, {
-          args: [
-            { previewId: f.previewId, ...(f.by ? { by: f.by } : {}), ...(f.comment ? { comment: f.comment } : {}) },
-          ],
-        });
-        s().print(`${ack.decision}: preview ${ack.previewId}`);
+        await s().update(
+          () =>
+            handle.executeUpdate(approveUpdate, {
+              args: [
+                { previewId: f.previewId, ...(f.by ? { by: f.by } : {}), ...(f.comment ? { comment: f.comment } : {}) },
+              ],
+            }),
+          (ack) => `${ack.decision}: preview ${ack.previewId}`,
+        );
       }),
     );
 
@@ -128,12 +131,15 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
     .action(
       action(async (workflowId: string, f: { reason: string; by?: string; previewId?: string }) => {
         const handle = (await s().connect()).workflow.getHandle(workflowId);
-        const ack = await handle.executeUpdate(rejectUpdate, {
-          args: [
-            { reason: f.reason, ...(f.by ? { by: f.by } : {}), ...(f.previewId ? { previewId: f.previewId } : {}) },
-          ],
-        });
-        s().print(`${ack.decision}`);
+        await s().update(
+          () =>
+            handle.executeUpdate(rejectUpdate, {
+              args: [
+                { reason: f.reason, ...(f.by ? { by: f.by } : {}), ...(f.previewId ? { previewId: f.previewId } : {}) },
+              ],
+            }),
+          (ack) => ack.decision,
+        );
       }),
     );
 }
