@@ -26,25 +26,16 @@ describe('exactly-once submission on a real worker', () => {
     await t?.env.teardown();
   });
   const submissions = (target: string) => sim.controls.counters().submissions[target] ?? 0;
+  /** Runs one submission activity on a real worker, with a fresh client (so it logs in). */
+  const submitOnce = async (activity: string, input: { targetId: string; projectCode?: string }) =>
+    (await runActivity(t.env, await simDeps(sim), activity, input, OPTIONS)) as JobSubmitted;
 
   test('a login that fails inside a submit never adopts an earlier job of the same target', async () => {
     // An earlier run's job on the same suite, minutes ago: exactly what a careless lookup would take as its own.
-    const earlier = (await runActivity(
-      t.env,
-      await simDeps(sim),
-      'submitTestRun',
-      { targetId: TS.salesDev },
-      OPTIONS,
-    )) as JobSubmitted;
+    const earlier = await submitOnce('submitTestRun', { targetId: TS.salesDev });
     const before = submissions(TS.salesDev);
     sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login' });
-    const res = (await runActivity(
-      t.env,
-      await simDeps(sim),
-      'submitTestRun',
-      { targetId: TS.salesDev },
-      OPTIONS,
-    )) as JobSubmitted;
+    const res = await submitOnce('submitTestRun', { targetId: TS.salesDev });
     assert.notEqual(res.jobId, earlier.jobId, "not the earlier run's job");
     assert.equal(res.reconciled, false);
     assert.equal(submissions(TS.salesDev), before + 1, 'one new job of its own');
@@ -53,13 +44,7 @@ describe('exactly-once submission on a real worker', () => {
   test('a response dropped after the job was created: the job is found, never submitted twice', async () => {
     const before = submissions(TG.finance);
     sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/profiling-runs' });
-    const res = (await runActivity(
-      t.env,
-      await simDeps(sim),
-      'submitProfilingRun',
-      { targetId: TG.finance },
-      OPTIONS,
-    )) as JobSubmitted;
+    const res = await submitOnce('submitProfilingRun', { targetId: TG.finance });
     assert.equal(submissions(TG.finance), before + 1, 'exactly one job');
     assert.equal(res.reconciled, true);
     const job = sim.controls.job(res.jobId);
@@ -71,13 +56,7 @@ describe('exactly-once submission on a real worker', () => {
     const before = submissions(TS.financeProd);
     sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/test-runs' });
     sim.controls.addFault({ kind: 'status', status: 503, path: '/projects/DEMO/jobs' });
-    const res = (await runActivity(
-      t.env,
-      await simDeps(sim),
-      'submitTestRun',
-      { targetId: TS.financeProd },
-      OPTIONS,
-    )) as JobSubmitted;
+    const res = await submitOnce('submitTestRun', { targetId: TS.financeProd });
     assert.equal(submissions(TS.financeProd), before + 1, 'exactly one job');
     assert.equal(res.reconciled, true);
     assert.equal(sim.controls.job(res.jobId)?.test_suite_id, TS.financeProd);
@@ -86,13 +65,7 @@ describe('exactly-once submission on a real worker', () => {
   test('a refused submission (429) is simply submitted again: one job, not reconciled', async () => {
     const before = submissions(TS.salesProd);
     sim.controls.addFault({ kind: 'rate_limit', retry_after: 1, method: 'POST', path: '/test-runs' });
-    const res = (await runActivity(
-      t.env,
-      await simDeps(sim),
-      'submitTestRun',
-      { targetId: TS.salesProd },
-      OPTIONS,
-    )) as JobSubmitted;
+    const res = await submitOnce('submitTestRun', { targetId: TS.salesProd });
     assert.equal(submissions(TS.salesProd), before + 1);
     assert.equal(res.reconciled, false);
   });
@@ -116,13 +89,7 @@ describe('exactly-once submission on a real worker', () => {
   });
 
   test('an existing job of another target or created before the attempt is never taken for ours', async () => {
-    const older = (await runActivity(
-      t.env,
-      await simDeps(sim),
-      'submitTestRun',
-      { targetId: TS.financeProd },
-      OPTIONS,
-    )) as JobSubmitted;
+    const older = await submitOnce('submitTestRun', { targetId: TS.financeProd });
     await new Promise((r) => setTimeout(r, 50));
     const exact = await simDeps(sim, { clockSkewMs: 0 });
     const before = submissions(TS.financeProd);
