@@ -1,6 +1,6 @@
 /**
- * Exactly-once job submission: a profiling run or a test run is submitted once, and a retry or a lost answer is
- * reconciled through the job listing before anything is submitted again.
+ * Exactly-once job submission: a profiling run, a test run or a test-generation job is submitted once, and a retry
+ * after an answer that may have been lost is reconciled through the job listing before anything is submitted again.
  */
 import { activityInfo, Context, log } from '@temporalio/activity';
 import { z } from 'zod';
