@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { BlobRef } from '../contract/types.js';
-import { BlobNotFound } from './errors.js';
+import { BlobCorrupt, BlobNotFound } from './errors.js';
 
 const gz = promisify(gzip);
 const gunz = promisify(gunzip);
@@ -55,9 +55,18 @@ export class LocalDirectoryBlobStore implements BlobStore {
     } catch {
       throw new BlobNotFound(`blob ${ref.ref} not found in ${this.dir}`);
     }
-    const text = (await gunz(packed)).toString('utf8');
+    let text: string;
+    try {
+      text = (await gunz(packed)).toString('utf8');
+    } catch (err) {
+      throw new BlobCorrupt(`blob ${ref.ref} is corrupt: not gzip (${(err as Error).message})`);
+    }
     const sha256 = createHash('sha256').update(text).digest('hex');
-    if (sha256 !== ref.sha256) throw new Error(`blob ${ref.ref} is corrupt: content hash ${sha256} differs`);
-    return JSON.parse(text) as unknown;
+    if (sha256 !== ref.sha256) throw new BlobCorrupt(`blob ${ref.ref} is corrupt: content hash ${sha256} differs`);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new BlobCorrupt(`blob ${ref.ref} is corrupt: not JSON (${(err as Error).message})`);
+    }
   }
 }

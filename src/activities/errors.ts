@@ -42,6 +42,11 @@ export class BlobNotFound extends Error {
   override readonly name = 'BlobNotFound';
 }
 
+/** Thrown when a stored file is damaged (not gzip, a content hash that differs, not JSON): reading it again cannot help. */
+export class BlobCorrupt extends Error {
+  override readonly name = 'BlobCorrupt';
+}
+
 /** Parses an activity input with its schema; a bad input is a non-retryable InvalidInput listing every problem. */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown, activity: string): z.infer<T> {
   const parsed = schema.safeParse(input);
@@ -106,7 +111,8 @@ export function toFailure(err: unknown): Error {
     err instanceof UnknownProfile ||
     err instanceof SubmissionOutcomeUnknown ||
     err instanceof OrderOutcomeUnknown ||
-    err instanceof BlobNotFound
+    err instanceof BlobNotFound ||
+    err instanceof BlobCorrupt
   ) {
     return ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
   }

@@ -34,6 +34,7 @@ export type Activities = ReturnType<typeof createActivities>;
 export type { ActivityDeps, ServiceProfile } from './context.js';
 export { LocalDirectoryBlobStore, type BlobStore } from './blob-store.js';
 export {
+  BlobCorrupt,
   BlobNotFound,
   InvalidInput,
   OrderOutcomeUnknown,

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
@@ -97,13 +100,31 @@ describe('order and test-definition activities', () => {
       }),
       (err) => err instanceof ApplicationFailure && err.type === 'BlobNotFound' && err.nonRetryable,
     );
+    // A damaged file is bad input, failed at once with a named type: reading it again cannot help.
+    const corrupt = (err: unknown) =>
+      err instanceof ApplicationFailure &&
+      err.type === 'BlobCorrupt' &&
+      err.nonRetryable &&
+      /is corrupt/.test(err.message);
     await assert.rejects(
       run(acts.importTestDefinitions, {
         testSuiteId: TS.salesProd,
         config: UPSERT,
         file: { ...exported.file, sha256: '0'.repeat(64) },
       }),
-      /is corrupt/,
+      corrupt,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'blobs-damaged-'));
+    const name = exported.file.ref.replace(/^local:/, '');
+    writeFileSync(join(dir, name), 'not gzip at all');
+    const damaged = { ...deps, store: new LocalDirectoryBlobStore(dir) };
+    await assert.rejects(
+      run(createActivities(damaged).importTestDefinitions, {
+        testSuiteId: TS.salesProd,
+        config: UPSERT,
+        file: exported.file,
+      }),
+      corrupt,
     );
   });
 });
