@@ -230,6 +230,22 @@ describe('end to end: separate processes on the dev server', () => {
     );
     assert.equal(created.code, 0, created.out);
     try {
+      // A cron expression the server refuses is a usage error that names the flag (exit 2), and so is a taken id.
+      const pipelineFlags = ['--table-group', TG.finance, '--test-suite', TS.financeProd];
+      const garbage = await runProcess(
+        process.execPath,
+        [dist('starter.js'), 'schedule', 'create', `${scheduleId}-bad`, '--cron', 'garbage', ...pipelineFlags],
+        env,
+      );
+      assert.equal(garbage.code, 2, garbage.out);
+      assert.match(garbage.out, /error: --cron: the Temporal server refused it: .+/);
+      const taken = await runProcess(
+        process.execPath,
+        [dist('starter.js'), 'schedule', 'create', scheduleId, '--every', '1h', ...pipelineFlags],
+        env,
+      );
+      assert.equal(taken.code, 2, taken.out);
+      assert.match(taken.out, new RegExp(`error: schedule ${scheduleId} already exists`));
       const listed = await runProcess(process.execPath, [dist('starter.js'), 'schedule', 'list', '--json'], env);
       assert.ok(
         (JSON.parse(listed.out) as { scheduleId: string; note: string }[]).some(

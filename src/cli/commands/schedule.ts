@@ -2,7 +2,7 @@
  * The `schedule` commands: Temporal Schedules that run the data-quality pipeline (create, list, describe, pause,
  * unpause, delete).
  */
-import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import { type Command, Option } from 'commander';
 import { WORKFLOW_TYPES } from '../../contract/index.js';
 import { table } from '../format.js';
@@ -39,22 +39,31 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
         if (Boolean(f.cron) === Boolean(f.every)) throw new UsageError('--cron / --every: give exactly one');
         const input = pipelineInput(f);
         const client = await s().connect();
-        const handle = await client.schedule.create({
-          scheduleId,
-          spec: f.cron ? { cronExpressions: [f.cron] } : { intervals: [{ every: f.every ?? 0 }] },
-          action: {
-            type: 'startWorkflow',
-            workflowType: WORKFLOW_TYPES.dataQualityPipeline,
-            taskQueue: s().config.temporal.taskQueue,
-            workflowId: `${scheduleId}-run`,
-            args: [input],
-          },
-          policies: {
-            overlap: ScheduleOverlapPolicy[f.overlap.toUpperCase() as keyof typeof ScheduleOverlapPolicy],
-            ...(f.catchupWindow ? { catchupWindow: f.catchupWindow } : {}),
-          },
-          state: { paused: Boolean(f.paused), ...(f.note ? { note: f.note } : {}) },
-        });
+        const handle = await client.schedule
+          .create({
+            scheduleId,
+            spec: f.cron ? { cronExpressions: [f.cron] } : { intervals: [{ every: f.every ?? 0 }] },
+            action: {
+              type: 'startWorkflow',
+              workflowType: WORKFLOW_TYPES.dataQualityPipeline,
+              taskQueue: s().config.temporal.taskQueue,
+              workflowId: `${scheduleId}-run`,
+              args: [input],
+            },
+            policies: {
+              overlap: ScheduleOverlapPolicy[f.overlap.toUpperCase() as keyof typeof ScheduleOverlapPolicy],
+              ...(f.catchupWindow ? { catchupWindow: f.catchupWindow } : {}),
+            },
+            state: { paused: Boolean(f.paused), ...(f.note ? { note: f.note } : {}) },
+          })
+          .catch((err: unknown) => {
+            // The server checks the spec; the SDK reports its refusal as a TypeError with the server's reason.
+            if (err instanceof TypeError)
+              throw new UsageError(`${f.cron ? '--cron' : '--every'}: the Temporal server refused it: ${err.message}`);
+            if (err instanceof ScheduleAlreadyRunning)
+              throw new UsageError(`schedule ${scheduleId} already exists (delete it first, or choose another id)`);
+            throw err;
+          });
         s().print(f.json ? JSON.stringify({ scheduleId: handle.scheduleId }) : `created schedule ${handle.scheduleId}`);
       }),
     );
