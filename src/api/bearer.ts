@@ -65,7 +65,7 @@ export class BearerSource {
         }
       case 'oauth':
         if (!this.oauth) throw new Error('unreachable: an oauth bearer without its token source');
-        return this.oauth.token(signal, refresh);
+        return this.oauth.token(signal); // after a 401, invalidate() has dropped the refused token
       case 'callback':
         return b.getToken({ signal, refresh });
       default:

@@ -48,9 +48,13 @@ export class OAuthTokenSource {
     return this.#refreshes;
   }
 
-  /** A valid access token: the cached one, or a refresh when it is missing, near expiry, or `force`d. */
-  async token(signal?: AbortSignal, force = false): Promise<string> {
-    if (!force && this.#access !== undefined && this.#now() < this.#expiresAt - this.#marginMs) return this.#access;
+  /**
+   * A valid access token: the cached one, or a refresh when it is missing or near expiry. After a 401 the caller
+   * `invalidate`s the refused token first, so many callers refused with the same token cause one refresh, not one
+   * each (each refresh revokes the previous access token on TestGen, so extra ones would refuse the others).
+   */
+  async token(signal?: AbortSignal): Promise<string> {
+    if (this.#access !== undefined && this.#now() < this.#expiresAt - this.#marginMs) return this.#access;
     if (!this.#inFlight) {
       // The shared refresh runs under no caller's signal: one caller giving up must not fail the others.
       this.#inFlight = this.#refresh().finally(() => {
