@@ -35,15 +35,7 @@ export function isTerminalJobStatus(status: string): status is TerminalJobStatus
   return (TERMINAL_JOB_STATUSES as readonly string[]).includes(status);
 }
 
-/** Order-run statuses of the deployed orders API; the last four are terminal. */
-export const ORDER_RUN_STATUSES = [
-  'PLANNED_SERVING',
-  'ACTIVE_SERVING',
-  'COMPLETED_SERVING',
-  'STOPPED_SERVING',
-  'SERVING_ERROR',
-  'SERVING_RERAN',
-] as const;
+/** Terminal order-run statuses of the deployed orders API (PLANNED_SERVING and ACTIVE_SERVING are in progress). */
 export const TERMINAL_ORDER_RUN_STATUSES = [
   'COMPLETED_SERVING',
   'STOPPED_SERVING',
