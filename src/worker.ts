@@ -41,6 +41,7 @@ export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(
     profiles,
     store: new LocalDirectoryBlobStore(config.blobDir),
     exportDir: config.exportDir,
+    submitSettleMs: config.submitSettleMs,
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
     close: () => Object.values(profiles).forEach((p) => p.client.close()),
   };

@@ -20,6 +20,12 @@ export interface ActivityDeps {
   store?: BlobStore;
   /** Tolerated difference between the worker's and the service's clocks when reconciling. @default 5 minutes */
   clockSkewMs?: number;
+  /**
+   * How long after sending a submission the service may still commit it (a request it holds past our timeout): a
+   * lost answer is looked up again after this, before anything is sent twice. Set it above the service's own request
+   * timeout. @default 60 seconds
+   */
+  submitSettleMs?: number;
   /** Import items are returned inline up to this JSON size, else stored. @default 256 KiB */
   inlineItemsMaxBytes?: number;
   /** Directory where export workflows write files (destinations are relative to it). @default none: writing refused */
@@ -32,6 +38,7 @@ export interface ActivityContext {
   profile(name: string): ServiceProfile;
   store(): BlobStore;
   clockSkewMs: number;
+  submitSettleMs: number;
   inlineItemsMaxBytes: number;
   exportDir: string | undefined;
   temporalUiUrl: string | undefined;
@@ -52,6 +59,7 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
       return deps.store;
     },
     clockSkewMs: deps.clockSkewMs ?? 5 * 60_000,
+    submitSettleMs: deps.submitSettleMs ?? 60_000,
     inlineItemsMaxBytes: deps.inlineItemsMaxBytes ?? 256 * 1024,
     exportDir: deps.exportDir,
     temporalUiUrl: deps.temporalUiUrl,

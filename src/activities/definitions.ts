@@ -1,14 +1,29 @@
 /** Export and import of test definitions, through the claim-check store so large files stay out of history. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { Context, log } from '@temporalio/activity';
+import { Context, activityInfo, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { ExportFile, StrictImportRejected, type ImportResult } from '../api/index.js';
+import {
+  ExportFile,
+  RateLimited,
+  ServiceError,
+  StrictImportRejected,
+  UnexpectedResponse,
+  type ImportResult,
+} from '../api/index.js';
 import { issueLines } from '../contract/issues.js';
-import { BlobRef, ExportFilters, ImportConfig, type ExportOutcome, type ImportOutcome } from '../contract/types.js';
+import {
+  BlobRef,
+  ExportFilters,
+  ImportConfig,
+  ImportSummary,
+  type ExportOutcome,
+  type ImportOutcome,
+} from '../contract/types.js';
 import type { ActivityContext } from './context.js';
-import { InvalidInput, parseInput, translated } from './errors.js';
+import { ImportOutcomeUnknown, InvalidInput, parseInput, translated } from './errors.js';
+import { beat } from './keep-alive.js';
 
 export const ExportInput = z.object({
   profile: z.string().min(1).default('default'),
@@ -17,12 +32,18 @@ export const ExportInput = z.object({
 });
 export type ExportInput = z.input<typeof ExportInput>;
 
+/** What the preview before an apply said it would do; a retried apply compares a fresh preview with it. */
+const Expected = z.object({ summary: ImportSummary, counts: z.record(z.string(), z.number().int()) });
+type Expected = z.infer<typeof Expected>;
+
 export const ImportInput = z.object({
   profile: z.string().min(1).default('default'),
   testSuiteId: z.string().min(1),
   config: ImportConfig,
   /** The export file, by claim check. */
   file: BlobRef,
+  /** For apply modes: the approved preview's summary and counts. @default a preview taken before the first attempt */
+  expected: Expected.optional(),
 });
 export type ImportInput = z.input<typeof ImportInput>;
 
@@ -31,6 +52,27 @@ function countsOf(result: ImportResult): Record<string, number> {
   for (const item of result.items)
     counts[`${item.action}/${item.reason}`] = (counts[`${item.action}/${item.reason}`] ?? 0) + item.tds.length;
   return counts;
+}
+
+/** Heartbeat details of an apply: the preview it is checked against, and whether the last attempt was refused. */
+const ApplyPhase = z.object({ phase: z.enum(['sending', 'rejected']), expected: Expected });
+
+/** A refusal: the service answered and changed nothing (4xx, a strict rejection, 429). */
+const isRefusal = (err: unknown): boolean =>
+  err instanceof RateLimited || (err instanceof ServiceError && !err.retryable && !(err instanceof UnexpectedResponse));
+
+const describe = (s: ImportSummary) =>
+  `${s.created} to create, ${s.updated} to update, ${s.skipped} to skip, ${s.deleted} to delete`;
+
+/**
+ * Whether an apply landed, from a fresh preview: `none` when the preview still says the same creates and deletes (or
+ * when there were none, so applying again changes nothing new), `all` when nothing remains to create or delete,
+ * `partly` for anything else.
+ */
+export function compareWithExpected(expected: ImportSummary, now: ImportSummary): 'none' | 'all' | 'partly' {
+  if (now.created === expected.created && now.deleted === expected.deleted) return 'none';
+  if (now.created === 0 && now.deleted === 0) return 'all';
+  return 'partly';
 }
 
 export function definitionActivities(ctx: ActivityContext) {
@@ -54,6 +96,7 @@ export function definitionActivities(ctx: ActivityContext) {
       counts: countsOf(result),
       items: inline ? items : null,
       itemsRef: inline ? null : await ctx.store().putJson(items),
+      reconciled: false,
     };
   }
 
@@ -106,22 +149,63 @@ export function definitionActivities(ctx: ActivityContext) {
           throw new InvalidInput(
             `the export file ${input.file.ref} is not valid: ${issueLines(file.error).join('; ')}`,
           );
+        const client = ctx.profile(input.profile).client;
+        const signal = Context.current().cancellationSignal;
+        const definitions = file.data.definitions.length;
+        let expected: Expected | undefined;
+        if (input.config.mode !== 'preview') {
+          // An apply is not idempotent in what it reports: before any retry, find out whether the last one landed.
+          const prior = ApplyPhase.safeParse(activityInfo().heartbeatDetails).data;
+          expected = prior?.expected ?? input.expected;
+          // No approved preview and no heartbeat: this is the first attempt, or an earlier one failed before it sent
+          // anything (its heartbeat precedes the send). Take the preview now, before applying.
+          if (!expected) {
+            const before = await client.testDefinitions.import(
+              input.testSuiteId,
+              { ...input.config, mode: 'preview' },
+              file.data,
+              { signal },
+            );
+            expected = { summary: before.summary, counts: countsOf(before) };
+          } else if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
+            const now = await client.testDefinitions.import(
+              input.testSuiteId,
+              { ...input.config, mode: 'preview' },
+              file.data,
+              { signal },
+            );
+            const landed = compareWithExpected(expected.summary, now.summary);
+            if (landed === 'all') {
+              log.warn('the earlier apply landed; its answer was lost', { testSuiteId: input.testSuiteId });
+              return {
+                summary: expected.summary,
+                definitions,
+                counts: expected.counts,
+                items: null,
+                itemsRef: null,
+                reconciled: true,
+              };
+            }
+            if (landed === 'partly')
+              throw new ImportOutcomeUnknown(
+                `an earlier apply into ${input.testSuiteId} lost its answer, and a fresh preview (${describe(now.summary)}) matches neither the approved one (${describe(expected.summary)}) nor its full application; check the suite before importing again`,
+              );
+          }
+          beat({ phase: 'sending', expected });
+        }
         try {
-          const result = await ctx
-            .profile(input.profile)
-            .client.testDefinitions.import(input.testSuiteId, input.config, file.data, {
-              signal: Context.current().cancellationSignal,
-            });
+          const result = await client.testDefinitions.import(input.testSuiteId, input.config, file.data, { signal });
           log.info('test definitions imported', {
             testSuiteId: input.testSuiteId,
             mode: input.config.mode,
             ...result.summary,
           });
-          return await shrink(result, file.data.definitions.length);
+          return await shrink(result, definitions);
         } catch (err) {
+          if (expected && isRefusal(err)) beat({ phase: 'rejected', expected });
           if (!(err instanceof StrictImportRejected)) throw err;
           const parsed = z.object({ summary: z.any(), items: z.array(z.any()) }).safeParse(err.importResult);
-          const wouldBe = parsed.success ? await shrink(parsed.data, file.data.definitions.length) : null;
+          const wouldBe = parsed.success ? await shrink(parsed.data, definitions) : null;
           throw ApplicationFailure.create({
             type: err.name,
             message: err.message,

@@ -5,8 +5,9 @@
 import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { issueLines } from '../contract/issues.js';
 import { RateLimited, RequestAborted, ServiceError, StrictImportRejected, UnexpectedResponse } from '../api/index.js';
+import { issueLines } from '../contract/issues.js';
+import { keepAlive } from './keep-alive.js';
 
 /** Thrown when an activity input is invalid; the message lists every problem. */
 export class InvalidInput extends Error {
@@ -35,6 +36,11 @@ export class SubmissionOutcomeUnknown extends Error {
 /** Thrown when an order request may or may not have created an order; orders cannot be reconciled, so no retry. */
 export class OrderOutcomeUnknown extends Error {
   override readonly name = 'OrderOutcomeUnknown';
+}
+
+/** Thrown when an apply's answer was lost and a fresh preview cannot tell whether (all of) it landed. */
+export class ImportOutcomeUnknown extends Error {
+  override readonly name = 'ImportOutcomeUnknown';
 }
 
 /** Thrown when a claim-check reference points to nothing in the store. */
@@ -111,6 +117,7 @@ export function toFailure(err: unknown): Error {
     err instanceof UnknownProfile ||
     err instanceof SubmissionOutcomeUnknown ||
     err instanceof OrderOutcomeUnknown ||
+    err instanceof ImportOutcomeUnknown ||
     err instanceof BlobNotFound ||
     err instanceof BlobCorrupt
   ) {
@@ -121,10 +128,10 @@ export function toFailure(err: unknown): Error {
   return ApplicationFailure.create({ type: 'Error', message: String(err), nonRetryable: false });
 }
 
-/** Runs an activity body and translates what it throws. */
+/** Runs an activity body, heartbeating while it runs (see keep-alive.ts), and translates what it throws. */
 export async function translated<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return await fn();
+    return await keepAlive(fn);
   } catch (err) {
     throw toFailure(err);
   }

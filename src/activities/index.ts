@@ -36,6 +36,7 @@ export { LocalDirectoryBlobStore, type BlobStore } from './blob-store.js';
 export {
   BlobCorrupt,
   BlobNotFound,
+  ImportOutcomeUnknown,
   InvalidInput,
   OrderOutcomeUnknown,
   SubmissionOutcomeUnknown,

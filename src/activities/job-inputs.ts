@@ -15,6 +15,15 @@ export const SubmitInput = z.object({
   targetId: Id,
   /** Project of the target, for the job listing that reconciles a lost response. @default the profile's */
   projectCode: z.string().min(1).optional(),
+  /** The workflow the job works for, carried in the test run's metadata (the lock's parent). @default this workflow */
+  caller: z
+    .object({
+      workflowId: z.string(),
+      runId: z.string(),
+      workflowType: z.string().nullable(),
+      namespace: z.string(),
+    })
+    .optional(),
 });
 export type SubmitInput = z.input<typeof SubmitInput>;
 

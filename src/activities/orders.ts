@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ConnectionFailed, RateLimited, ServiceError, isTerminalOrderRunStatus } from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
+import { beat } from './keep-alive.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
 
 export const RunOrderInput = z.object({
@@ -102,7 +103,7 @@ export function orderActivities(ctx: ActivityContext) {
             progress.status = run.status;
           }
           progress.polls++;
-          context.heartbeat(progress);
+          beat(progress);
           if (progress.orderRunId && progress.status && isTerminalOrderRunStatus(progress.status))
             return { orderRunId: progress.orderRunId, status: progress.status, polls: progress.polls };
           await context.sleep(input.pollIntervalMs);

@@ -1,17 +1,20 @@
 /**
- * Exactly-once job submission: a profiling run, a test run or a test-generation job is submitted once, and a retry
- * after an answer that may have been lost is reconciled through the job listing before anything is submitted again.
+ * Exactly-once job submission: a profiling run, a test run or a test-generation job is submitted once. Only a failure
+ * that may have reached the service (a timeout, a reset after sending, a 5xx, a garbled answer) leads to a lookup;
+ * the lookup finds only the job this submission created (see reconcile.ts), after waiting out the time a held request
+ * can still commit (`submitSettleMs`), and only then may the next attempt send again. The workflow side holds a lock
+ * per target (src/workflows/submission.ts), so no other submission of ours competes for the same job.
  */
 import { activityInfo, Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import {
   ConnectionFailed,
+  GarbledResponse,
   RequestAborted,
   RequestTimedOut,
   ServerError,
   ServiceError,
   UnexpectedResponse,
-  type Job,
   type ServiceClient,
   type TestRunLink,
 } from '../api/index.js';
@@ -19,31 +22,48 @@ import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
 import { SubmitInput } from './job-inputs.js';
+import { beat } from './keep-alive.js';
+import { lookUp, takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
 
-/** Failures that mean "the request may have been processed, the answer was lost". */
+/** Failures after which the request may have been processed and its answer lost. */
 function isAmbiguous(err: unknown): boolean {
   // Getting a token failed: the submission itself was never sent, so it cannot have created a job.
   if (err instanceof ServiceError && err.auth) return false;
-  if (err instanceof RequestTimedOut || err instanceof ServerError || err instanceof UnexpectedResponse) return true;
-  if (err instanceof RequestAborted) return true;
+  if (err instanceof RequestTimedOut || err instanceof ServerError || err instanceof RequestAborted) return true;
+  // A 2xx whose body we cannot read: the job was created.
+  if (err instanceof GarbledResponse || err instanceof UnexpectedResponse) return true;
   if (err instanceof ConnectionFailed) return !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '');
   return false;
 }
 
 /** Heartbeat details of a submission: where the previous attempt got to. */
-const SubmitPhase = z.object({ phase: z.enum(['sending', 'rejected']) });
+const Sending = z.object({
+  phase: z.literal('sending'),
+  sentAt: z.number(),
+  before: z.object({ ids: z.array(z.string()), newest: z.string().nullable() }).nullable(),
+});
+const Rejected = z.object({ phase: z.literal('rejected') });
+const Phase = z.union([Sending, Rejected]);
 
-type JobKind = 'profiling' | 'tests' | 'generation';
-
-/** The workflow behind this activity, for the job to point back to: ids always, a Web UI link when configured. */
-function linkToWorkflow(uiUrl: string | undefined): TestRunLink {
+/** The workflow a job points back to: the caller (the lock's parent) when given, else this activity's workflow. */
+function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined, submissionId: string): TestRunLink {
   const info = activityInfo();
-  const execution = info.workflowExecution;
-  if (!execution) return {}; // an activity run outside a workflow
-  const { workflowId, runId } = execution;
-  const namespace = info.workflowNamespace ?? info.namespace;
+  const own = info.workflowExecution;
+  const who = caller ?? {
+    workflowId: own?.workflowId ?? 'unknown',
+    runId: own?.runId ?? 'unknown',
+    workflowType: info.workflowType ?? null,
+    namespace: info.workflowNamespace ?? info.namespace,
+  };
+  const { workflowId, runId, workflowType, namespace } = who;
   return {
-    metadata: { workflow_id: workflowId, run_id: runId, workflow_type: info.workflowType ?? null, namespace },
+    metadata: {
+      workflow_id: workflowId,
+      run_id: runId,
+      workflow_type: workflowType,
+      namespace,
+      submission_id: submissionId,
+    },
     ...(uiUrl
       ? {
           externalUrl: `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`,
@@ -52,153 +72,117 @@ function linkToWorkflow(uiUrl: string | undefined): TestRunLink {
   };
 }
 
-/** What each kind of submission sends, and how its job shows in the listing. */
-const KINDS: Record<
-  JobKind,
-  {
-    activity: string;
-    jobKey: string;
-    targetField: 'table_group_id' | 'test_suite_id';
-    send: (
-      client: ServiceClient,
-      targetId: string,
-      signal: AbortSignal,
-      link: TestRunLink,
-    ) => Promise<{ id: string; created_at?: string }>;
-  }
-> = {
+type Send = (
+  client: ServiceClient,
+  targetId: string,
+  signal: AbortSignal,
+  link: TestRunLink,
+) => Promise<{ id: string; created_at?: string }>;
+
+const KINDS: Record<JobKind, { activity: string; jobKey: string; send: Send }> = {
   profiling: {
     activity: 'submitProfilingRun',
     jobKey: 'run-profile',
-    targetField: 'table_group_id',
     send: (client, id, signal) => client.profilingRuns.submit(id, { signal }),
   },
   tests: {
     activity: 'submitTestRun',
     jobKey: 'run-tests',
-    targetField: 'test_suite_id',
     send: (client, id, signal, link) => client.testRuns.submit(id, { signal, ...link }),
   },
   generation: {
     activity: 'submitTestGeneration',
     jobKey: 'run-test-generation',
-    targetField: 'test_suite_id',
     send: (client, id, signal) => client.testGeneration.submit(id, { signal }),
   },
 };
 
 export function submissionActivities(ctx: ActivityContext) {
   /**
-   * Finds a job created for `targetId` since this activity was first scheduled: the job a lost response was about.
-   * Undefined when there is none; SubmissionOutcomeUnknown when it cannot be told.
+   * After a send that may have landed: looks at once, and again once the held request could no longer commit.
+   * Undefined when no job was created; SubmissionOutcomeUnknown when it cannot be told.
    */
-  async function reconcile(
-    client: ServiceClient,
-    projectCode: string,
-    jobKey: string,
-    targetField: 'table_group_id' | 'test_suite_id',
-    targetId: string,
-  ): Promise<Job | undefined> {
-    const since = activityInfo().scheduledTimestampMs - ctx.clockSkewMs;
-    const signal = Context.current().cancellationSignal;
-    const candidates: Job[] = [];
-    let targetFieldSeen = false;
-    for (let page = 1; page <= 20; page++) {
-      const list = await client.jobs.list(projectCode, { job_key: jobKey, page, limit: 100 }, { signal });
-      let older = false;
-      for (const job of list.items) {
-        if (Date.parse(job.created_at) < since) {
-          older = true;
-          continue;
-        }
-        if (targetField in job) targetFieldSeen = true;
-        if (job[targetField] !== targetId) continue;
-        if (typeof job.source === 'string' && job.source !== 'api') continue;
-        if (typeof job.created_by === 'string' && client.username && job.created_by !== client.username) continue;
-        candidates.push(job);
+  async function settle(t: LookupTarget, sentAt: number, mark: Watermark | null): Promise<JobSubmitted | undefined> {
+    const fallbackSince = activityInfo().scheduledTimestampMs - ctx.clockSkewMs;
+    const settleBy = sentAt + ctx.submitSettleMs;
+    for (let look = 0; ; look++) {
+      const res = await lookUp(t, mark, fallbackSince);
+      if ('found' in res) {
+        log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
+        return { jobId: res.found.id, createdAt: res.found.created_at, reconciled: true };
       }
-      if (older || list.items.length < list.limit || page * list.limit >= list.total) break;
-    }
-    if (candidates.length === 1) return candidates[0];
-    if (candidates.length > 1)
-      throw new SubmissionOutcomeUnknown(
-        `a submission for ${targetId} may have been lost, and ${candidates.length} jobs match it (${candidates.map((j) => j.id).join(', ')}); not submitting again`,
-      );
-    if (!targetFieldSeen && candidates.length === 0) {
-      // Either no job since `since`, or a deployment whose listing does not say which target a job belongs to.
-      const anyRecent = await client.jobs.list(projectCode, { job_key: jobKey, limit: 1 }, { signal });
-      const newest = anyRecent.items[0];
-      if (newest && Date.parse(newest.created_at) >= since && !(targetField in newest))
+      if ('several' in res)
         throw new SubmissionOutcomeUnknown(
-          `the job listing does not show ${targetField}, so a lost submission for ${targetId} cannot be matched; not submitting again`,
+          `a submission for ${t.targetId} may have been lost, and ${res.several.length} new jobs match it (${res.several.join(', ')}); not submitting again`,
         );
+      const left = settleBy - Date.now();
+      if (left <= 0) {
+        if ('none' in res) return undefined;
+        throw new SubmissionOutcomeUnknown(
+          `a submission for ${t.targetId} may have been lost, and the target of new job(s) ${res.undetermined.join(', ')} could not be told within ${ctx.submitSettleMs} ms; not submitting again`,
+        );
+      }
+      // Not there (yet): a request the service holds may still commit. Wait, heartbeating, then look again.
+      await Context.current().sleep(Math.min(left, look === 0 ? 1_000 : 5_000));
     }
-    return undefined;
   }
 
   async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {
-    const { activity, jobKey, targetField } = KINDS[kind];
+    const { activity, jobKey, send } = KINDS[kind];
     const input = parseInput(SubmitInput, raw, activity);
     return translated(async () => {
       const { client, projectCode: profileProject } = ctx.profile(input.profile);
       const projectCode = input.projectCode ?? profileProject;
       const info = activityInfo();
       const signal = Context.current().cancellationSignal;
+      const own = info.workflowExecution;
+      const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${info.activityId}`;
+      const target: LookupTarget | undefined = projectCode
+        ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal }
+        : undefined;
 
-      // An earlier attempt that was certainly refused (a 4xx, or no token at all) created nothing: submit at once.
-      // Any other earlier attempt, or one whose heartbeat details were lost, may have: look before submitting.
-      const refusedBefore = SubmitPhase.safeParse(info.heartbeatDetails).data?.phase === 'rejected';
-      if (info.attempt > 1 && !refusedBefore) {
-        if (projectCode) {
-          const found = await reconcile(client, projectCode, jobKey, targetField, input.targetId);
-          if (found) {
-            log.warn('reattached to a job whose submission response was lost', { jobId: found.id });
-            return { jobId: found.id, createdAt: found.created_at, reconciled: true };
-          }
-        } else {
+      // An earlier attempt that was certainly refused (a 4xx, no token) created nothing: send at once. Any other
+      // earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
+      const prior = Phase.safeParse(info.heartbeatDetails).data;
+      if (info.attempt > 1 && prior?.phase !== 'rejected') {
+        if (!target)
           throw new SubmissionOutcomeUnknown(
             `an earlier attempt to submit for ${input.targetId} may have created a job, and no project code is configured to look it up; not submitting again`,
           );
-        }
+        const sending = prior?.phase === 'sending' ? prior : undefined;
+        const found = await settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null);
+        if (found) return found;
       }
-      Context.current().heartbeat({ phase: 'sending' });
+
+      const before = target ? await takeWatermark(target) : null;
+      const sentAt = Date.now();
+      beat({ phase: 'sending', sentAt, before });
       try {
-        const res = await KINDS[kind].send(client, input.targetId, signal, linkToWorkflow(ctx.temporalUiUrl));
+        const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
         log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
         return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
       } catch (err) {
         if (!isAmbiguous(err)) {
-          Context.current().heartbeat({ phase: 'rejected' });
+          beat({ phase: 'rejected' });
           throw err;
         }
-        if (!projectCode)
+        if (!target)
           throw new SubmissionOutcomeUnknown(
             `the submission for ${input.targetId} may have created a job (${(err as Error).message}), and no project code is configured to look it up; not submitting again`,
           );
-        const found = await reconcile(client, projectCode, jobKey, targetField, input.targetId);
-        if (found) {
-          log.warn('submission response lost; found the job through the listing', { jobId: found.id });
-          return { jobId: found.id, createdAt: found.created_at, reconciled: true };
-        }
-        throw err; // retryable; the next attempt looks again before it submits
+        const found = await settle(target, sentAt, before);
+        if (found) return found;
+        throw err; // retryable: nothing was created, so the next attempt sends again
       }
     });
   }
 
   return {
     /** Submits a profiling run once: a retry reattaches to the job a lost response created. */
-    submitProfilingRun: async (input: SubmitInput): Promise<JobSubmitted> => {
-      return submit('profiling', input);
-    },
-
+    submitProfilingRun: async (input: SubmitInput): Promise<JobSubmitted> => submit('profiling', input),
     /** Submits a test run once: a retry reattaches to the job a lost response created. */
-    submitTestRun: async (input: SubmitInput): Promise<JobSubmitted> => {
-      return submit('tests', input);
-    },
-
+    submitTestRun: async (input: SubmitInput): Promise<JobSubmitted> => submit('tests', input),
     /** Starts test generation for a test suite once (TestGen's explicit call); a retry reattaches likewise. */
-    submitTestGeneration: async (input: SubmitInput): Promise<JobSubmitted> => {
-      return submit('generation', input);
-    },
+    submitTestGeneration: async (input: SubmitInput): Promise<JobSubmitted> => submit('generation', input),
   };
 }

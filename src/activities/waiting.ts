@@ -7,6 +7,7 @@ import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/comm
 import { isTerminalJobStatus, type Job } from '../api/index.js';
 import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
+import { beat } from './keep-alive.js';
 import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 
@@ -91,7 +92,7 @@ export function waitingActivities(ctx: ActivityContext) {
         for (;;) {
           const job = await client.jobs.get(input.jobId, { signal: context.cancellationSignal });
           const changed = observe(progress, job);
-          context.heartbeat(progress);
+          beat(progress);
           if (isTerminalJobStatus(job.status)) return outcome(job, progress);
           const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
           if (stuck) return stuck;
@@ -116,7 +117,7 @@ export function waitingActivities(ctx: ActivityContext) {
           .profile(input.profile)
           .client.jobs.get(input.jobId, { signal: context.cancellationSignal });
         observe(progress, job);
-        context.heartbeat(progress);
+        beat(progress);
         if (isTerminalJobStatus(job.status)) return outcome(job, progress);
         const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
         if (stuck) return stuck;

@@ -124,7 +124,21 @@ export class RequestAborted extends ServiceError {
   override readonly name = 'RequestAborted';
 }
 
-/** Thrown when a response body breaks its schema; `issues` name each field path and what was expected. */
+/**
+ * Thrown when a success answer's body is not JSON at all (cut off, an HTML page from a proxy): a transport accident,
+ * so retryable. For a request that changes something it is ambiguous: the change may have happened.
+ */
+export class GarbledResponse extends ServiceError {
+  override readonly name = 'GarbledResponse';
+  override get retryable(): boolean {
+    return true;
+  }
+}
+
+/**
+ * Thrown when a response body is valid JSON that breaks its schema; `issues` name each field path and what was
+ * expected. The deployment answers something else than we understand, so retrying cannot help.
+ */
 export class UnexpectedResponse extends ServiceError {
   override readonly name = 'UnexpectedResponse';
   constructor(

@@ -1,9 +1,9 @@
 /**
- * Reading a successful answer: the body must be JSON and match its zod schema. Unknown fields pass through; a real
- * break becomes UnexpectedResponse naming each field path.
+ * Reading a successful answer: the body must be JSON (else GarbledResponse, retryable) and match its zod schema.
+ * Unknown fields pass through; a real break becomes UnexpectedResponse (not retryable) naming each field path.
  */
 import type { z } from 'zod';
-import { UnexpectedResponse } from './errors.js';
+import { GarbledResponse, UnexpectedResponse } from './errors.js';
 import type { RawResponse } from './transport.js';
 
 export function parseBody<T extends z.ZodType>(schema: T, res: RawResponse, method: string, path: string): z.infer<T> {
@@ -11,11 +11,13 @@ export function parseBody<T extends z.ZodType>(schema: T, res: RawResponse, meth
   try {
     body = JSON.parse(res.text);
   } catch {
-    throw new UnexpectedResponse(
-      `${method} ${path}: the response body is not valid JSON`,
-      { status: res.status, method, url: path, body: res.text.slice(0, 200) },
-      [{ path: '(body)', message: 'expected JSON' }],
-    );
+    // Not JSON at all: cut off or replaced on the way (a proxy's HTML page). Transient, unlike a schema break.
+    throw new GarbledResponse(`${method} ${path}: the response body is not valid JSON`, {
+      status: res.status,
+      method,
+      url: path,
+      body: res.text.slice(0, 200),
+    });
   }
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;

@@ -71,6 +71,8 @@ export interface WorkerConfig {
   temporalUiUrl?: string;
   /** How often waiting activities send heartbeats (live progress in `--follow`). @default $DATAOPS_HEARTBEAT_THROTTLE_MS, else 5000 */
   heartbeatThrottleMs: number;
+  /** How long a held submission may still commit after sending (see ActivityDeps.submitSettleMs). */
+  submitSettleMs: number;
 }
 
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -82,6 +84,7 @@ const workerEnv = {
   DATAOPS_BASE_URL: orDefault(httpUrl(), 'http://127.0.0.1:8700'),
   DATAOPS_API_BASE_URL: httpUrl(),
   DATAOPS_TIMEOUT_MS: int({ fallback: 30_000, min: 1, max: 600_000 }),
+  DATAOPS_SUBMIT_SETTLE_MS: int({ fallback: 60_000, min: 0, max: 20 * 60_000 }),
   DATAOPS_TOKEN_LIFETIME_MS: int({ fallback: 4 * HOUR, min: 60_000, max: 30 * 24 * HOUR }),
   DATAOPS_JOB_STATUS_PATH: pathTemplate('{job_id}'),
   DATAOPS_JOB_CANCEL_PATH: pathTemplate('{job_id}'),
@@ -207,6 +210,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     ...(v.DATAOPS_WORKFLOW_BUNDLE ? { workflowBundle: v.DATAOPS_WORKFLOW_BUNDLE } : {}),
     ...(v.DATAOPS_TEMPORAL_UI_URL ? { temporalUiUrl: v.DATAOPS_TEMPORAL_UI_URL } : {}),
     heartbeatThrottleMs: v.DATAOPS_HEARTBEAT_THROTTLE_MS,
+    submitSettleMs: v.DATAOPS_SUBMIT_SETTLE_MS,
   };
 }
 

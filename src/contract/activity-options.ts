@@ -17,6 +17,7 @@ export const NON_RETRYABLE = [
   'UnexpectedResponse',
   'SubmissionOutcomeUnknown',
   'OrderOutcomeUnknown',
+  'ImportOutcomeUnknown',
   'BlobNotFound',
 ] as const;
 
@@ -26,6 +27,7 @@ export const RETRYABLE = [
   'RateLimited',
   'ConnectionFailed',
   'RequestTimedOut',
+  'GarbledResponse',
   'JobStillRunning',
 ] as const;
 
@@ -44,14 +46,43 @@ const retry = (
   };
 };
 
-/** Short calls: login, get, cancel, summaries. */
-export const CALL: ActivityOptions = { startToCloseTimeout: '1 minute', retry: retry() };
+/**
+ * How long the service may be unreachable before a workflow gives up on a call: every call below keeps retrying
+ * (backoff up to a minute) for this long. Workflows wait for days, so an outage of minutes must never fail them.
+ * Callers set it per workflow as `outageToleranceMs`.
+ */
+export const DEFAULT_OUTAGE_TOLERANCE_MS = 6 * 3_600_000;
 
-/** Submissions: retries reconcile through the job listing before they submit again. */
-export const SUBMIT: ActivityOptions = { startToCloseTimeout: '1 minute', retry: retry({ maximumAttempts: 8 }) };
+/** Retried through an outage of up to `toleranceMs`; the non-retryable types still fail at once. */
+const throughOutage = (toleranceMs: number): Pick<ActivityOptions, 'scheduleToCloseTimeout' | 'retry'> => ({
+  scheduleToCloseTimeout: toleranceMs,
+  retry: retry({ maximumAttempts: 'unlimited' }),
+});
 
-/** Orders: an ambiguous failure is not retried (OrderOutcomeUnknown), since orders cannot be reconciled. */
-export const ORDER: ActivityOptions = { startToCloseTimeout: '1 minute', retry: retry({ maximumAttempts: 5 }) };
+/**
+ * Short, idempotent calls: get, cancel, summaries, lookups. They heartbeat while they run (every activity does, see
+ * src/activities/keep-alive.ts), so a worker that dies mid-call is noticed after 20 seconds, not after the
+ * start-to-close timeout.
+ */
+export const callsWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE_MS): ActivityOptions => ({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '20 seconds',
+  ...throughOutage(toleranceMs),
+});
+export const CALL: ActivityOptions = callsWithin();
+
+/**
+ * Submissions and order creation: not idempotent on the service, so every retry reconciles first (looks for what an
+ * earlier attempt may have created, after waiting out the time a held request can still commit) and only then sends.
+ * The start-to-close leaves room for that wait (the worker's DATAOPS_SUBMIT_SETTLE_MS).
+ */
+export const submissionsWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE_MS): ActivityOptions => ({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '20 seconds',
+  ...throughOutage(toleranceMs),
+});
+export const SUBMIT: ActivityOptions = submissionsWithin();
+export const ORDER: ActivityOptions = submissionsWithin();
 
 /**
  * Heartbeating waits (short polls, strategy `heartbeat`): a crashed worker is detected by the heartbeat timeout and
@@ -90,9 +121,13 @@ export function heartbeatWaiting(maxWaitMs: number, heartbeatTimeoutMs = 60_000)
   };
 }
 
-/** Export and import: one large request each. */
-export const TRANSFER: ActivityOptions = {
-  startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: retry({ maximumAttempts: 5 }),
-};
+/**
+ * Export and import: one large request each, heartbeating while it runs, so a dead worker is noticed in 30 seconds
+ * while a large import on a live one may take its time. An apply reconciles before any retry (re-preview).
+ */
+export const transfersWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE_MS): ActivityOptions => ({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '30 seconds',
+  ...throughOutage(toleranceMs),
+});
+export const TRANSFER: ActivityOptions = transfersWithin();

@@ -21,9 +21,16 @@ export const Progress = z.object({
   interrupts: z.number().int(),
   orderId: z.string().nullable(),
   remoteCancel: z
-    .object({ jobId: z.string(), finalStatus: z.string(), alreadyTerminal: z.boolean() })
+    .object({
+      jobId: z.string(),
+      finalStatus: z.string().describe("The job's last known status; 'unknown' when it could not be read"),
+      alreadyTerminal: z.boolean(),
+      confirmed: z.boolean().describe('The job was seen terminal after the cancel; false: it may still be running'),
+      reason: z.enum(['workflow_cancelled', 'workflow_failed', 'job_stuck']),
+      error: z.string().nullable().describe('Why the cancel could not be confirmed'),
+    })
     .nullable()
-    .describe('Set when the workflow was cancelled and cancelled its remote job'),
+    .describe('Set when the workflow ended while its job ran, and cancelled that job'),
   stuck: z
     .object({ jobId: z.string(), status: z.string(), forMs: z.number().int(), at: z.string() })
     .nullable()

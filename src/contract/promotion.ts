@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { IMPORT_MODES, ON_ABSENCE, ON_MATCH, ON_NEW } from '../vocabulary.js';
-import { BlobRef, ExportFilters, ImportItem, ImportSummary } from './types.js';
+import { BlobRef, ExportFilters, ImportItem, ImportOutcome, ImportSummary } from './types.js';
 import { JobOptions, Ms } from './workflows.js';
 
 /** The spec's common configurations. */
@@ -29,6 +29,7 @@ export const Policy = z
 export const PromoteTestDefinitionsInput = z
   .object({
     profile: JobOptions.shape.profile,
+    outageToleranceMs: JobOptions.shape.outageToleranceMs,
     source: z
       .union([
         z.object({ testSuiteId: z.string().min(1), filters: ExportFilters.default({}) }).strict(),
@@ -61,6 +62,7 @@ export const ImportReport = z.object({
   counts: z.record(z.string(), z.number().int()),
   items: z.array(ImportItem).nullable(),
   itemsRef: BlobRef.nullable(),
+  reconciled: ImportOutcome.shape.reconciled,
 });
 export type ImportReport = z.infer<typeof ImportReport>;
 
@@ -76,6 +78,10 @@ export const PromoteTestDefinitionsResult = z.object({
   status: z.enum(['applied', 'rejected', 'timed_out']),
   preview: PromotionPreview,
   applied: ImportReport.nullable(),
+  previews: z
+    .number()
+    .int()
+    .describe('Previews taken: above 1 when the target changed before the apply and approval was asked again'),
   diff: z.array(z.string()),
   decision: z
     .object({
@@ -109,6 +115,7 @@ export type RejectInput = z.infer<typeof RejectInput>;
 export const ExportTestDefinitionsInput = z
   .object({
     profile: JobOptions.shape.profile,
+    outageToleranceMs: JobOptions.shape.outageToleranceMs,
     testSuiteId: z.string().min(1),
     filters: ExportFilters.default({}),
     destination: z

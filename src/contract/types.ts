@@ -160,6 +160,11 @@ export const ImportOutcome = z.object({
   counts: z.record(z.string(), z.number().int()),
   items: z.array(ImportItem).nullable().describe('Inline when small; null when stored by itemsRef'),
   itemsRef: BlobRef.nullable(),
+  reconciled: z
+    .boolean()
+    .describe(
+      "True when the apply's answer was lost and a re-preview showed it had landed: the counts are the preview's",
+    ),
 });
 export type ImportOutcome = z.infer<typeof ImportOutcome>;
 

@@ -5,10 +5,17 @@
  * Durations are integers in milliseconds, so every language can send them.
  */
 import { z } from 'zod';
+import { DEFAULT_OUTAGE_TOLERANCE_MS } from './activity-options.js';
 import { JobWaitOutcome, OrderRunOutcome, ProfilingSummary, TestRunSummary } from './types.js';
 
 /** A duration or interval in whole milliseconds, at least `min`. */
 export const Ms = (min: number) => z.number().int().min(min);
+
+/** How long calls keep retrying through an outage of the service; shared by every workflow. */
+export const OutageToleranceMs = Ms(60_000)
+  .max(30 * 24 * 3_600_000)
+  .default(DEFAULT_OUTAGE_TOLERANCE_MS)
+  .describe('Each call keeps retrying through an outage of the service this long before the workflow fails (6 h)');
 
 /** Options shared by every workflow that runs a remote job. */
 export const JobOptions = z.object({
@@ -52,6 +59,7 @@ export const JobOptions = z.object({
   cancelTimeoutMs: Ms(1_000)
     .default(5 * 60_000)
     .describe('How long a cancelled workflow waits for the job to be canceled'),
+  outageToleranceMs: OutageToleranceMs,
 });
 export type JobOptions = z.infer<typeof JobOptions>;
 
@@ -105,6 +113,7 @@ function checkOverrides(v: z.infer<typeof OrderSpec>, ctx: z.RefinementCtx, base
 export const RunOrderInput = OrderSpec.extend({
   profile: JobOptions.shape.profile,
   pollIntervalMs: JobOptions.shape.pollIntervalMs,
+  outageToleranceMs: OutageToleranceMs,
 })
   .strict()
   .superRefine((v, ctx) => checkOverrides(v, ctx));

@@ -3,3 +3,4 @@ export { dataQualityPipeline } from './pipeline.js';
 export { profileTableGroup, runTestSuite } from './jobs.js';
 export { runOrder } from './orders.js';
 export { exportTestDefinitions, promoteTestDefinitions } from './promotion.js';
+export { submitJob } from './submission.js';

@@ -1,27 +1,30 @@
 /** The single-job workflows, profileTableGroup and runTestSuite, and the steps the pipeline reuses from them. */
 import type { ProfileTableGroupResult, RunTestSuiteResult } from '../contract/index.js';
 import { ProfileTableGroupInput, RunTestSuiteInput, type JobOptions } from '../contract/workflows.js';
-import { Tracker, call, parseWorkflowInput, runJob, submit } from './shared.js';
+import { Tracker, activitiesWithin, parseWorkflowInput, runJob } from './shared.js';
+import { submitUnderLock } from './submission.js';
 
 export async function profileStep(
   t: Tracker,
   opts: JobOptions,
   tableGroupId: string,
 ): Promise<ProfileTableGroupResult> {
-  const job = await runJob(t, 'profiling', opts, () =>
-    submit.submitProfilingRun({ profile: opts.profile, targetId: tableGroupId, projectCode: opts.projectCode }),
-  );
+  const job = await runJob(t, 'profiling', opts, () => submitUnderLock(t, 'profiling', opts, tableGroupId));
   t.stage('fetching profiling summary');
-  const summary = await call.getProfilingSummary({ profile: opts.profile, jobId: job.jobId });
+  const summary = await activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
+    profile: opts.profile,
+    jobId: job.jobId,
+  });
   return { job, summary };
 }
 
 export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
-  const job = await runJob(t, 'test_run', opts, () =>
-    submit.submitTestRun({ profile: opts.profile, targetId: testSuiteId, projectCode: opts.projectCode }),
-  );
+  const job = await runJob(t, 'test_run', opts, () => submitUnderLock(t, 'tests', opts, testSuiteId));
   t.stage('fetching test run summary');
-  const summary = await call.getTestRunSummary({ profile: opts.profile, jobId: job.jobId });
+  const summary = await activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
+    profile: opts.profile,
+    jobId: job.jobId,
+  });
   return { job, summary };
 }
 

@@ -3,7 +3,7 @@ import { CancellationScope, isCancellation, log, proxyActivities } from '@tempor
 import type { Activities } from '../activities/index.js';
 import { WAIT, type RunOrderResult } from '../contract/index.js';
 import { RunOrderInput } from '../contract/workflows.js';
-import { Tracker, call, order, parseWorkflowInput } from './shared.js';
+import { Tracker, activitiesWithin, parseWorkflowInput } from './shared.js';
 
 type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
   parameters: Record<string, unknown>;
@@ -19,10 +19,11 @@ type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
 /** Runs an order (and optionally waits for its run). Cancelling stops the order. Shared by runOrder and the pipeline. */
 export async function orderStep(
   t: Tracker,
-  profile: string,
+  opts: { profile: string; pollIntervalMs: number; outageToleranceMs: number },
   spec: OrderSpec,
-  pollIntervalMs: number,
 ): Promise<RunOrderResult> {
+  const { profile, pollIntervalMs } = opts;
+  const { call, submit: order } = activitiesWithin(opts.outageToleranceMs);
   const o = spec.overrides;
   const overridesApplied = {
     order_schedule: o.orderSchedule ?? {},
@@ -81,6 +82,6 @@ export async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
   const t = new Tracker('runOrder');
   return t.run(async () => {
     const input = parseWorkflowInput(RunOrderInput, raw, 'runOrder');
-    return orderStep(t, input.profile, input, input.pollIntervalMs);
+    return orderStep(t, input, input);
   });
 }

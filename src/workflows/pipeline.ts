@@ -4,7 +4,8 @@ import type { DataQualityPipelineResult, GateVerdict, JobRun, TestRunSummary } f
 import { DataQualityPipelineInput, type Gates } from '../contract/workflows.js';
 import { profileStep, testRunStep } from './jobs.js';
 import { orderStep } from './orders.js';
-import { Tracker, call, followJob, parseWorkflowInput, runJob, submit } from './shared.js';
+import { Tracker, activitiesWithin, followJob, parseWorkflowInput, runJob } from './shared.js';
+import { submitUnderLock } from './submission.js';
 
 /** Applies the quality gates to a test-run summary. */
 export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdict {
@@ -42,7 +43,7 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
   const t = new Tracker('dataQualityPipeline');
   return t.run(async () => {
     const input = parseWorkflowInput(DataQualityPipelineInput, raw, 'dataQualityPipeline');
-    const order = input.order ? await orderStep(t, input.profile, input.order, input.pollIntervalMs) : null;
+    const order = input.order ? await orderStep(t, input, input.order) : null;
     // The checks that follow judge the data the order loads: after a failed or stopped run they would judge stale
     // data and could pass. So a run that did not complete fails the pipeline, unless the caller opted to go on.
     const orderRunStatus = order?.orderRun?.status;
@@ -61,18 +62,14 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
     let generation: JobRun | null = null;
     if (input.testGeneration === 'generate') {
       generation = await runJob(t, 'generation', input, () =>
-        submit.submitTestGeneration({
-          profile: input.profile,
-          targetId: input.testSuiteId,
-          projectCode: input.projectCode,
-        }),
+        submitUnderLock(t, 'generation', input, input.testSuiteId),
       );
     } else if (input.testGeneration !== 'skip') {
       t.stage('looking for test generation');
       const after = profiling.job.wait.job.completed_at ?? new Date().toISOString();
       const step = Math.min(5_000, Math.max(1_000, input.generationGraceMs));
       const lookup = () =>
-        call.findGenerationJob({
+        activitiesWithin(input.outageToleranceMs).call.findGenerationJob({
           profile: input.profile,
           tableGroupId: input.tableGroupId,
           projectCode: input.projectCode,

@@ -7,6 +7,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  log,
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
@@ -29,7 +30,7 @@ import {
   RejectInput,
   type ImportReport,
 } from '../contract/promotion.js';
-import { Tracker, parseWorkflowInput, transfer } from './shared.js';
+import { Tracker, activitiesWithin, parseWorkflowInput } from './shared.js';
 
 type Decision = NonNullable<PromoteTestDefinitionsResult['decision']>;
 
@@ -50,7 +51,17 @@ function report(outcome: ImportOutcome): ImportReport {
     counts: outcome.counts,
     items: outcome.items,
     itemsRef: outcome.itemsRef,
+    reconciled: outcome.reconciled,
   };
+}
+
+/** Whether two previews say the same: summary and counts per action and reason, and the items when both are inline. */
+function samePreview(a: ImportReport, b: ImportReport): boolean {
+  const counts = (r: ImportReport) =>
+    JSON.stringify([r.summary, Object.entries(r.counts).sort(([x], [y]) => x.localeCompare(y))]);
+  const items = (r: ImportReport) =>
+    JSON.stringify(r.items?.map((i) => [i.action, i.reason, i.tds.map((d) => [d.idx, d.target_id])]));
+  return counts(a) === counts(b) && (a.items === null || b.items === null || items(a) === items(b));
 }
 
 /** An update refusal callers can match on: a named, non-retryable failure (sending it again cannot help). */
@@ -114,7 +125,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
     let exported: number | null = null;
     if ('testSuiteId' in input.source) {
       t.stage('exporting');
-      const out = await transfer.exportTestDefinitions({
+      const out = await activitiesWithin(input.outageToleranceMs).transfer.exportTestDefinitions({
         profile: input.profile,
         testSuiteId: input.source.testSuiteId,
         filters: input.source.filters,
@@ -125,31 +136,41 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
       file = input.source.file;
     }
 
-    t.stage('previewing');
-    const previewed = await transfer.importTestDefinitions({
-      profile: input.profile,
-      testSuiteId: target,
-      config: { mode: 'preview', ...policy },
-      file,
-    });
-    const previewReport = report(previewed);
-    preview = {
-      ...previewReport,
-      previewId: uuid4(),
-      export: { file, definitions: exported ?? previewed.definitions },
-      config: { mode: input.mode, ...policy },
-      diff: diffLines(previewReport, 'preview'),
+    const acts = activitiesWithin(input.outageToleranceMs).transfer;
+    const config = { mode: input.mode, ...policy };
+    const takePreview = async (): Promise<PromotionPreview> => {
+      const previewed = report(
+        await acts.importTestDefinitions({
+          profile: input.profile,
+          testSuiteId: target,
+          config: { ...config, mode: 'preview' },
+          file,
+        }),
+      );
+      return {
+        ...previewed,
+        previewId: uuid4(),
+        export: { file, definitions: exported ?? previewed.definitions },
+        config,
+        diff: diffLines(previewed, 'preview'),
+      };
     };
+    t.stage('previewing');
+    preview = await takePreview();
+    let previews = 1;
 
     const finish = (status: 'rejected' | 'timed_out', d: Decision): PromoteTestDefinitionsResult => ({
       status,
       preview: preview!,
       applied: null,
+      previews,
       diff: preview!.diff,
       decision: d,
     });
 
-    if (input.approval.required) {
+    if (!input.approval.required)
+      decision = { decision: 'not_required', by: null, comment: null, at: new Date().toISOString() };
+    while (input.approval.required) {
       t.stage('awaiting approval');
       const decided = await condition(() => decision !== null, input.approval.timeoutMs);
       if (!decided) {
@@ -160,20 +181,33 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
         t.stage('rejected');
         return finish('rejected', decision!);
       }
-    } else {
-      decision = { decision: 'not_required', by: null, comment: null, at: new Date().toISOString() };
+      // The approval may come a day later: apply only what the approver saw. A target that changed meanwhile (new,
+      // removed or locked definitions) gets a new preview, and approval is asked again.
+      t.stage('re-checking the preview');
+      const fresh = await takePreview();
+      previews++;
+      if (samePreview(fresh, preview)) break;
+      log.warn('the target changed since the approved preview; asking for approval again', {
+        approved: preview.previewId,
+        fresh: fresh.previewId,
+      });
+      preview = fresh;
+      decision = null;
     }
 
-    // Once the import is sent it cannot be called back: a cancel that arrives now lets it finish and report.
+    // Once the import is sent it cannot be called back: a cancel that arrives now lets it finish and report. A retry
+    // after a lost answer compares a fresh preview with this one first (see the import activity).
     t.stage('applying');
+    const approved = preview;
     let applied: ImportOutcome;
     try {
       applied = await CancellationScope.nonCancellable(() =>
-        transfer.importTestDefinitions({
+        acts.importTestDefinitions({
           profile: input.profile,
           testSuiteId: target,
-          config: { mode: input.mode, ...policy },
+          config,
           file,
+          expected: { summary: approved.summary, counts: approved.counts },
         }),
       );
     } catch (err) {
@@ -192,7 +226,14 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
       status: 'applied',
       preview,
       applied: appliedReport,
-      diff: [...preview.diff, ...diffLines(appliedReport, 'applied')],
+      previews,
+      diff: [
+        ...preview.diff,
+        ...diffLines(
+          appliedReport,
+          appliedReport.reconciled ? 'applied (answer lost; counts from the preview)' : 'applied',
+        ),
+      ],
       decision,
     };
   });
@@ -204,7 +245,7 @@ export async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Pr
   return t.run(async () => {
     const input = parseWorkflowInput(ExportTestDefinitionsInput, raw, 'exportTestDefinitions');
     t.stage('exporting');
-    const out = await transfer.exportTestDefinitions({
+    const out = await activitiesWithin(input.outageToleranceMs).transfer.exportTestDefinitions({
       profile: input.profile,
       testSuiteId: input.testSuiteId,
       filters: input.filters,
@@ -212,7 +253,10 @@ export async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Pr
     let writtenTo: string | null = null;
     if (input.destination) {
       t.stage('writing file');
-      writtenTo = await transfer.writeExportFile({ file: out.file, destination: input.destination });
+      writtenTo = await activitiesWithin(input.outageToleranceMs).transfer.writeExportFile({
+        file: out.file,
+        destination: input.destination,
+      });
     }
     return { file: out.file, definitions: out.definitions, writtenTo };
   });

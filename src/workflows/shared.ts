@@ -14,10 +14,7 @@ import {
 import type { z } from 'zod';
 import type { Activities } from '../activities/index.js';
 import {
-  CALL,
-  ORDER,
-  SUBMIT,
-  TRANSFER,
+  callsWithin,
   deferredPolling,
   heartbeatWaiting,
   isTerminalJobStatus,
@@ -29,12 +26,18 @@ import {
   type JobSubmitted,
   type JobWaitOutcome,
   type Progress,
+  submissionsWithin,
+  transfersWithin,
 } from '../contract/index.js';
 
-export const call = proxyActivities<Activities>(CALL);
-export const submit = proxyActivities<Activities>(SUBMIT);
-export const order = proxyActivities<Activities>(ORDER);
-export const transfer = proxyActivities<Activities>(TRANSFER);
+/** The activities, retried through an outage of up to `outageToleranceMs` (the workflow's input). */
+export function activitiesWithin(outageToleranceMs: number) {
+  return {
+    call: proxyActivities<Activities>(callsWithin(outageToleranceMs)),
+    submit: proxyActivities<Activities>(submissionsWithin(outageToleranceMs)),
+    transfer: proxyActivities<Activities>(transfersWithin(outageToleranceMs)),
+  };
+}
 
 /** Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. */
 export function parseWorkflowInput<T extends z.ZodType>(schema: T, input: unknown, workflow: string): z.infer<T> {
@@ -153,17 +156,27 @@ export async function waitForTerminal(
   });
 }
 
+type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
+
 /**
- * Cancels the remote job and waits (bounded) until it is terminal. Runs in a non-cancellable scope, so it completes
- * even though the workflow itself is being cancelled. Records the job's final status in progress and memo.
+ * Cancels the remote job and waits (bounded by `cancelTimeoutMs`) until it is terminal. Runs in a non-cancellable
+ * scope, so it completes even though the workflow itself is being cancelled; the cancel call retries through an
+ * outage like every call. Records the outcome in progress and memo, and says whether the job was seen terminal:
+ * an unconfirmed cancel is never reported as a clean one.
  */
-export async function cancelRemoteJob(t: Tracker, opts: JobOptions, jobId: string): Promise<void> {
-  await CancellationScope.nonCancellable(async () => {
+export async function cancelRemoteJob(
+  t: Tracker,
+  opts: JobOptions,
+  jobId: string,
+  reason: CancelReason,
+): Promise<NonNullable<Progress['remoteCancel']>> {
+  return CancellationScope.nonCancellable(async () => {
     t.stage('cancelling remote job');
     let final: JobSnapshot | null = null;
     let alreadyTerminal = false;
+    let error: string | null = null;
     try {
-      const res = await call.cancelJob({ profile: opts.profile, jobId });
+      const res = await activitiesWithin(opts.outageToleranceMs).call.cancelJob({ profile: opts.profile, jobId });
       final = res.job;
       alreadyTerminal = res.alreadyTerminal;
       if (!isTerminalJobStatus(final.status)) {
@@ -178,13 +191,38 @@ export async function cancelRemoteJob(t: Tracker, opts: JobOptions, jobId: strin
         ).job;
       }
     } catch (err) {
-      log.warn('the remote job could not be confirmed canceled', { jobId, error: (err as Error).message });
+      error = rootMessage(err);
+      log.warn('the remote job could not be confirmed canceled', { jobId, error });
     }
-    const finalStatus = final?.status ?? 'unknown';
-    t.progress.remoteCancel = { jobId, finalStatus, alreadyTerminal };
-    t.jobStatus(jobId, finalStatus);
-    upsertMemo({ remoteCancel: t.progress.remoteCancel });
-    log.info('remote job after cancellation', { jobId, finalStatus, alreadyTerminal });
+    const confirmed = final !== null && isTerminalJobStatus(final.status);
+    const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };
+    t.progress.remoteCancel = outcome;
+    t.jobStatus(jobId, outcome.finalStatus);
+    upsertMemo({ remoteCancel: outcome });
+    log.info('remote job after cancellation', outcome);
+    return outcome;
+  });
+}
+
+/** The message at the root of a failure chain (ActivityFailure → ApplicationFailure → …). */
+export function rootMessage(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * The workflow was cancelled while its job ran: cancel the job, and end cancelled only when the job is confirmed
+ * terminal. Otherwise fail RemoteCancelUnconfirmed: "cancelled" would claim what did not happen.
+ */
+async function cancelForCancellation(t: Tracker, opts: JobOptions, jobId: string, err: unknown): Promise<never> {
+  const outcome = await cancelRemoteJob(t, opts, jobId, 'workflow_cancelled');
+  if (outcome.confirmed) throw err;
+  throw ApplicationFailure.create({
+    type: 'RemoteCancelUnconfirmed',
+    nonRetryable: true,
+    message: `the workflow was cancelled, but job ${jobId} could not be confirmed canceled (last status ${outcome.finalStatus}${outcome.error ? `; ${outcome.error}` : ''}); it may still be running`,
+    details: [{ remoteCancel: outcome }],
   });
 }
 
@@ -202,17 +240,21 @@ export async function followJob(t: Tracker, role: string, opts: JobOptions, subm
     try {
       outcome = await waitForTerminal(opts, submitted.jobId, bound);
     } catch (err) {
-      if (isCancellation(err) && opts.cancelRemoteJob) await cancelRemoteJob(t, opts, submitted.jobId);
+      // Whatever ends the wait (a cancel, a failure retries cannot fix: a schema break, a 404, a 401; the wait's own
+      // deadline), the job may still be running: cancel it rather than leave it running with nobody watching.
+      if (!opts.cancelRemoteJob) throw err;
+      if (isCancellation(err)) return cancelForCancellation(t, opts, submitted.jobId, err);
+      await cancelRemoteJob(t, opts, submitted.jobId, 'workflow_failed');
       throw err;
     }
     if (!outcome.stuck) break;
     t.stuck(submitted.jobId, outcome.stuck);
     if (opts.onStatusStuck === 'fail') {
-      if (opts.cancelRemoteJob) await cancelRemoteJob(t, opts, submitted.jobId);
+      if (opts.cancelRemoteJob) await cancelRemoteJob(t, opts, submitted.jobId, 'job_stuck');
       throw ApplicationFailure.create({
         type: 'JobStuck',
         nonRetryable: true,
-        message: `${role} job ${submitted.jobId} stayed ${outcome.stuck.status} for ${outcome.stuck.forMs} ms, longer than maxStatusDurationMs ${bound}${opts.cancelRemoteJob ? `; it was cancelled (final status ${t.progress.remoteCancel?.finalStatus ?? 'unknown'})` : '; it was left running (cancelRemoteJob is false)'}`,
+        message: `${role} job ${submitted.jobId} stayed ${outcome.stuck.status} for ${outcome.stuck.forMs} ms, longer than maxStatusDurationMs ${bound}${opts.cancelRemoteJob ? `; ${t.progress.remoteCancel?.confirmed ? 'it was cancelled' : 'it could not be confirmed cancelled'} (final status ${t.progress.remoteCancel?.finalStatus ?? 'unknown'})` : '; it was left running (cancelRemoteJob is false)'}`,
         details: [{ job: outcome.job, stuck: outcome.stuck, remoteCancel: t.progress.remoteCancel }],
       });
     }

@@ -4,9 +4,11 @@ import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@tempo
 import { SUBMIT } from '../../src/contract/activity-options.js';
 import type { JobSubmitted } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
-import { runActivity, simDeps } from '../helpers/activities.js';
-import { FROZEN, startTestSimulator } from '../helpers/sim.js';
+import { progressQuery } from '../../src/contract/index.js';
+import { runActivity, simDeps, withProjectWorker } from '../helpers/activities.js';
+import { FROZEN, clientFor, startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -107,5 +109,65 @@ describe('exactly-once submission on a real worker', () => {
     assert.notEqual(res!.jobId, older.jobId, 'not the older job of the same suite');
     assert.notEqual(res!.jobId, other!.jobId, 'not the job of another suite');
     assert.equal(sim.controls.job(res!.jobId)?.test_suite_id, TS.financeProd);
+  });
+
+  for (const [activity, target] of [
+    ['submitTestRun', TS.salesDev],
+    ['submitProfilingRun', TG.sales],
+  ] as const) {
+    test(`${activity}: a 503 on a target used moments before never adopts the earlier job`, async () => {
+      // The earlier job is seconds old: well inside any clock-skew allowance, so only the watermark keeps it out.
+      const earlier = await submitOnce(activity, { targetId: target });
+      const before = submissions(target);
+      sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: target });
+      const res = await submitOnce(activity, { targetId: target });
+      assert.notEqual(res.jobId, earlier.jobId, "not the earlier run's job");
+      assert.equal(res.reconciled, false, 'the 503 created nothing, so the retry submitted');
+      assert.equal(submissions(target), before + 1, 'one new job of its own');
+    });
+  }
+
+  test('a request held past the client timeout that commits late is found after settling, never sent twice', async () => {
+    const before = submissions(TG.finance);
+    const deps = await simDeps(sim, { submitSettleMs: 4_000 });
+    deps.profiles.default!.client = await clientFor(sim, 'admin', { timeoutMs: 800 });
+    sim.controls.addFault({ kind: 'delay', delay_ms: 2_500, method: 'POST', path: '/profiling-runs' });
+    const res = (await runActivity(
+      t.env,
+      deps,
+      'submitProfilingRun',
+      { targetId: TG.finance },
+      OPTIONS,
+    )) as JobSubmitted;
+    assert.equal(submissions(TG.finance), before + 1, 'exactly one job although the answer came too late');
+    assert.equal(res.reconciled, true);
+    assert.equal(sim.controls.job(res.jobId)?.table_group_id, TG.finance);
+  });
+
+  test('two workflows on one target, one answer lost: the lock keeps each to its own job', async () => {
+    const before = new Set(sim.controls.jobs().map((j) => j.id));
+    sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: `/table-groups/${TG.finance}/` });
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handles = await Promise.all(
+        ['a', 'b'].map((name) =>
+          t.env.client.workflow.start('profileTableGroup', {
+            taskQueue,
+            workflowId: `two-${name}-${taskQueue}`,
+            args: [{ tableGroupId: TG.finance, pollIntervalMs: 100, maxPollIntervalMs: 200, cancelRemoteJob: false }],
+          }),
+        ),
+      );
+      const jobIds = await Promise.all(
+        handles.map((h) =>
+          eventually('the job recorded', async () => (await h.query(progressQuery)).jobs[0]?.jobId ?? undefined),
+        ),
+      );
+      const created = sim.controls.jobs().filter((j) => !before.has(j.id) && j.table_group_id === TG.finance);
+      assert.equal(created.length, 2, 'two workflows, two jobs: no duplicate');
+      assert.notEqual(jobIds[0], jobIds[1], "no workflow adopted the other one's job");
+      assert.deepEqual(new Set(jobIds), new Set(created.map((j) => j.id)), 'each follows a job that exists');
+      await Promise.all(handles.map((h) => h.cancel()));
+      await Promise.all(handles.map((h) => h.result().catch(() => undefined)));
+    });
   });
 });

@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
+import type { ImportOutcome } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -68,6 +69,63 @@ describe('order and test-definition activities', () => {
     });
     assert.equal(preview.items?.length, 4);
     assert.equal(preview.itemsRef, null);
+  });
+
+  test("an apply whose answer was lost is not sent again: a fresh preview shows it landed; the counts are the preview's", async () => {
+    const { sim: own } = await startTestSimulator();
+    try {
+      const acts = createActivities(await simDeps(own));
+      const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
+      const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
+      const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
+      const expected = { summary: preview.summary, counts: preview.counts };
+      const before = own.controls.definitions(TS.salesProd).length;
+
+      own.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: 'test-definition-import' });
+      const beats: unknown[] = [];
+      const first = new MockActivityEnvironment({ attempt: 1 }, quiet);
+      first.on('heartbeat', (d: unknown) => beats.push(d));
+      const lost = await first.run(acts.importTestDefinitions, { ...input, expected }).catch((e: unknown) => e);
+      assert.ok(lost instanceof ApplicationFailure && !lost.nonRetryable, `a retryable failure: ${String(lost)}`);
+      assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'the first apply landed');
+
+      const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats.at(-1) }, quiet);
+      const out = (await retry.run(acts.importTestDefinitions, { ...input, expected })) as ImportOutcome;
+      assert.equal(out.reconciled, true);
+      assert.deepEqual(out.summary, preview.summary, 'what the lost apply did, not "created 0, updated 6"');
+      assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'not applied twice');
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('a retried apply whose first attempt never landed (a 503) applies, and says what it did', async () => {
+    const { sim: own } = await startTestSimulator();
+    try {
+      const acts = createActivities(await simDeps(own));
+      const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
+      const config = UPSERT;
+      const input = { testSuiteId: TS.salesProd, config, file: exported.file };
+      const preview = await run(acts.importTestDefinitions, { ...input, config: { ...config, mode: 'preview' } });
+      const expected = { summary: preview.summary, counts: preview.counts };
+      const before = own.controls.definitions(TS.salesProd).length;
+
+      own.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: 'test-definition-import' });
+      const beats: unknown[] = [];
+      const first = new MockActivityEnvironment({ attempt: 1 }, quiet);
+      first.on('heartbeat', (d: unknown) => beats.push(d));
+      const failed = await first.run(acts.importTestDefinitions, { ...input, expected }).catch((e: unknown) => e);
+      assert.ok(failed instanceof ApplicationFailure && failed.type === 'ServerError', String(failed));
+      assert.equal(own.controls.definitions(TS.salesProd).length, before, 'the 503 changed nothing');
+
+      const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats.at(-1) }, quiet);
+      const out = (await retry.run(acts.importTestDefinitions, { ...input, expected })) as ImportOutcome;
+      assert.equal(out.reconciled, false, 'the fresh preview matched the approved one, so the retry applied');
+      assert.equal(out.summary.created, preview.summary.created);
+      assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
+    } finally {
+      await own.close();
+    }
   });
 
   test('large import items go to the store instead of the result', async () => {

@@ -15,6 +15,7 @@ import {
   ServerError,
   ServiceClient,
   StrictImportRejected,
+  GarbledResponse,
   UnexpectedResponse,
   parseRetryAfter,
 } from '../../src/api/index.js';
@@ -216,14 +217,15 @@ describe('ServiceClient errors, each from a real response', () => {
     await assert.rejects(client.health({ signal: AbortSignal.abort() }), expectError(RequestAborted));
   });
 
-  test('UnexpectedResponse: malformed JSON, and a schema break named by its field path', async () => {
+  test('GarbledResponse (retryable) for a body that is not JSON; UnexpectedResponse (not) for a schema break', async () => {
     const { id } = await client.testRuns.submit(TS.salesProd);
     sim.controls.addFault({ kind: 'malformed_json', path: `/jobs/${id}` });
     await assert.rejects(
       client.jobs.get(id),
-      expectError(UnexpectedResponse, (e) =>
-        assert.deepEqual(e.issues, [{ path: '(body)', message: 'expected JSON' }]),
-      ),
+      expectError(GarbledResponse, (e) => {
+        assert.equal(e.retryable, true, 'a transport accident: asking again may get a whole answer');
+        assert.match(e.message, /not valid JSON/);
+      }),
     );
     sim.controls.addFault({
       kind: 'respond',
@@ -234,6 +236,7 @@ describe('ServiceClient errors, each from a real response', () => {
     await assert.rejects(
       client.jobs.get(id),
       expectError(UnexpectedResponse, (e) => {
+        assert.equal(e.retryable, false, 'the deployment answers something we do not understand');
         assert.deepEqual(
           e.issues.map((i) => i.path),
           ['status', 'created_at'],

@@ -49,5 +49,10 @@ export async function startSimulatorProcess(): Promise<{ proc: Proc; url: string
 }
 
 export function startWorkerProcess(env: Record<string, string>): Proc {
-  return startProcess([dist('worker.js')], { LOG_LEVEL: 'INFO', DATAOPS_HEARTBEAT_THROTTLE_MS: '500', ...env });
+  return startProcess([dist('worker.js')], {
+    LOG_LEVEL: 'INFO',
+    DATAOPS_HEARTBEAT_THROTTLE_MS: '500',
+    DATAOPS_SUBMIT_SETTLE_MS: '1500',
+    ...env,
+  });
 }

@@ -140,12 +140,15 @@ describe('the workflows against TestGen 5.134 (peer)', { skip }, () => {
     // The run in TestGen points back to its workflow.
     const raw = (await client.testRuns.summary(result.job.jobId)) as Record<string, unknown>;
     const { runId } = await handle.describe();
-    assert.deepEqual(raw.metadata, {
+    const { submission_id: submissionId, ...caller } = raw.metadata as Record<string, unknown>;
+    assert.deepEqual(caller, {
       workflow_id: handle.workflowId,
       run_id: runId,
       workflow_type: 'runTestSuite',
       namespace: 'default',
     });
+    // The id our lookup recognises the run by, should its submission answer be lost.
+    assert.match(String(submissionId), /^dataops-submit\/default\/tests\/[^/]+\/[^/]+\/1$/);
     assert.equal(
       raw.external_url,
       `http://localhost:8233/namespaces/default/workflows/${handle.workflowId}/${runId}/history`,

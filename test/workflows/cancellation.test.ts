@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  WorkflowFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { progressQuery } from '../../src/contract/index.js';
 import type { JobRecord, RunningSimulator } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
@@ -44,7 +50,14 @@ describe('cancelling a workflow cancels the remote job', () => {
     assert.equal(sim.controls.job(job.id)?.status, 'canceled', 'the remote job is canceled');
     assert.equal(sim.controls.counters().cancels[job.id], 1, 'cancelled exactly once');
     const progress = await handle.query(progressQuery);
-    assert.deepEqual(progress.remoteCancel, { jobId: job.id, finalStatus: 'canceled', alreadyTerminal: false });
+    assert.deepEqual(progress.remoteCancel, {
+      jobId: job.id,
+      finalStatus: 'canceled',
+      alreadyTerminal: false,
+      confirmed: true,
+      reason: 'workflow_cancelled',
+      error: null,
+    });
     assert.equal(progress.stage, 'cancelled');
     const memo = (await handle.describe()).memo as { remoteCancel?: { finalStatus: string } } | undefined;
     assert.equal(memo?.remoteCancel?.finalStatus, 'canceled', 'the final status is recorded in the memo');
@@ -143,6 +156,74 @@ describe('cancelling a workflow cancels the remote job', () => {
       assert.equal(sim.controls.job(job.id)?.status, 'pending');
       assert.equal(sim.controls.counters().cancels[job.id], undefined);
       assert.equal((await handle.query(progressQuery)).remoteCancel, null);
+    });
+  });
+
+  /** Starts profileTableGroup and waits until its job is polled. */
+  async function startPolled(taskQueue: string, id: string) {
+    const before = known();
+    const handle = await t.env.client.workflow.start('profileTableGroup', {
+      taskQueue,
+      workflowId: `${id}-${taskQueue}`,
+      args: [profileArgs],
+    });
+    const job = await newJob('run-profile', TG.finance, before);
+    await eventually('polled', () => sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`));
+    return { handle, job };
+  }
+
+  test('a garbled answer to the cancel is retried until the job is confirmed canceled', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const { handle, job } = await startPolled(taskQueue, 'c-garbled');
+      sim.controls.addFault({ kind: 'malformed_json', method: 'POST', path: `/jobs/${job.id}/cancel` });
+      await handle.cancel();
+      await expectCancelled(handle, job);
+    });
+  });
+
+  test('a cancel that cannot be confirmed fails RemoteCancelUnconfirmed instead of ending "cancelled"', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const { handle, job } = await startPolled(taskQueue, 'c-unconfirmed');
+      sim.controls.addFault({
+        kind: 'respond',
+        status: 404,
+        body: { detail: 'not found' },
+        method: 'POST',
+        path: `/jobs/${job.id}/cancel`,
+        count: 100,
+      });
+      await handle.cancel();
+      const err = await handle.result().catch((e: unknown) => e);
+      assert.ok(err instanceof WorkflowFailedError, String(err));
+      assert.ok(err.cause instanceof ApplicationFailure, `not a clean cancellation: ${String(err.cause)}`);
+      assert.equal(err.cause.type, 'RemoteCancelUnconfirmed');
+      assert.match(err.cause.message, /may still be running/);
+      assert.equal((await handle.describe()).status.name, 'FAILED');
+      const progress = await handle.query(progressQuery);
+      assert.equal(progress.remoteCancel?.confirmed, false);
+      assert.equal(progress.remoteCancel?.reason, 'workflow_cancelled');
+      assert.equal(sim.controls.job(job.id)?.status, 'pending', 'indeed still there: the report is true');
+      sim.controls.clearFaults();
+    });
+  });
+
+  test('a wait that fails for good (a schema break) cancels the job before the workflow fails', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const { handle, job } = await startPolled(taskQueue, 'c-failed-wait');
+      sim.controls.addFault({
+        kind: 'respond',
+        status: 200,
+        body: { surprise: true },
+        method: 'GET',
+        path: `/api/v1/jobs/${job.id}`,
+      });
+      const err = await handle.result().catch((e: unknown) => e);
+      assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ActivityFailure, String(err));
+      assert.equal((err.cause.cause as ApplicationFailure).type, 'UnexpectedResponse');
+      assert.equal(sim.controls.job(job.id)?.status, 'canceled', 'not left running with nobody watching');
+      const progress = await handle.query(progressQuery);
+      assert.equal(progress.remoteCancel?.reason, 'workflow_failed');
+      assert.equal(progress.remoteCancel?.confirmed, true);
     });
   });
 });

@@ -118,8 +118,13 @@ describe('profileTableGroup and runTestSuite', () => {
       const types = history.events?.map((e) => Object.keys(e).find((k) => k.endsWith('Attributes'))) ?? [];
       assert.equal(
         types.filter((x) => x === 'activityTaskScheduledEventAttributes').length,
-        3,
-        'submit, one checkJob, summary',
+        2,
+        'one checkJob, summary',
+      );
+      assert.equal(
+        types.filter((x) => x === 'startChildWorkflowExecutionInitiatedEventAttributes').length,
+        1,
+        'the submission, under its per-target lock',
       );
       return out;
     });

@@ -10,6 +10,7 @@ import {
 import {
   approveUpdate,
   previewQuery,
+  progressQuery,
   rejectUpdate,
   type ExportTestDefinitionsResult,
   type PromoteTestDefinitionsInput,
@@ -18,7 +19,7 @@ import {
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import type { ActivityDeps } from '../../src/activities/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { clientFor, startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 import { cli } from '../helpers/cli.js';
 import { eventually } from '../helpers/wait.js';
@@ -180,6 +181,49 @@ describe('promoteTestDefinitions', () => {
       assert.equal(result.decision?.decision, 'timed_out');
       assert.equal(result.applied, null);
       assert.deepEqual(sim.controls.definitions(PROD), before);
+    });
+  });
+
+  test('an approval that comes after the target changed is not applied blindly: a new preview is approved again', async () => {
+    await withSim(async (sim, deps) => {
+      await withProjectWorker(t.env, deps, async (taskQueue) => {
+        const handle = await t.env.client.workflow.start('promoteTestDefinitions', {
+          taskQueue,
+          workflowId: `changed-${taskQueue}`,
+          args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'promotion' }],
+        });
+        const first = await eventually('the preview', () => handle.query(previewQuery));
+        assert.equal(first.summary.created, 3);
+        // Meanwhile someone else adds the new definitions to the target.
+        const other = await clientFor(sim);
+        await other.testDefinitions.import(
+          PROD,
+          { mode: 'apply', on_match: 'skip', on_new: 'create', on_absence: 'do_nothing' },
+          await other.testDefinitions.export(DEV, { origin: 'both' }),
+        );
+        const afterOther = sim.controls.definitions(PROD).length;
+        await handle.executeUpdate(approveUpdate, { args: [{ previewId: first.previewId, by: 'alice' }] });
+        const second = await eventually('a new preview', async () => {
+          const p = await handle.query(previewQuery);
+          return p && p.previewId !== first.previewId ? p : undefined;
+        });
+        assert.equal(second.summary.created, 0, 'the fresh preview shows what the approver has not seen');
+        await eventually('asking again', async () => (await handle.query(progressQuery)).stage === 'awaiting approval');
+        assert.equal(sim.controls.definitions(PROD).length, afterOther, 'nothing applied on the stale approval');
+        const stale = await handle
+          .executeUpdate(approveUpdate, { args: [{ previewId: first.previewId, by: 'alice' }] })
+          .catch((e: unknown) => e);
+        assert.ok(stale instanceof WorkflowUpdateFailedError && stale.cause instanceof ApplicationFailure);
+        assert.equal(stale.cause.type, 'StalePreview');
+        await handle.executeUpdate(approveUpdate, { args: [{ previewId: second.previewId, by: 'bob' }] });
+        const result = (await handle.result()) as PromoteTestDefinitionsResult;
+        assert.equal(result.status, 'applied');
+        assert.equal(result.previews, 3, 'first preview, the changed one, the unchanged re-check');
+        assert.equal(result.preview.previewId, second.previewId);
+        assert.equal(result.decision?.by, 'bob');
+        assert.equal(result.applied?.summary.created, 0);
+        assert.equal(result.applied?.reconciled, false);
+      });
     });
   });
 

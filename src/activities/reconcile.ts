@@ -1,0 +1,109 @@
+/**
+ * Finding the job a lost submission created, and only that one. Before sending, the submission notes the newest jobs
+ * of its kind (the watermark); afterwards a job is a candidate only if it is newer than the watermark and was not
+ * listed in it, by the service's own clock (no skew allowance, so an earlier run's job is never a candidate). A
+ * candidate is ours when its caller metadata carries our submission id (test runs, where the deployment keeps
+ * metadata), or else when its target is ours: from the listing where the deployment shows it, from the run's own
+ * record where it does not (TestGen 5.134 shows a profiling run's table group once the run has started). The per-target
+ * lock (src/workflows/submission.ts) ensures no other submission of ours to that target is in flight meanwhile.
+ */
+import type { Job, ServiceClient } from '../api/index.js';
+
+export type JobKind = 'profiling' | 'tests' | 'generation';
+
+/** The newest jobs of one kind before a submission was sent. */
+export interface Watermark {
+  ids: string[];
+  newest: string | null;
+}
+
+/** Where a reconciliation stands: the job found, no job, or jobs whose target cannot be told yet. */
+export type Lookup = { found: Job } | { none: true } | { undetermined: string[] } | { several: string[] };
+
+const PAGE = 50;
+const MAX_PAGES = 20;
+
+export interface LookupTarget {
+  client: ServiceClient;
+  projectCode: string;
+  kind: JobKind;
+  jobKey: string;
+  targetId: string;
+  /** Carried in the test run's caller metadata; identifies our own submission exactly. */
+  submissionId: string;
+  signal: AbortSignal;
+}
+
+/** Notes the newest jobs of the kind, before sending. */
+export async function takeWatermark(t: LookupTarget): Promise<Watermark> {
+  const list = await t.client.jobs.list(
+    t.projectCode,
+    { job_key: t.jobKey, page: 1, limit: PAGE },
+    { signal: t.signal },
+  );
+  return { ids: list.items.map((j) => j.id), newest: list.items[0]?.created_at ?? null };
+}
+
+/**
+ * Jobs of the kind created after the watermark (newest first). Without a watermark (the attempt that took it died
+ * before its heartbeat reached Temporal), jobs created since `fallbackSinceMs`.
+ */
+async function newJobs(t: LookupTarget, mark: Watermark | null, fallbackSinceMs: number): Promise<Job[]> {
+  const known = new Set(mark?.ids ?? []);
+  const since = mark ? (mark.newest === null ? -Infinity : Date.parse(mark.newest)) : fallbackSinceMs;
+  const out: Job[] = [];
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const list = await t.client.jobs.list(
+      t.projectCode,
+      { job_key: t.jobKey, page, limit: PAGE },
+      { signal: t.signal },
+    );
+    let older = false;
+    for (const job of list.items) {
+      if (Date.parse(job.created_at) < since) {
+        older = true;
+        break;
+      }
+      if (!known.has(job.id)) out.push(job);
+    }
+    if (older || list.items.length < list.limit || page * list.limit >= list.total) break;
+  }
+  return out;
+}
+
+const TARGET_FIELD = { profiling: 'table_group_id', tests: 'test_suite_id', generation: 'test_suite_id' } as const;
+
+/** Whether a new job is ours: by metadata where kept, by target otherwise; undetermined while the target is unknown. */
+async function identify(t: LookupTarget, job: Job): Promise<'ours' | 'other' | 'undetermined'> {
+  if (typeof job.source === 'string' && job.source !== 'api') return 'other';
+  if (typeof job.created_by === 'string' && t.client.username && job.created_by !== t.client.username) return 'other';
+  const field = TARGET_FIELD[t.kind];
+  let target: unknown = job[field];
+  if (t.kind === 'tests') {
+    const run = await t.client.testRuns.summary(job.id, { signal: t.signal });
+    const meta = run.metadata;
+    if (meta && typeof meta === 'object' && 'submission_id' in meta)
+      return (meta as Record<string, unknown>).submission_id === t.submissionId ? 'ours' : 'other';
+    if (meta && typeof meta === 'object') return 'other'; // another caller's metadata
+    target ??= run.test_suite_id;
+  } else if (t.kind === 'profiling' && (target === undefined || target === null)) {
+    target = (await t.client.profilingRuns.summary(job.id, { signal: t.signal })).table_group_id;
+  }
+  if (target === undefined || target === null) return 'undetermined';
+  return target === t.targetId ? 'ours' : 'other';
+}
+
+/** Looks for the job our submission created among the jobs newer than the watermark. */
+export async function lookUp(t: LookupTarget, mark: Watermark | null, fallbackSinceMs: number): Promise<Lookup> {
+  const ours: Job[] = [];
+  const undetermined: string[] = [];
+  for (const job of await newJobs(t, mark, fallbackSinceMs)) {
+    const verdict = await identify(t, job);
+    if (verdict === 'ours') ours.push(job);
+    else if (verdict === 'undetermined') undetermined.push(job.id);
+  }
+  if (ours.length === 1) return { found: ours[0]! };
+  if (ours.length > 1) return { several: ours.map((j) => j.id) };
+  if (undetermined.length) return { undetermined };
+  return { none: true };
+}
