@@ -7,15 +7,21 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
-import type { ImportOutcome } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 
 const TS = SEED_IDS.testSuites;
 const quiet = { logger: new DefaultLogger('ERROR') };
+function runIn<A extends unknown[], R>(
+  env: MockActivityEnvironment,
+  fn: (...args: A) => Promise<R>,
+  ...args: A
+): Promise<R> {
+  return env.run<A, R, typeof fn>(fn, ...args);
+}
 function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
-  return new MockActivityEnvironment(undefined, quiet).run<A, R, typeof fn>(fn, ...args);
+  return runIn(new MockActivityEnvironment(undefined, quiet), fn, ...args);
 }
 const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
 
@@ -90,7 +96,7 @@ describe('order and test-definition activities', () => {
       assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'the first apply landed');
 
       const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats.at(-1) }, quiet);
-      const out = (await retry.run(acts.importTestDefinitions, { ...input, expected })) as ImportOutcome;
+      const out = await runIn(retry, acts.importTestDefinitions, { ...input, expected });
       assert.equal(out.reconciled, true);
       assert.deepEqual(out.summary, preview.summary, 'what the lost apply did, not "created 0, updated 6"');
       assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'not applied twice');
@@ -119,7 +125,7 @@ describe('order and test-definition activities', () => {
       assert.equal(own.controls.definitions(TS.salesProd).length, before, 'the 503 changed nothing');
 
       const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats.at(-1) }, quiet);
-      const out = (await retry.run(acts.importTestDefinitions, { ...input, expected })) as ImportOutcome;
+      const out = await runIn(retry, acts.importTestDefinitions, { ...input, expected });
       assert.equal(out.reconciled, false, 'the fresh preview matched the approved one, so the retry applied');
       assert.equal(out.summary.created, preview.summary.created);
       assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
