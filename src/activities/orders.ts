@@ -1,7 +1,13 @@
-/** Order activities: run an order (never duplicated on retry) and wait for its order run. */
+/** Order activities: run an order (once: a lost answer is reconciled through the order listing) and wait for its run. */
 import { Context, activityInfo, log } from '@temporalio/activity';
 import { z } from 'zod';
-import { ConnectionFailed, RateLimited, ServiceError, isTerminalOrderRunStatus } from '../api/index.js';
+import {
+  ConnectionFailed,
+  RateLimited,
+  ServiceError,
+  UnexpectedResponse,
+  isTerminalOrderRunStatus,
+} from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat } from './keep-alive.js';
@@ -26,10 +32,18 @@ export type WaitOrderInput = z.input<typeof WaitOrderInput>;
 
 /** Failures after which the order was certainly not created, so a retry cannot duplicate it. */
 function notProcessed(err: unknown): boolean {
+  if (err instanceof ServiceError && err.auth) return true; // no token: the request was never sent
   if (err instanceof RateLimited) return true;
   if (err instanceof ConnectionFailed) return ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '');
-  return err instanceof ServiceError && !err.retryable; // rejected outright (4xx): not created
+  // Rejected outright (4xx): not created. A 2xx whose body breaks its schema did create it.
+  return err instanceof ServiceError && !err.retryable && !(err instanceof UnexpectedResponse);
 }
+
+/** Heartbeat details of an order creation: the orders listed before sending, or a certain refusal. */
+const OrderPhase = z.union([
+  z.object({ phase: z.literal('sending'), sentAt: z.number(), before: z.array(z.string()) }),
+  z.object({ phase: z.literal('rejected') }),
+]);
 
 const WaitProgress = z.object({
   orderRunId: z.string().nullable(),
@@ -40,29 +54,76 @@ const WaitProgress = z.object({
 export function orderActivities(ctx: ActivityContext) {
   return {
     /**
-     * Runs an order. Orders cannot be looked up without their id, so a request whose answer was lost is not retried:
-     * it fails with OrderOutcomeUnknown instead of risking a second order.
+     * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
+     * the recipe and variation, against the ids listed before sending (the watermark), after waiting out the time a
+     * held request can still commit. The workflow holds a lock per kitchen, recipe and variation meanwhile
+     * (src/workflows/submission.ts), so a new order there is ours.
      */
     runOrder: async (raw: RunOrderInput): Promise<OrderResult> => {
       const input = parseInput(RunOrderInput, raw, 'runOrder');
       return translated(async () => {
         const { client } = ctx.profile(input.profile);
+        const signal = Context.current().cancellationSignal;
+        const where = `${input.kitchen}/${input.recipe}/${input.variation}`;
+        const listed = async () =>
+          (
+            await client.orders.list(
+              input.kitchen,
+              { recipe: input.recipe, variation: input.variation, timePeriodHours: 24 },
+              { signal },
+            )
+          ).orderIds;
+        /** Looks for the order a lost answer created; again once a held request could no longer commit. */
+        const settle = async (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
+          const known = new Set(before);
+          for (;;) {
+            const fresh = (await listed()).filter((id) => !known.has(id));
+            if (fresh.length > 1)
+              throw new OrderOutcomeUnknown(
+                `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
+              );
+            if (fresh[0]) {
+              log.warn('order answer lost; found the order it created', { orderId: fresh[0], kitchen: input.kitchen });
+              return { orderId: fresh[0], status: null, variableOverrides: input.parameters, reconciled: true };
+            }
+            const left = sentAt + ctx.submitSettleMs - Date.now();
+            if (left <= 0) return undefined;
+            await Context.current().sleep(Math.min(left, 2_000));
+          }
+        };
+
+        const prior = OrderPhase.safeParse(activityInfo().heartbeatDetails).data;
+        if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
+          if (!prior)
+            throw new OrderOutcomeUnknown(
+              `an earlier attempt to create the order ${where} may have succeeded, and what was listed before it is lost; check the kitchen before running it again`,
+            );
+          const found = await settle(prior.sentAt, prior.before);
+          if (found) return found;
+        }
+        const before = await listed();
+        const sentAt = Date.now();
+        beat({ phase: 'sending', sentAt, before });
         try {
           const created = await client.orders.create(
             { kitchen: input.kitchen, recipe: input.recipe, variation: input.variation, parameters: input.parameters },
-            { signal: Context.current().cancellationSignal },
+            { signal },
           );
           log.info('order created', { orderId: created.order_id, kitchen: input.kitchen, recipe: input.recipe });
           return {
             orderId: created.order_id,
             status: created.status ?? null,
             variableOverrides: created.variable_overrides,
+            reconciled: false,
           };
         } catch (err) {
-          if (notProcessed(err)) throw err;
-          throw new OrderOutcomeUnknown(
-            `the order ${input.kitchen}/${input.recipe}/${input.variation} may have been created (${(err as Error).message}); check the kitchen before running it again`,
-          );
+          if (notProcessed(err)) {
+            beat({ phase: 'rejected' });
+            throw err;
+          }
+          const found = await settle(sentAt, before);
+          if (found) return found;
+          throw err; // nothing was created: the next attempt creates it
         }
       });
     },

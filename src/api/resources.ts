@@ -17,6 +17,7 @@ import {
   JobList,
   JobSubmission,
   OrderCreated,
+  OrderListing,
   OrderRuns,
   ProfilingSummary,
   TestRunSummary,
@@ -71,6 +72,19 @@ export function ordersResource(c: Caller) {
         surface: 'v2',
         path: `/v2/order/create/${seg(order.kitchen)}/${seg(order.recipe)}/${seg(order.variation)}`,
         json: { parameters: order.parameters ?? {}, schedule: order.schedule ?? 'now' },
+        signal: opts.signal,
+      }),
+    /** Recent orders of a recipe and variation in a kitchen (the listing that finds an order whose answer was lost). */
+    list: async (
+      kitchen: string,
+      filter: { recipe: string; variation: string; timePeriodHours: number },
+      opts: CallOptions = {},
+    ): Promise<OrderListing> =>
+      c.call(OrderListing, {
+        method: 'GET',
+        surface: 'v2',
+        path: `/v2/order/status/${seg(kitchen)}`,
+        searchParams: { recipe: filter.recipe, variation: filter.variation, timePeriod: filter.timePeriodHours },
         signal: opts.signal,
       }),
     /** The order runs ("servings") of an order. */

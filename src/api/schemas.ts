@@ -147,6 +147,31 @@ export const OrderRun = z.looseObject({ hid: z.string(), status: z.string() });
 export type OrderRun = z.infer<typeof OrderRun>;
 export const OrderRuns = z.looseObject({ servings: z.array(OrderRun) });
 
+/**
+ * The order listing (`GET /v2/order/status/{kitchen}`, deployed-variants.md): recent orders in `orders[]` and their
+ * runs in `servings`, keyed by order id. Read defensively: the order ids from both, once each.
+ */
+export const OrderListing = z
+  .looseObject({
+    orders: z.array(z.looseObject({})).optional().default([]),
+    servings: z
+      .record(z.string(), z.looseObject({ servings: z.array(z.looseObject({})).optional() }))
+      .nullable()
+      .optional()
+      .default({}),
+  })
+  .transform((r) => {
+    const ids = new Set(Object.keys(r.servings ?? {}));
+    for (const o of r.orders)
+      for (const key of ['order_id', 'hid'])
+        if (typeof o[key] === 'string') {
+          ids.add(o[key]);
+          break;
+        }
+    return { orderIds: [...ids] };
+  });
+export type OrderListing = z.infer<typeof OrderListing>;
+
 export const Health = z.looseObject({
   status: z.string(),
   edition: z.string().nullish(),

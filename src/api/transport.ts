@@ -52,7 +52,8 @@ export class Transport {
       headers: { 'user-agent': 'dataops-temporal' },
       retry: {
         limit: o.retryLimit,
-        methods: ['GET', 'PUT', 'HEAD', 'DELETE', 'OPTIONS'],
+        // Never PUT: order creation is a PUT and is not idempotent.
+        methods: ['GET', 'HEAD', 'DELETE', 'OPTIONS'],
         statusCodes: [408, 429, 500, 502, 503, 504],
       },
     });

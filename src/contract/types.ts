@@ -112,6 +112,7 @@ export const OrderResult = z.object({
   orderId: z.string(),
   status: z.string().nullable(),
   variableOverrides: z.record(z.string(), z.unknown()),
+  reconciled: z.boolean().describe('The create answer was lost; the order was found in the order listing'),
 });
 export type OrderResult = z.infer<typeof OrderResult>;
 

@@ -132,6 +132,7 @@ export const RunOrderResult = z.object({
   status: z.string().nullable(),
   overridesApplied: OverrideKinds,
   variableOverrides: Vars.describe('As the service echoed them'),
+  reconciled: z.boolean().describe('The create answer was lost; the order was found in the order listing'),
   orderRun: OrderRunOutcome.nullable(),
 });
 export type RunOrderResult = z.infer<typeof RunOrderResult>;

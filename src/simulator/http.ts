@@ -122,9 +122,7 @@ export function installHttp(app: FastifyInstance, deps: HttpDeps): { requests: (
         req.raw.socket.destroy();
         return;
       case 'delay':
-        await delay(fault.delay_ms, undefined, { ref: false });
-        tick();
-        return;
+        return; // held in preHandler, once the body has arrived (a server that received the request, then stalls)
       case 'respond':
         return reply.status(fault.status).send(fault.body ?? null);
       case 'malformed_json':
@@ -132,6 +130,11 @@ export function installHttp(app: FastifyInstance, deps: HttpDeps): { requests: (
       default:
         return; // unknown_status and drop_after_commit act after the handler
     }
+  });
+  app.addHook('preHandler', async (req) => {
+    if (req.simFault?.kind !== 'delay') return;
+    await delay(req.simFault.delay_ms, undefined, { ref: false });
+    tick();
   });
   app.addHook('onSend', async (req, _reply, payload) => {
     if (req.simFault?.kind === 'drop_after_commit') {

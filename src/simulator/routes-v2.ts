@@ -72,6 +72,50 @@ export async function v2Routes(app: FastifyInstance, { ctx }: { ctx: SimContext 
     },
   );
 
+  // The order listing (deployed-variants.md, as DKUtils reads it): recent orders and their runs, newest first.
+  app.get<{
+    Params: { kitchen: string };
+    Querystring: { recipe?: string; variation?: string; timePeriod?: string; servingsCount?: string };
+  }>('/v2/order/status/:kitchen', async (req) => {
+    const user = authRequest(ctx, req, 'v2');
+    const { kitchen } = req.params;
+    if (!user.kitchens.includes(kitchen))
+      throw apiError(403, 'forbidden', `user has no access to kitchen '${kitchen}'`);
+    const hours = Number(req.query.timePeriod ?? 24);
+    const since = ctx.clock.now() - (Number.isFinite(hours) ? hours : 24) * 3_600_000;
+    const count = Number(req.query.servingsCount ?? 3);
+    const orders = Object.values(ctx.state.orders)
+      .filter((o) => o.kitchen === kitchen && o.created_at >= since)
+      .filter(
+        (o) =>
+          (!req.query.recipe || o.recipe === req.query.recipe) &&
+          (!req.query.variation || o.variation === req.query.variation),
+      )
+      .sort((a, b) => b.created_at - a.created_at);
+    return {
+      orders: orders.map((o) => ({
+        hid: o.id,
+        recipe: o.recipe,
+        variation: o.variation,
+        created_by: o.created_by,
+        created_at: ctx.clock.iso(o.created_at),
+        input_settings: { parameters: o.parameters },
+      })),
+      servings: Object.fromEntries(
+        orders.map((o) => [
+          o.id,
+          {
+            servings: o.serving_ids
+              .map((id) => ctx.state.servings[id])
+              .filter((x) => x !== undefined)
+              .slice(0, Number.isFinite(count) ? count : 3)
+              .map((x) => servingView(ctx, x)),
+          },
+        ]),
+      ),
+    };
+  });
+
   app.post<{ Params: { kitchen: string } }>('/v2/order/details/:kitchen', async (req) => {
     const user = authRequest(ctx, req, 'v2');
     const body = DetailsBody.safeParse(req.body);

@@ -3,4 +3,5 @@ export { dataQualityPipeline } from './pipeline.js';
 export { profileTableGroup, runTestSuite } from './jobs.js';
 export { runOrder } from './orders.js';
 export { exportTestDefinitions, promoteTestDefinitions } from './promotion.js';
-export { submitJob } from './submission.js';
+// Internal: the lock holders of submissions and order creations (src/workflows/submission.ts).
+export { createOrder, submitJob } from './submission.js';

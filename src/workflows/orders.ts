@@ -4,6 +4,7 @@ import type { Activities } from '../activities/index.js';
 import { WAIT, type RunOrderResult } from '../contract/index.js';
 import { RunOrderInput } from '../contract/workflows.js';
 import { Tracker, activitiesWithin, parseWorkflowInput } from './shared.js';
+import { createOrderUnderLock } from './submission.js';
 
 type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
   parameters: Record<string, unknown>;
@@ -23,7 +24,7 @@ export async function orderStep(
   spec: OrderSpec,
 ): Promise<RunOrderResult> {
   const { profile, pollIntervalMs } = opts;
-  const { call, submit: order } = activitiesWithin(opts.outageToleranceMs);
+  const { call } = activitiesWithin(opts.outageToleranceMs);
   const o = spec.overrides;
   const overridesApplied = {
     order_schedule: o.orderSchedule ?? {},
@@ -40,11 +41,30 @@ export async function orderStep(
     ...o.alertDestination,
   };
   t.stage('running order');
-  const created = await CancellationScope.nonCancellable(() =>
-    order.runOrder({ profile, kitchen: spec.kitchen, recipe: spec.recipe, variation: spec.variation, parameters }),
-  );
+  const created = await createOrderUnderLock(t, {
+    profile,
+    kitchen: spec.kitchen,
+    recipe: spec.recipe,
+    variation: spec.variation,
+    parameters,
+    outageToleranceMs: opts.outageToleranceMs,
+  });
   t.progress.orderId = created.orderId;
   t.touch();
+  const stop = () =>
+    CancellationScope.nonCancellable(async () => {
+      t.stage('stopping order');
+      await call
+        .stopOrder({ profile, orderId: created.orderId })
+        .catch((e: unknown) =>
+          log.warn('the order could not be stopped', { orderId: created.orderId, error: (e as Error).message }),
+        );
+    });
+  // A cancel that arrived while the order was being created: stop it, and go no further (nothing else is submitted).
+  if (CancellationScope.current().consideredCancelled) {
+    await stop();
+    await CancellationScope.current().cancelRequested;
+  }
   let orderRun = null;
   if (spec.wait) {
     t.stage('waiting for order run');
@@ -56,15 +76,7 @@ export async function orderStep(
         pollIntervalMs,
       });
     } catch (err) {
-      if (isCancellation(err))
-        await CancellationScope.nonCancellable(async () => {
-          t.stage('stopping order');
-          await call
-            .stopOrder({ profile, orderId: created.orderId })
-            .catch((e: unknown) =>
-              log.warn('the order could not be stopped', { orderId: created.orderId, error: (e as Error).message }),
-            );
-        });
+      if (isCancellation(err)) await stop();
       throw err;
     }
   }
@@ -73,6 +85,7 @@ export async function orderStep(
     status: created.status,
     overridesApplied,
     variableOverrides: created.variableOverrides,
+    reconciled: created.reconciled,
     orderRun,
   };
 }

@@ -15,7 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { JobSubmitted } from '../contract/index.js';
+import type { JobSubmitted, OrderResult } from '../contract/index.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
 export type SubmissionKind = 'profiling' | 'tests' | 'generation';
@@ -58,15 +58,55 @@ export async function submitJob(input: SubmitJobInput): Promise<JobSubmitted> {
   return submitted;
 }
 
+export interface CreateOrderInput {
+  profile: string;
+  kitchen: string;
+  recipe: string;
+  variation: string;
+  parameters: Record<string, unknown>;
+  outageToleranceMs: number;
+}
+
+/** The lock holder for an order (internal workflow type): creates it once; stops it if its parent is gone. */
+export async function createOrder(input: CreateOrderInput): Promise<OrderResult> {
+  const acts = activitiesWithin(input.outageToleranceMs);
+  const { outageToleranceMs: _, ...args } = input;
+  const created = await CancellationScope.nonCancellable(() => acts.submit.runOrder(args));
+  if (CancellationScope.current().consideredCancelled) {
+    log.warn('the workflow that asked for this order is gone; stopping the order', { orderId: created.orderId });
+    await CancellationScope.nonCancellable(() =>
+      acts.call.stopOrder({ profile: input.profile, orderId: created.orderId }),
+    );
+  }
+  return created;
+}
+
 /** The failure the submission activity raised, as if the parent had called it (the chain callers already know). */
 function unwrapped(err: unknown): unknown {
   return err instanceof ChildWorkflowFailure && err.cause instanceof ActivityFailure ? err.cause : err;
 }
 
 /**
- * Submits a job under the per-target lock. Waiting for the lock is cancellable (nothing was sent yet); the
- * submission itself is not, so a cancel that arrives meanwhile lets it finish and the job id is known.
+ * Runs `child` under the lock named `lockId`. Waiting for the lock is cancellable (nothing was sent yet); once the
+ * child runs it is not, so a cancel that arrives meanwhile lets it finish and its result (the job or order id) is
+ * known to be cleaned up. A workflow already cancelled does not start it at all.
  */
+async function underLock<T>(t: Tracker, what: string, lockId: string, child: () => Promise<T>): Promise<T> {
+  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 10_000)) {
+    // Cancelled before anything was sent: end cancelled, and send nothing.
+    if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
+    try {
+      return await CancellationScope.nonCancellable(child);
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw unwrapped(err);
+      t.stage(`waiting for another ${what} to settle`);
+      log.info('waiting for the lock', { lockId });
+      await sleep(waitMs);
+    }
+  }
+}
+
+/** Submits a job under the per-target lock. */
 export async function submitUnderLock(
   t: Tracker,
   kind: SubmissionKind,
@@ -90,21 +130,31 @@ export async function submitUnderLock(
       namespace: info.namespace,
     },
   };
-  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 10_000)) {
-    try {
-      return await CancellationScope.nonCancellable(async () => {
-        const child = await startChild(submitJob, {
-          workflowId: `dataops-submit/${opts.profile}/${kind}/${targetId}`,
-          args: [input],
-          parentClosePolicy: 'REQUEST_CANCEL',
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        });
-        return child.result();
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw unwrapped(err);
-      t.stage(`waiting for another submission to ${targetId} to settle`);
-      await sleep(waitMs);
-    }
-  }
+  const lockId = `dataops-submit/${opts.profile}/${kind}/${targetId}`;
+  return underLock(t, `submission to ${targetId}`, lockId, async () => {
+    const child = await startChild(submitJob, {
+      workflowId: lockId,
+      args: [input],
+      parentClosePolicy: 'REQUEST_CANCEL',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+    return child.result();
+  });
+}
+
+/** Creates an order under the lock of its kitchen, recipe and variation. */
+export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
+  const { outageToleranceMs: _, ...args } = input;
+  if (!patched('submission-lock-v1'))
+    return CancellationScope.nonCancellable(() => activitiesWithin(input.outageToleranceMs).submit.runOrder(args));
+  const lockId = `dataops-order/${input.profile}/${input.kitchen}/${input.recipe}/${input.variation}`;
+  return underLock(t, `order of ${input.recipe}/${input.variation}`, lockId, async () => {
+    const child = await startChild(createOrder, {
+      workflowId: lockId,
+      args: [input],
+      parentClosePolicy: 'REQUEST_CANCEL',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+    return child.result();
+  });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { SUBMIT } from '../../src/contract/activity-options.js';
 import type { JobSubmitted } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
@@ -169,5 +169,74 @@ describe('exactly-once submission on a real worker', () => {
       await Promise.all(handles.map((h) => h.cancel()));
       await Promise.all(handles.map((h) => h.result().catch(() => undefined)));
     });
+  });
+
+  describe('orders, reconciled through the order listing', () => {
+    const ORDER = { kitchen: 'production', recipe: 'refresh-marts', variation: 'full', parameters: {} };
+    const orders = () => sim.controls.orders().filter((o) => o.recipe === ORDER.recipe);
+    const runOrder = async (deps?: Awaited<ReturnType<typeof simDeps>>) =>
+      (await runActivity(t.env, deps ?? (await simDeps(sim)), 'runOrder', ORDER, OPTIONS)) as {
+        orderId: string;
+        reconciled: boolean;
+      };
+
+    test('an answer lost after the order was created: the order is found, never created twice', async () => {
+      const before = orders().length;
+      sim.controls.addFault({ kind: 'drop_after_commit', method: 'PUT', path: '/v2/order/create/' });
+      const res = await runOrder();
+      assert.equal(orders().length, before + 1, 'exactly one order');
+      assert.equal(res.reconciled, true);
+      assert.ok(
+        orders().some((o) => o.id === res.orderId),
+        'the id returned is the order that was created',
+      );
+    });
+
+    test('a 503 right after an earlier order of the same recipe creates a new one, never adopts the earlier', async () => {
+      const earlier = await runOrder();
+      const before = orders().length;
+      sim.controls.addFault({ kind: 'status', status: 503, method: 'PUT', path: '/v2/order/create/' });
+      const res = await runOrder();
+      assert.notEqual(res.orderId, earlier.orderId);
+      assert.equal(res.reconciled, false);
+      assert.equal(orders().length, before + 1);
+    });
+
+    test('an order create held past the client timeout is found after settling, not created twice', async () => {
+      const before = orders().length;
+      const deps = await simDeps(sim, { submitSettleMs: 4_000 });
+      deps.profiles.default!.client = await clientFor(sim, 'admin', { timeoutMs: 800 });
+      sim.controls.addFault({ kind: 'delay', delay_ms: 2_500, method: 'PUT', path: '/v2/order/create/' });
+      const res = await runOrder(deps);
+      assert.equal(orders().length, before + 1, 'one order although the answer came too late');
+      assert.equal(res.reconciled, true);
+    });
+  });
+
+  test('a cancel that arrives while the order is created stops the order and submits nothing after it', async () => {
+    const jobsBefore = sim.controls.jobs().length;
+    const fault = sim.controls.addFault({ kind: 'delay', delay_ms: 1_500, method: 'PUT', path: '/v2/order/create/' });
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+        taskQueue,
+        workflowId: `cancel-in-order-${taskQueue}`,
+        args: [
+          {
+            tableGroupId: TG.sales,
+            testSuiteId: TS.salesDev,
+            order: { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' },
+          },
+        ],
+      });
+      await eventually('the order request', () => sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1);
+      await handle.cancel();
+      const err = await handle.result().catch((e: unknown) => e);
+      assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));
+      const progress = await handle.query(progressQuery);
+      const order = sim.controls.orders().find((o) => o.id === progress.orderId);
+      assert.ok(order, 'the order was created and its id recorded');
+      assert.equal(order.servings[0]?.status, 'STOPPED_SERVING', 'and stopped');
+    });
+    assert.equal(sim.controls.jobs().length, jobsBefore, 'no profiling run was submitted after the cancel');
   });
 });
