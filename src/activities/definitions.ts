@@ -55,7 +55,11 @@ function countsOf(result: ImportResult): Record<string, number> {
 }
 
 /** Heartbeat details of an apply: the preview it is checked against, and whether the last attempt was refused. */
-const ApplyPhase = z.object({ phase: z.enum(['sending', 'rejected']), expected: Expected });
+const ApplyPhase = z.object({
+  phase: z.enum(['sending', 'rejected']),
+  expected: Expected,
+  sentAt: z.number().optional(),
+});
 
 /** A refusal: the service answered and changed nothing (4xx, a strict rejection, 429). */
 const isRefusal = (err: unknown): boolean =>
@@ -168,6 +172,9 @@ export function definitionActivities(ctx: ActivityContext) {
             );
             expected = { summary: before.summary, counts: countsOf(before) };
           } else if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
+            // A request the service held past our timeout may still commit: let that time pass before comparing.
+            const settleLeft = (prior?.sentAt ?? 0) + ctx.submitSettleMs - Date.now();
+            if (settleLeft > 0) await Context.current().sleep(settleLeft);
             const now = await client.testDefinitions.import(
               input.testSuiteId,
               { ...input.config, mode: 'preview' },
@@ -191,7 +198,7 @@ export function definitionActivities(ctx: ActivityContext) {
                 `an earlier apply into ${input.testSuiteId} lost its answer, and a fresh preview (${describe(now.summary)}) matches neither the approved one (${describe(expected.summary)}) nor its full application; check the suite before importing again`,
               );
           }
-          beat({ phase: 'sending', expected });
+          beat({ phase: 'sending', expected, sentAt: Date.now() });
         }
         try {
           const result = await client.testDefinitions.import(input.testSuiteId, input.config, file.data, { signal });

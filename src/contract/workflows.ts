@@ -58,7 +58,9 @@ export const JobOptions = z.object({
     .describe('report: record it in progress, memo and log, and keep waiting; fail: cancel the job and fail JobStuck'),
   cancelTimeoutMs: Ms(1_000)
     .default(5 * 60_000)
-    .describe('How long a cancelled workflow waits for the job to be canceled'),
+    .describe(
+      'How long a workflow that ends while its job runs keeps trying to cancel the job and waits to see it canceled',
+    ),
   outageToleranceMs: OutageToleranceMs,
 });
 export type JobOptions = z.infer<typeof JobOptions>;

@@ -28,6 +28,8 @@ export const FaultSpec = z
     path: z.string().optional(),
     /** How many matching requests it hits. @default 1 */
     count: z.number().int().positive().default(1),
+    /** Let this many matching requests through before it hits (e.g. the apply after a preview). @default 0 */
+    skip: z.number().int().nonnegative().default(0),
     /** Status of `status` and `respond` faults. @default 503 */
     status: z.number().int().min(200).max(599).default(503),
     retry_after: z.union([z.number().nonnegative(), z.string()]).default(1),
@@ -43,6 +45,8 @@ export interface Fault extends FaultSpec {
   id: string;
   remaining: number;
   hits: number;
+  /** Matching requests still to let through. */
+  toSkip: number;
 }
 
 export class FaultBook {
@@ -50,13 +54,18 @@ export class FaultBook {
 
   add(input: FaultInput): Fault {
     const spec = FaultSpec.parse(input);
-    const fault: Fault = { ...spec, id: randomUUID(), remaining: spec.count, hits: 0 };
+    const fault: Fault = { ...spec, id: randomUUID(), remaining: spec.count, hits: 0, toSkip: spec.skip };
     this.faults.push(fault);
     return fault;
   }
 
   /** Takes one hit of the first fault matching the request, if any. */
   take(method: string, path: string): Fault | undefined {
+    for (const f of this.faults)
+      if (f.remaining > 0 && f.toSkip > 0 && matches(f, method, path)) {
+        f.toSkip--;
+        return undefined;
+      }
     const fault = this.faults.find((f) => f.remaining > 0 && matches(f, method, path));
     if (!fault) return undefined;
     fault.remaining--;

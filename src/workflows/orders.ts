@@ -1,5 +1,5 @@
 /** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
-import { CancellationScope, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { WAIT, type RunOrderResult } from '../contract/index.js';
 import { RunOrderInput } from '../contract/workflows.js';
@@ -76,7 +76,8 @@ export async function orderStep(
         pollIntervalMs,
       });
     } catch (err) {
-      if (isCancellation(err)) await stop();
+      // Cancelled, or the wait failed for good: either way nobody will watch the run any more, so stop it.
+      await stop();
       throw err;
     }
   }

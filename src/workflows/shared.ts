@@ -9,6 +9,7 @@ import {
   log,
   proxyActivities,
   setHandler,
+  sleep,
   upsertMemo,
 } from '@temporalio/workflow';
 import type { z } from 'zod';
@@ -175,24 +176,36 @@ export async function cancelRemoteJob(
     let final: JobSnapshot | null = null;
     let alreadyTerminal = false;
     let error: string | null = null;
-    try {
-      const res = await activitiesWithin(opts.outageToleranceMs).call.cancelJob({ profile: opts.profile, jobId });
-      final = res.job;
-      alreadyTerminal = res.alreadyTerminal;
-      if (!isTerminalJobStatus(final.status)) {
-        const acts = proxyActivities<Activities>(heartbeatWaiting(opts.cancelTimeoutMs, opts.heartbeatTimeoutMs));
-        final = (
-          await acts.waitForJob({
-            profile: opts.profile,
-            jobId,
-            pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),
-            maxPollIntervalMs: Math.min(opts.maxPollIntervalMs, 5_000),
-          })
-        ).job;
+    // The cancel has its own budget, cancelTimeoutMs: calls retry through blips within it, and a call that fails for
+    // good (a garbled or broken answer) is tried again until the job is seen terminal or the budget is spent.
+    const deadline = Date.now() + opts.cancelTimeoutMs;
+    const { call } = activitiesWithin(Math.max(opts.cancelTimeoutMs, 60_000));
+    for (let round = 1; ; round++) {
+      try {
+        const res = await call.cancelJob({ profile: opts.profile, jobId });
+        final = res.job;
+        if (round === 1) alreadyTerminal = res.alreadyTerminal;
+        if (!isTerminalJobStatus(final.status)) {
+          const left = Math.max(deadline - Date.now(), 1_000);
+          const acts = proxyActivities<Activities>(heartbeatWaiting(left, opts.heartbeatTimeoutMs));
+          final = (
+            await acts.waitForJob({
+              profile: opts.profile,
+              jobId,
+              pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),
+              maxPollIntervalMs: Math.min(opts.maxPollIntervalMs, 5_000),
+            })
+          ).job;
+        }
+        error = null;
+        break;
+      } catch (err) {
+        error = rootMessage(err);
+        const left = deadline - Date.now();
+        log.warn('the remote job is not confirmed canceled yet', { jobId, error, round });
+        if (left < 1_000) break;
+        await sleep(Math.min(left, 500 * 2 ** Math.min(round, 6)));
       }
-    } catch (err) {
-      error = rootMessage(err);
-      log.warn('the remote job could not be confirmed canceled', { jobId, error });
     }
     const confirmed = final !== null && isTerminalJobStatus(final.status);
     const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };

@@ -26,6 +26,14 @@ describe('simulator faults and controls', () => {
     assert.equal((await http.as('admin', 'GET', exportPath)).status, 200);
   });
 
+  test('skip lets the first matching requests through, then hits (the apply after its preview)', async () => {
+    sim.controls.addFault({ kind: 'status', status: 503, path: 'test-definition-export', skip: 2 });
+    assert.equal((await http.as('admin', 'GET', exportPath)).status, 200);
+    assert.equal((await http.as('admin', 'GET', exportPath)).status, 200);
+    assert.equal((await http.as('admin', 'GET', exportPath)).status, 503);
+    assert.equal((await http.as('admin', 'GET', exportPath)).status, 200);
+  });
+
   test('429 with Retry-After in seconds or as an HTTP date', async () => {
     sim.controls.addFault({ kind: 'rate_limit', retry_after: 7, method: 'GET', path: exportPath });
     const res = await http.as('admin', 'GET', exportPath);

@@ -160,12 +160,12 @@ describe('cancelling a workflow cancels the remote job', () => {
   });
 
   /** Starts profileTableGroup and waits until its job is polled. */
-  async function startPolled(taskQueue: string, id: string) {
+  async function startPolled(taskQueue: string, id: string, extra: Record<string, unknown> = {}) {
     const before = known();
     const handle = await t.env.client.workflow.start('profileTableGroup', {
       taskQueue,
       workflowId: `${id}-${taskQueue}`,
-      args: [profileArgs],
+      args: [{ ...profileArgs, ...extra }],
     });
     const job = await newJob('run-profile', TG.finance, before);
     await eventually('polled', () => sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`));
@@ -183,7 +183,8 @@ describe('cancelling a workflow cancels the remote job', () => {
 
   test('a cancel that cannot be confirmed fails RemoteCancelUnconfirmed instead of ending "cancelled"', async () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const { handle, job } = await startPolled(taskQueue, 'c-unconfirmed');
+      // The cancel keeps trying for cancelTimeoutMs (its own budget), then gives up and says so.
+      const { handle, job } = await startPolled(taskQueue, 'c-unconfirmed', { cancelTimeoutMs: 3_000 });
       sim.controls.addFault({
         kind: 'respond',
         status: 404,
