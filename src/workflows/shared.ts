@@ -175,7 +175,7 @@ export async function cancelRemoteJob(
     t.stage('cancelling remote job');
     let final: JobSnapshot | null = null;
     let alreadyTerminal = false;
-    let error: string | null = null;
+    let error: string | null;
     // The cancel has its own budget, cancelTimeoutMs: calls retry through blips within it, and a call that fails for
     // good (a garbled or broken answer) is tried again until the job is seen terminal or the budget is spent.
     const deadline = Date.now() + opts.cancelTimeoutMs;
