@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { BearerSource, type Surface } from './bearer.js';
 import {
   AuthenticationFailed,
+  GarbledResponse,
   UnexpectedResponse,
   describeErrorBody,
   errorForResponse,
@@ -144,12 +145,16 @@ export class ServiceClient {
       });
     }
     const token = res.text.trim();
-    if (!token || /\s/.test(token))
+    // A JSON object or array is another contract (not a blip); anything else that is no token was cut off or mangled
+    // on the way (transient).
+    if (/^[[{]/.test(token) && isJson(token))
       throw new UnexpectedResponse(
-        'POST /v2/login: expected the session token as the plain-text body',
+        'POST /v2/login: expected the session token as the plain-text body, got JSON',
         { status: res.status, ...where },
         [{ path: '(body)', message: 'expected a non-empty token without spaces' }],
       );
+    if (!token || /\s/.test(token) || /^[[{]/.test(token))
+      throw new GarbledResponse('POST /v2/login: the answer is not a session token', { status: res.status, ...where });
     return token;
   }
 
@@ -180,5 +185,14 @@ export class ServiceClient {
 
   #transmit(surface: Surface, method: ApiRequest['method'], path: string, opts: SendOptions): Promise<RawResponse> {
     return this.#transport.send(method, surface === 'v2' ? this.#base : this.#apiBase, path, opts);
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }

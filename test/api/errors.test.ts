@@ -47,6 +47,31 @@ describe('ServiceClient errors, each from a real response', () => {
     await sim?.close();
   });
 
+  test('a garbled login answer is GarbledResponse (retryable, before anything was sent); JSON is UnexpectedResponse', async () => {
+    const fresh = await clientFor(sim);
+    sim.controls.addFault({ kind: 'malformed_json', method: 'POST', path: '/v2/login' });
+    await assert.rejects(
+      fresh.login(),
+      expectError(GarbledResponse, (e) => {
+        assert.equal(e.retryable, true);
+        assert.equal(e.auth, true, 'a token failure: no call was sent');
+      }),
+    );
+    sim.controls.addFault({
+      kind: 'respond',
+      status: 200,
+      body: { token: 'in-json' },
+      method: 'POST',
+      path: '/v2/login',
+    });
+    await assert.rejects(
+      fresh.login(),
+      expectError(UnexpectedResponse, (e) => assert.equal(e.retryable, false)),
+    );
+    assert.equal((await fresh.login()).username, SEED_USERS.admin.username, 'and then it logs in');
+    fresh.close();
+  });
+
   test('AuthenticationFailed: refused login, and a 401 that remains', async () => {
     const bad = new ServiceClient({
       baseUrl: sim.url,

@@ -11,8 +11,9 @@ export interface Proc {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
-export function startProcess(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `command` (node by default) with `args`; its output is kept. */
+export function startProcess(args: string[], env: Record<string, string>, command: string = process.execPath): Proc {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,0 +1,443 @@
+/**
+ * The fault matrix: real Temporal, simulator and worker processes. Every fault kind of the simulator × every stage it
+ * can hit, worker SIGKILLs at submit, wait and summary, a Temporal restart, a simulator restart, a target reused at
+ * once, and two pipelines on one target. Each cell asserts its outcome; the ledger counts duplicates, adopted jobs,
+ * orphans, leaks after a cancel, wrong outcomes and false reports over the run, prints them, and requires zeros.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  progressQuery,
+  type DataQualityPipelineResult,
+  type PromoteTestDefinitionsResult,
+  type RunOrderResult,
+} from '../../src/contract/index.js';
+import {
+  KINDS,
+  Ledger,
+  ORDER_STAGES,
+  PIPELINE_STAGES,
+  PROMOTION_STAGES,
+  cellIds,
+  expectedOf,
+  faultOf,
+  matrixSeed,
+  type Kind,
+  type Outcome,
+  type Stage,
+} from '../helpers/matrix.js';
+import { startWorld, type World } from '../helpers/matrix-world.js';
+import { eventually } from '../helpers/wait.js';
+
+const TERMINAL = new Set(['completed', 'error', 'canceled']);
+const ORDER_TERMINAL = new Set(['COMPLETED_SERVING', 'STOPPED_SERVING', 'SERVING_ERROR', 'SERVING_RERAN']);
+const QUEUE = 'matrix';
+const LONG = { timeout: 15 * 60_000 };
+
+/** The end of a workflow, classified; the root failure's type when it failed. */
+async function ending<T>(handle: WorkflowHandle): Promise<{ outcome: Outcome; result?: T; failure?: string }> {
+  try {
+    return { outcome: 'ok', result: (await handle.result()) as T };
+  } catch (err) {
+    if (!(err instanceof WorkflowFailedError)) throw err;
+    if (err.cause instanceof CancelledFailure) return { outcome: 'cancelled' };
+    let e: unknown = err.cause;
+    while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+    const type = (e as { type?: string }).type ?? (e as Error).name;
+    return { outcome: 'failed', failure: `${type}: ${(e as Error).message}` };
+  }
+}
+
+/** Runs `fns` with at most `n` at a time. */
+async function pool(n: number, fns: (() => Promise<void>)[]): Promise<void> {
+  const queue = [...fns];
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      for (let fn = queue.shift(); fn; fn = queue.shift()) await fn();
+    }),
+  );
+}
+
+describe('the fault matrix', () => {
+  let w: World;
+  const ledger = new Ledger();
+  const started = Date.now();
+  let next = 0;
+  const newCell = () => cellIds(next++);
+
+  before(async () => {
+    w = await startWorld(matrixSeed(100));
+    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
+    await w.controls.orderDurations({ plannedMs: 200, runMs: 600 });
+    w.startWorker(QUEUE);
+    w.startWorker(QUEUE);
+  }, LONG);
+  after(async () => w?.close());
+
+  const start = (type: string, id: string, args: unknown, taskQueue = QUEUE) =>
+    w.client.workflow.start(type, { taskQueue, workflowId: `mx-${id}-${Date.now()}`, args: [args] });
+  const jobsOf = async (ids: ReturnType<typeof cellIds>) => {
+    const all = await w.controls.jobs();
+    return {
+      profiling: all.filter((j) => j.job_key === 'run-profile' && j.table_group_id === ids.tableGroup),
+      tests: all.filter((j) => j.job_key === 'run-tests' && j.test_suite_id === ids.target),
+    };
+  };
+  const firstJob = (ids: ReturnType<typeof cellIds>, key: 'profiling' | 'tests') =>
+    eventually(`the ${key} job`, async () => (await jobsOf(ids))[key][0]);
+  const pipelineArgs = (ids: ReturnType<typeof cellIds>) => ({
+    tableGroupId: ids.tableGroup,
+    testSuiteId: ids.target,
+    testGeneration: 'skip',
+    pollIntervalMs: 200,
+    maxPollIntervalMs: 400,
+    heartbeatTimeoutMs: 5_000,
+    cancelTimeoutMs: 30_000,
+  });
+
+  /** Audits the jobs of a pipeline cell once its workflow has ended. */
+  async function auditPipeline(
+    name: string,
+    ids: ReturnType<typeof cellIds>,
+    handle: WorkflowHandle,
+    end: Awaited<ReturnType<typeof ending<DataQualityPipelineResult>>>,
+    expected: Outcome,
+  ) {
+    ledger.cells++;
+    ledger.check(
+      end.outcome === expected,
+      'wrongOutcomes',
+      name,
+      `${end.outcome} (${end.failure ?? ''}), not ${expected}`,
+    );
+    // Every job the cell created must come to rest; a cancel's must be canceled.
+    const settled = await eventually(
+      'jobs at rest',
+      async () => {
+        const j = await jobsOf(ids);
+        return [...j.profiling, ...j.tests].every((x) => TERMINAL.has(x.status)) ? j : undefined;
+      },
+      { tries: 100, delayMs: 100 },
+    ).catch(() => undefined);
+    const jobs = settled ?? (await jobsOf(ids));
+    ledger.check(jobs.profiling.length <= 1, 'duplicates', name, `${jobs.profiling.length} profiling jobs`);
+    ledger.check(jobs.tests.length <= 1, 'duplicates', name, `${jobs.tests.length} test runs`);
+    const running = [...jobs.profiling, ...jobs.tests].filter((x) => !TERMINAL.has(x.status));
+    ledger.check(
+      running.length === 0,
+      end.outcome === 'cancelled' ? 'leaks' : 'orphans',
+      name,
+      `${running.map((x) => `${x.id} ${x.status}`).join(', ')}`,
+    );
+    if (end.outcome === 'ok' && end.result) {
+      const r = end.result;
+      ledger.check(
+        r.profiling.job.jobId === jobs.profiling[0]?.id,
+        'adopted',
+        name,
+        `profiling ${r.profiling.job.jobId}`,
+      );
+      ledger.check(r.testRun.job.jobId === jobs.tests[0]?.id, 'adopted', name, `test run ${r.testRun.job.jobId}`);
+      ledger.check(
+        r.status === 'passed' && jobs.tests[0]?.status === 'completed' && jobs.profiling[0]?.status === 'completed',
+        'falseReports',
+        name,
+        `reported ${r.status}; jobs ${jobs.profiling[0]?.status}/${jobs.tests[0]?.status}`,
+      );
+    }
+    if (end.outcome === 'cancelled') {
+      const rc = (await handle.query(progressQuery)).remoteCancel;
+      const job = rc ? [...jobs.profiling, ...jobs.tests].find((x) => x.id === rc.jobId) : undefined;
+      ledger.check(
+        rc?.confirmed === true && job?.status === 'canceled',
+        'falseReports',
+        name,
+        `remoteCancel ${JSON.stringify(rc)}, job ${job?.status}`,
+      );
+    }
+  }
+
+  /** One pipeline cell: the fault goes where `stage` says, on this cell's own targets or jobs. */
+  async function pipelineCell(stage: Stage, kind: Kind) {
+    const ids = newCell();
+    const name = `${stage} × ${kind}`;
+    if (stage === 'submit-profiling')
+      await w.controls.addFault(
+        faultOf(kind, stage, { method: 'POST', path: `/table-groups/${ids.tableGroup}/profiling-runs` }),
+      );
+    if (stage === 'submit-tests')
+      await w.controls.addFault(faultOf(kind, stage, { method: 'POST', path: `/test-suites/${ids.target}/test-runs` }));
+    const handle = await start('dataQualityPipeline', `${stage}-${kind}`, pipelineArgs(ids));
+    if (stage === 'poll' || stage === 'summary') {
+      const job = await firstJob(ids, 'profiling');
+      const path = stage === 'poll' ? `/api/v1/jobs/${job.id}` : `/api/v1/profiling-runs/${job.id}`;
+      await w.controls.addFault(faultOf(kind, stage, { method: 'GET', path }));
+    }
+    if (stage === 'cancel') {
+      const job = await firstJob(ids, 'tests');
+      await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 60_000, cancelMs: 200 }, job.id);
+      await w.controls.addFault(faultOf(kind, stage, { method: 'POST', path: `/api/v1/jobs/${job.id}/cancel` }));
+      await handle.cancel();
+    }
+    const end = await ending<DataQualityPipelineResult>(handle);
+    await auditPipeline(name, ids, handle, end, expectedOf(stage, kind));
+  }
+
+  /** One promotion cell: export, preview (the first import) or apply (the second). */
+  async function promotionCell(stage: Stage, kind: Kind) {
+    const ids = newCell();
+    const name = `${stage} × ${kind}`;
+    const before = (await w.controls.definitions(ids.target)).length;
+    const importPath = `/test-suites/${ids.target}/test-definition-import`;
+    const where =
+      stage === 'export'
+        ? { method: 'GET', path: `/test-suites/${ids.source}/test-definition-export` }
+        : { method: 'POST', path: importPath, skip: stage === 'apply' ? 1 : 0 };
+    await w.controls.addFault(faultOf(kind, stage, where));
+    const handle = await start('promoteTestDefinitions', `${stage}-${kind}`, {
+      source: { testSuiteId: ids.source },
+      targetTestSuiteId: ids.target,
+      preset: 'upsert',
+      approval: { required: false },
+    });
+    const end = await ending<PromoteTestDefinitionsResult>(handle);
+    const afterCount = (await w.controls.definitions(ids.target)).length;
+    ledger.cells++;
+    const expected = expectedOf(stage, kind);
+    ledger.check(
+      end.outcome === expected,
+      'wrongOutcomes',
+      name,
+      `${end.outcome} (${end.failure ?? ''}), not ${expected}`,
+    );
+    if (end.outcome === 'ok')
+      ledger.check(
+        end.result?.applied?.summary.created === 3 && afterCount === before + 3,
+        'falseReports',
+        name,
+        `reported ${JSON.stringify(end.result?.applied?.summary)}; target ${before} → ${afterCount}`,
+      );
+    else
+      ledger.check(
+        afterCount === before,
+        'falseReports',
+        name,
+        `failed, yet the target went ${before} → ${afterCount}`,
+      );
+  }
+
+  /** One order cell (orders share a recipe, so these run one at a time). */
+  async function orderCell(stage: Stage, kind: Kind) {
+    const name = `${stage} × ${kind}`;
+    const known = new Set((await w.controls.orders()).map((o) => o.id));
+    const where =
+      stage === 'order-create'
+        ? { method: 'PUT', path: '/v2/order/create/production/refresh-marts/full' }
+        : { method: 'POST', path: '/v2/order/details/production' };
+    await w.controls.addFault(faultOf(kind, stage, where));
+    const handle = await start('runOrder', `${stage}-${kind}`, {
+      kitchen: 'production',
+      recipe: 'refresh-marts',
+      variation: 'full',
+      wait: true,
+      pollIntervalMs: 200,
+    });
+    const end = await ending<RunOrderResult>(handle);
+    const fresh = (await w.controls.orders()).filter((o) => !known.has(o.id));
+    ledger.cells++;
+    const expected = expectedOf(stage, kind);
+    ledger.check(
+      end.outcome === expected,
+      'wrongOutcomes',
+      name,
+      `${end.outcome} (${end.failure ?? ''}), not ${expected}`,
+    );
+    ledger.check(fresh.length <= 1, 'duplicates', name, `${fresh.length} orders`);
+    const running = fresh.filter((o) => o.servings.some((s) => !ORDER_TERMINAL.has(s.status)));
+    ledger.check(
+      running.length === 0,
+      'orphans',
+      name,
+      `order runs still going: ${running.map((o) => o.id).join(', ')}`,
+    );
+    if (end.outcome === 'ok') {
+      ledger.check(end.result?.orderId === fresh[0]?.id, 'adopted', name, `reported order ${end.result?.orderId}`);
+      ledger.check(
+        end.result?.orderRun?.status === fresh[0]?.servings[0]?.status,
+        'falseReports',
+        name,
+        `reported ${end.result?.orderRun?.status}, is ${fresh[0]?.servings[0]?.status}`,
+      );
+    }
+  }
+
+  test('every fault kind × every pipeline and promotion stage, 16 cells at a time', LONG, async () => {
+    const cells = [
+      ...PIPELINE_STAGES.flatMap((s) => KINDS.map((k) => () => pipelineCell(s, k))),
+      ...PROMOTION_STAGES.flatMap((s) => KINDS.map((k) => () => promotionCell(s, k))),
+    ];
+    await pool(16, cells);
+  });
+
+  test('every fault kind × order create and order-run status', LONG, async () => {
+    for (const s of ORDER_STAGES) for (const k of KINDS) await orderCell(s, k);
+  });
+
+  test('every fault kind × the login that renews an expired session', LONG, async () => {
+    for (const kind of KINDS) {
+      const ids = newCell();
+      await w.controls.expireTokens();
+      await w.controls.addFault(faultOf(kind, 'login', { method: 'POST', path: '/v2/login' }));
+      const handle = await start('dataQualityPipeline', `login-${kind}`, pipelineArgs(ids));
+      await auditPipeline(
+        `login × ${kind}`,
+        ids,
+        handle,
+        await ending<DataQualityPipelineResult>(handle),
+        expectedOf('login', kind),
+      );
+    }
+  });
+
+  test('a target reused at once, and two pipelines on one target with a lost answer', LONG, async () => {
+    const reused = newCell();
+    const first = await start('dataQualityPipeline', 'reuse-1', pipelineArgs(reused));
+    const firstEnd = await ending<DataQualityPipelineResult>(first);
+    await w.controls.addFault(
+      faultOf('status', 'submit-profiling', {
+        method: 'POST',
+        path: `/table-groups/${reused.tableGroup}/profiling-runs`,
+      }),
+    );
+    const second = await start('dataQualityPipeline', 'reuse-2', pipelineArgs(reused));
+    const secondEnd = await ending<DataQualityPipelineResult>(second);
+    ledger.cells++;
+    ledger.check(
+      firstEnd.outcome === 'ok' && secondEnd.outcome === 'ok',
+      'wrongOutcomes',
+      'reuse',
+      `${firstEnd.failure ?? ''} ${secondEnd.failure ?? ''}`,
+    );
+    const jobs = await jobsOf(reused);
+    ledger.check(
+      jobs.profiling.length === 2,
+      'duplicates',
+      'reuse',
+      `${jobs.profiling.length} profiling jobs for 2 runs`,
+    );
+    ledger.check(
+      secondEnd.result?.profiling.job.jobId !== firstEnd.result?.profiling.job.jobId,
+      'adopted',
+      'reuse',
+      "the second run reported the first run's job",
+    );
+
+    const shared = newCell();
+    await w.controls.addFault(
+      faultOf('drop_after_commit', 'submit-profiling', {
+        method: 'POST',
+        path: `/table-groups/${shared.tableGroup}/profiling-runs`,
+      }),
+    );
+    const both = await Promise.all([1, 2].map((n) => start('dataQualityPipeline', `two-${n}`, pipelineArgs(shared))));
+    const ends = await Promise.all(both.map((h) => ending<DataQualityPipelineResult>(h)));
+    ledger.cells++;
+    ledger.check(
+      ends.every((e) => e.outcome === 'ok'),
+      'wrongOutcomes',
+      'two on one target',
+      ends.map((e) => e.failure).join(' '),
+    );
+    const sharedJobs = await jobsOf(shared);
+    const reported = ends.map((e) => e.result?.profiling.job.jobId);
+    ledger.check(
+      sharedJobs.profiling.length === 2,
+      'duplicates',
+      'two on one target',
+      `${sharedJobs.profiling.length} profiling jobs`,
+    );
+    ledger.check(
+      new Set(reported).size === 2 && reported.every((id) => sharedJobs.profiling.some((j) => j.id === id)),
+      'adopted',
+      'two on one target',
+      `reported ${reported.join(', ')}`,
+    );
+  });
+
+  test('a worker killed with SIGKILL during a submit, a wait and a summary', LONG, async () => {
+    const queue = `${QUEUE}-kill`;
+    const victim = w.startWorker(queue);
+    const [atSubmit, atWait, atSummary] = [newCell(), newCell(), newCell()];
+    const held = await w.controls.addFault({
+      kind: 'delay',
+      delay_ms: 4_000,
+      method: 'POST',
+      path: `/table-groups/${atSubmit.tableGroup}/profiling-runs`,
+    });
+    const handles = await Promise.all(
+      [atSubmit, atWait, atSummary].map((ids, n) =>
+        start('dataQualityPipeline', `kill-${n}`, pipelineArgs(ids), queue),
+      ),
+    );
+    const waitJob = await firstJob(atWait, 'profiling');
+    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 8_000, cancelMs: 200 }, waitJob.id);
+    const summaryJob = await firstJob(atSummary, 'profiling');
+    const summaryHeld = await w.controls.addFault({
+      kind: 'delay',
+      delay_ms: 4_000,
+      method: 'GET',
+      path: `/api/v1/profiling-runs/${summaryJob.id}`,
+    });
+    await eventually(
+      'all three at their stage',
+      async () => {
+        const faults = await w.controls.faults();
+        const hit = (id: string) => faults.find((f) => f.id === id)?.hits === 1;
+        const polled = (await w.controls.requests()).some((r) => r.path === `/api/v1/jobs/${waitJob.id}`);
+        return hit(held.id) && hit(summaryHeld.id) && polled;
+      },
+      { tries: 600, delayMs: 50 },
+    );
+    await victim.stop('SIGKILL');
+    w.startWorker(queue);
+    for (const [n, ids] of [atSubmit, atWait, atSummary].entries())
+      await auditPipeline(
+        `worker killed at ${['submit', 'wait', 'summary'][n]}`,
+        ids,
+        handles[n]!,
+        await ending<DataQualityPipelineResult>(handles[n]!),
+        'ok',
+      );
+  });
+
+  test('Temporal restarts mid-wait, then the simulator restarts mid-wait', LONG, async () => {
+    for (const which of ['temporal', 'simulator'] as const) {
+      const ids = newCell();
+      const handle = await start('dataQualityPipeline', `restart-${which}`, pipelineArgs(ids));
+      const job = await firstJob(ids, 'profiling');
+      await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 5_000, cancelMs: 200 }, job.id);
+      await eventually('polled', async () =>
+        (await w.controls.requests()).some((r) => r.path === `/api/v1/jobs/${job.id}`),
+      );
+      const proc = which === 'temporal' ? w.temporal : w.sim;
+      await proc.kill();
+      await new Promise((r) => setTimeout(r, 1_000));
+      await proc.up();
+      await auditPipeline(`${which} restart`, ids, handle, await ending<DataQualityPipelineResult>(handle), 'ok');
+    }
+  });
+
+  test('totals: no duplicate, no adopted job, no orphan, no leak, no wrong or false report', () => {
+    const totals = ledger.totals();
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    console.log(`fault matrix: ${JSON.stringify(totals)} in ${seconds} s`);
+    for (const note of ledger.notes) console.log(`  ${note}`);
+    assert.ok(totals.cells >= KINDS.length * 11 + 7, `every cell ran (${totals.cells})`);
+    assert.deepEqual(
+      { ...totals, cells: 0 },
+      { cells: 0, duplicates: 0, adopted: 0, orphans: 0, leaks: 0, wrongOutcomes: 0, falseReports: 0 },
+      ledger.notes.join('\n'),
+    );
+  });
+});

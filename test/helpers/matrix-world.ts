@@ -1,0 +1,181 @@
+/**
+ * The fault matrix's world: a Temporal dev server process on a database file (so it can be killed and restarted),
+ * the simulator process on a state file (likewise), worker processes, and typed access to the simulator's controls.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { localServersConfig } from '../../src/config/local-servers.js';
+import { resolveDevServer } from '../../src/local/temporal-servers.js';
+import { SEED_USERS, type JobRecord } from '../../src/simulator/index.js';
+import type { Fault, FaultInput } from '../../src/simulator/faults.js';
+import type { SeedInput } from '../../src/simulator/index.js';
+import { dist, startProcess, startWorkerProcess, type Proc } from './processes.js';
+import { eventually } from './wait.js';
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+
+export interface SimOrder {
+  id: string;
+  recipe: string;
+  created_at: string;
+  servings: { hid: string; status: string }[];
+}
+
+/** The simulator's controls over HTTP. */
+export class SimControls {
+  constructor(readonly url: string) {}
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${await res.text()}`);
+    return (await res.json()) as T;
+  }
+  addFault = (f: FaultInput) => this.call<Fault>('POST', '/_sim/faults', f);
+  faults = () => this.call<Fault[]>('GET', '/_sim/faults');
+  jobs = () => this.call<JobRecord[]>('GET', '/_sim/jobs');
+  orders = () => this.call<SimOrder[]>('GET', '/_sim/orders');
+  definitions = (suiteId: string) => this.call<unknown[]>('GET', `/_sim/test-suites/${suiteId}/definitions`);
+  jobDurations = (d: Record<string, number>, jobId?: string) =>
+    this.call('PUT', jobId ? `/_sim/jobs/${jobId}/durations` : '/_sim/job-durations', d);
+  orderDurations = (d: Record<string, number>) => this.call('PUT', '/_sim/order-durations', d);
+  expireTokens = () => this.call('POST', '/_sim/tokens/expire', {});
+  requests = () => this.call<{ method: string; path: string }[]>('GET', '/_sim/requests');
+}
+
+/** A process that can be killed and started again with the same arguments (same port, same file). */
+export class Restartable {
+  proc: Proc | undefined;
+  constructor(
+    private readonly start: () => Proc,
+    private readonly ready: (p: Proc) => boolean | Promise<boolean>,
+    private readonly what: string,
+  ) {}
+  async up(): Promise<void> {
+    const p = this.start();
+    this.proc = p;
+    await eventually(this.what, () => this.ready(p), { tries: 1_200, delayMs: 50 });
+  }
+  async kill(): Promise<void> {
+    await this.proc?.stop('SIGKILL');
+  }
+}
+
+export interface World {
+  temporal: Restartable;
+  address: string;
+  sim: Restartable;
+  controls: SimControls;
+  client: Client;
+  workers: Proc[];
+  startWorker: (taskQueue: string) => Proc;
+  close: () => Promise<void>;
+}
+
+/** Starts the dev server, the simulator and nothing else; workers come per task queue. */
+export async function startWorld(seed: SeedInput): Promise<World> {
+  const dir = mkdtempSync(join(tmpdir(), 'fault-matrix-'));
+  const seedFile = join(dir, 'seed.json');
+  writeFileSync(seedFile, JSON.stringify(seed));
+  const server = resolveDevServer(localServersConfig());
+  if (!server.path) throw new Error('the fault matrix needs the installed Temporal CLI (npm run install-temporal)');
+  const cli = server.path;
+  const [tPort, simPort] = [await freePort(), await freePort()];
+  const address = `127.0.0.1:${tPort}`;
+  const temporal = new Restartable(
+    () =>
+      startProcess(
+        [
+          'server',
+          'start-dev',
+          '--headless',
+          '--ip',
+          '127.0.0.1',
+          '--port',
+          String(tPort),
+          '--db-filename',
+          join(dir, 'temporal.db'),
+          '--log-level',
+          'error',
+        ],
+        {},
+        cli,
+      ),
+    async () => {
+      try {
+        const c = await Connection.connect({ address, connectTimeout: 500 });
+        await c.close();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    'the Temporal dev server',
+  );
+  const sim = new Restartable(
+    () =>
+      startProcess(
+        [
+          dist('simulator/server.js'),
+          '--port',
+          String(simPort),
+          '--controls',
+          '--seed',
+          seedFile,
+          '--state-file',
+          join(dir, 'sim-state.json'),
+        ],
+        {},
+      ),
+    (p) => p.output().includes('listening on'),
+    'the simulator',
+  );
+  await Promise.all([temporal.up(), sim.up()]);
+  const url = `http://127.0.0.1:${simPort}`;
+  const connection = await Connection.connect({ address });
+  const workers: Proc[] = [];
+  const blobs = join(dir, 'blobs');
+  const startWorker = (taskQueue: string) => {
+    const w = startWorkerProcess({
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATAOPS_BASE_URL: url,
+      DATAOPS_USERNAME: SEED_USERS.admin.username,
+      DATAOPS_PASSWORD: SEED_USERS.admin.password,
+      DATAOPS_PROJECT_CODE: 'DEMO',
+      DATAOPS_BLOB_DIR: blobs,
+      DATAOPS_TIMEOUT_MS: '1000',
+      DATAOPS_SUBMIT_SETTLE_MS: '5000',
+      LOG_LEVEL: 'WARN',
+    });
+    workers.push(w);
+    return w;
+  };
+  return {
+    temporal,
+    address,
+    sim,
+    controls: new SimControls(url),
+    client: new Client({ connection }),
+    workers,
+    startWorker,
+    close: async () => {
+      await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+      await connection.close();
+      await sim.kill();
+      await temporal.kill();
+    },
+  };
+}
