@@ -41,7 +41,7 @@ function notProcessed(err: unknown): boolean {
 
 /** Heartbeat details of an order creation: the orders listed before sending, or a certain refusal. */
 const OrderPhase = z.union([
-  z.object({ phase: z.literal('sending'), sentAt: z.number(), before: z.array(z.string()) }),
+  z.object({ phase: z.literal('sending'), sentAt: z.number(), before: z.array(z.string()).nullable() }),
   z.object({ phase: z.literal('rejected') }),
 ]);
 
@@ -98,10 +98,22 @@ export function orderActivities(ctx: ActivityContext) {
             throw new OrderOutcomeUnknown(
               `an earlier attempt to create the order ${where} may have succeeded, and what was listed before it is lost; check the kitchen before running it again`,
             );
+          if (!prior.before)
+            throw new OrderOutcomeUnknown(
+              `an earlier attempt to create the order ${where} may have succeeded, and this deployment has no order listing to find it; check the kitchen before running it again`,
+            );
           const found = await settle(prior.sentAt, prior.before);
           if (found) return found;
         }
-        const before = await listed();
+        // A deployment without the listing (or one this client cannot read) still runs orders; only a lost answer
+        // then cannot be reconciled.
+        const before = await listed().catch((err: unknown) => {
+          if (err instanceof ServiceError && !err.retryable) {
+            log.warn('no usable order listing; a lost answer will not be reconciled', { error: err.message });
+            return null;
+          }
+          throw err;
+        });
         const sentAt = Date.now();
         beat({ phase: 'sending', sentAt, before });
         try {
@@ -121,6 +133,10 @@ export function orderActivities(ctx: ActivityContext) {
             beat({ phase: 'rejected' });
             throw err;
           }
+          if (!before)
+            throw new OrderOutcomeUnknown(
+              `the order ${where} may have been created (${(err as Error).message}), and this deployment has no order listing to find it; check the kitchen before running it again`,
+            );
           const found = await settle(sentAt, before);
           if (found) return found;
           throw err; // nothing was created: the next attempt creates it

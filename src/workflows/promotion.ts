@@ -8,6 +8,7 @@ import {
   CancellationScope,
   condition,
   log,
+  patched,
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
@@ -183,6 +184,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
       }
       // The approval may come a day later: apply only what the approver saw. A target that changed meanwhile (new,
       // removed or locked definitions) gets a new preview, and approval is asked again.
+      if (!patched('re-preview-after-approval-v1')) break; // histories from before the re-check
       t.stage('re-checking the preview');
       const fresh = await takePreview();
       previews++;

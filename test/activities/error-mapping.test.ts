@@ -243,35 +243,36 @@ describe('activity error mapping on a real worker', () => {
     );
   });
 
-  test('orders: an ambiguous failure is OrderOutcomeUnknown, never retried; a refused one is retried', async () => {
+  test('orders: a lost answer is found through the listing, or is OrderOutcomeUnknown without one; a refusal is retried', async () => {
     const deps = await simDeps(sim);
-    sim.controls.addFault({ kind: 'drop_after_commit', path: '/v2/order/create' });
+    const order = { kitchen: 'production', recipe: 'refresh-marts', variation: 'full' };
     const before = sim.controls.orders().length;
-    const f = await expectType(
-      runActivity(
-        t.env,
-        deps,
-        'runOrder',
-        { kitchen: 'production', recipe: 'refresh-marts', variation: 'full' },
-        RETRYING,
-      ),
-      'OrderOutcomeUnknown',
-      true,
-    );
-    assert.match(f.message, /may have been created/);
+    sim.controls.addFault({ kind: 'drop_after_commit', path: '/v2/order/create' });
+    const found = (await runActivity(t.env, deps, 'runOrder', order, RETRYING)) as {
+      orderId: string;
+      reconciled: boolean;
+    };
+    assert.equal(found.reconciled, true);
     assert.equal(sim.controls.orders().length, before + 1, 'exactly one order, not two');
+    assert.ok(sim.controls.orders().some((o) => o.id === found.orderId));
+    // A deployment without the order listing: the order still runs, but a lost answer cannot be reconciled.
+    sim.controls.addFault({ kind: 'respond', status: 404, body: { detail: 'no route' }, path: '/v2/order/status/' });
+    sim.controls.addFault({ kind: 'drop_after_commit', path: '/v2/order/create' });
+    const f = await expectType(runActivity(t.env, deps, 'runOrder', order, RETRYING), 'OrderOutcomeUnknown', true);
+    assert.match(f.message, /may have been created .*no order listing/);
+    assert.equal(sim.controls.orders().length, before + 2, 'one more order, and no second one');
     sim.controls.addFault({ kind: 'rate_limit', retry_after: 1, path: '/v2/order/create' });
     const ok = (await runActivity(
       t.env,
       deps,
       'runOrder',
-      { kitchen: 'production', recipe: 'refresh-marts', variation: 'full', parameters: { image_tag: 'v2' } },
+      { ...order, parameters: { image_tag: 'v2' } },
       RETRYING,
     )) as {
       orderId: string;
       variableOverrides: unknown;
     };
     assert.deepEqual(ok.variableOverrides, { image_tag: 'v2' });
-    assert.equal(sim.controls.orders().length, before + 2);
+    assert.equal(sim.controls.orders().length, before + 3);
   });
 });

@@ -367,7 +367,9 @@ describe('the fault matrix', () => {
 
   test('a worker killed with SIGKILL during a submit, a wait and a summary', LONG, async () => {
     const queue = `${QUEUE}-kill`;
-    const victim = w.startWorker(queue);
+    // Held requests (4 s) are still in flight when it dies: its timeout is longer than the hold.
+    const slow = { DATAOPS_TIMEOUT_MS: '10000' };
+    const victim = w.startWorker(queue, slow);
     const [atSubmit, atWait, atSummary] = [newCell(), newCell(), newCell()];
     const held = await w.controls.addFault({
       kind: 'delay',
@@ -400,7 +402,7 @@ describe('the fault matrix', () => {
       { tries: 600, delayMs: 50 },
     );
     await victim.stop('SIGKILL');
-    w.startWorker(queue);
+    w.startWorker(queue, slow);
     for (const [n, ids] of [atSubmit, atWait, atSummary].entries())
       await auditPipeline(
         `worker killed at ${['submit', 'wait', 'summary'][n]}`,
@@ -409,6 +411,15 @@ describe('the fault matrix', () => {
         await ending<DataQualityPipelineResult>(handles[n]!),
         'ok',
       );
+    // The dead worker was noticed by a heartbeat timeout (seconds), not by the start-to-close timeout (minutes).
+    const heartbeatTimeouts = async (h: WorkflowHandle) =>
+      ((await h.fetchHistory()).events ?? []).filter((e) => {
+        const type = e.activityTaskTimedOutEventAttributes?.failure?.timeoutFailureInfo?.timeoutType;
+        return String(type) === '4' || String(type).includes('HEARTBEAT');
+      }).length;
+    const submitLock = w.client.workflow.getHandle(`dataops-submit/default/profiling/${atSubmit.tableGroup}`);
+    assert.ok((await heartbeatTimeouts(submitLock)) >= 1, 'the submission: a heartbeat timeout');
+    assert.ok((await heartbeatTimeouts(handles[2]!)) >= 1, 'the summary: a heartbeat timeout');
   });
 
   test('Temporal restarts mid-wait, then the simulator restarts mid-wait', LONG, async () => {

@@ -80,7 +80,7 @@ export interface World {
   controls: SimControls;
   client: Client;
   workers: Proc[];
-  startWorker: (taskQueue: string) => Proc;
+  startWorker: (taskQueue: string, env?: Record<string, string>) => Proc;
   close: () => Promise<void>;
 }
 
@@ -147,7 +147,7 @@ export async function startWorld(seed: SeedInput): Promise<World> {
   const connection = await Connection.connect({ address });
   const workers: Proc[] = [];
   const blobs = join(dir, 'blobs');
-  const startWorker = (taskQueue: string) => {
+  const startWorker = (taskQueue: string, env: Record<string, string> = {}) => {
     const w = startWorkerProcess({
       TEMPORAL_ADDRESS: address,
       TEMPORAL_TASK_QUEUE: taskQueue,
@@ -159,6 +159,7 @@ export async function startWorld(seed: SeedInput): Promise<World> {
       DATAOPS_TIMEOUT_MS: '1000',
       DATAOPS_SUBMIT_SETTLE_MS: '5000',
       LOG_LEVEL: 'WARN',
+      ...env,
     });
     workers.push(w);
     return w;
