@@ -11,6 +11,9 @@ import type { ActivityContext } from './context.js';
 import { parseInput, translated } from './errors.js';
 import { Id, JobInput, Profile, snapshot } from './job-inputs.js';
 
+const SummaryInput = JobInput.extend({ awaitScoreMs: z.number().int().min(0).max(600_000).default(0) });
+type SummaryInput = z.input<typeof SummaryInput>;
+
 export function jobActivities(ctx: ActivityContext) {
   return {
     /** Requests cancellation; idempotent. A job that is already terminal (409) is returned as it is. */
@@ -33,11 +36,22 @@ export function jobActivities(ctx: ActivityContext) {
       });
     },
 
-    getTestRunSummary: async (raw: JobInput): Promise<TestRunSummary> => {
-      const input = parseInput(JobInput, raw, 'getTestRunSummary');
+    /**
+     * The test-run summary. TestGen rolls the score up in a separate job after the run completes, so a completed run
+     * may show no score for a moment: with `awaitScoreMs`, it is fetched again (every 2 s) until the score is there
+     * or that time has passed, and only then reported without one.
+     */
+    getTestRunSummary: async (raw: SummaryInput): Promise<TestRunSummary> => {
+      const input = parseInput(SummaryInput, raw, 'getTestRunSummary');
       return translated(async () => {
         const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
-        const s = await client.testRuns.summary(input.jobId, { signal: Context.current().cancellationSignal });
+        const signal = Context.current().cancellationSignal;
+        const until = Date.now() + input.awaitScoreMs;
+        let s = await client.testRuns.summary(input.jobId, { signal });
+        while (s.status === 'completed' && (s.result?.score ?? null) === null && Date.now() < until) {
+          await Context.current().sleep(Math.min(2_000, Math.max(until - Date.now(), 1)));
+          s = await client.testRuns.summary(input.jobId, { signal });
+        }
         const c = s.result?.result_counts;
         return {
           jobId: s.id,

@@ -17,6 +17,8 @@ export interface SimVariants {
   apiAuth: 'session' | 'separate';
   /** `fraction`: result.score from 0 to 1 (TestGen 5.134); `percent`: 0 to 100. @default 'fraction' */
   scoreScale: 'fraction' | 'percent';
+  /** A completed test run shows `score: null` this long, as TestGen before its roll-up job has run. @default 0 */
+  scoreRollupMs: number;
 }
 
 export const DEFAULT_VARIANTS: SimVariants = {
@@ -26,6 +28,7 @@ export const DEFAULT_VARIANTS: SimVariants = {
   omitExportVersion: false,
   apiAuth: 'session',
   scoreScale: 'fraction',
+  scoreRollupMs: 0,
 };
 
 export interface SimUser {

@@ -32,7 +32,8 @@ const wireScore = (ctx: SimContext, percent: number) =>
 
 export function testRunView(ctx: SimContext, job: JobRecord) {
   const r = job.result as TestRunResult | null;
-  const score = r && wireScore(ctx, r.score);
+  const rolledUp = job.completed_at === null || ctx.clock.now() >= job.completed_at + ctx.variants.scoreRollupMs;
+  const score = r && (rolledUp ? wireScore(ctx, r.score) : null);
   const result =
     r &&
     (ctx.variants.summaryShape === 'spec'

@@ -21,9 +21,11 @@ export async function profileStep(
 export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
   const job = await runJob(t, 'test_run', opts, () => submitUnderLock(t, 'tests', opts, testSuiteId));
   t.stage('fetching test run summary');
+  // The score may be rolled up a moment after the run completes (TestGen): give it up to a minute.
   const summary = await activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
     profile: opts.profile,
     jobId: job.jobId,
+    awaitScoreMs: 60_000,
   });
   return { job, summary };
 }

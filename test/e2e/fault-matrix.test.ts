@@ -411,10 +411,12 @@ describe('the fault matrix', () => {
         await ending<DataQualityPipelineResult>(handles[n]!),
         'ok',
       );
-    // The dead worker was noticed by a heartbeat timeout (seconds), not by the start-to-close timeout (minutes).
+    // The dead worker was noticed by a heartbeat timeout (seconds), not the start-to-close timeout (minutes): the
+    // attempt that carried on records how the one before it ended.
     const heartbeatTimeouts = async (h: WorkflowHandle) =>
       ((await h.fetchHistory()).events ?? []).filter((e) => {
-        const type = e.activityTaskTimedOutEventAttributes?.failure?.timeoutFailureInfo?.timeoutType;
+        const a = e.activityTaskStartedEventAttributes;
+        const type = a?.lastFailure?.timeoutFailureInfo?.timeoutType;
         return String(type) === '4' || String(type).includes('HEARTBEAT');
       }).length;
     const submitLock = w.client.workflow.getHandle(`dataops-submit/default/profiling/${atSubmit.tableGroup}`);

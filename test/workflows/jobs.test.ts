@@ -200,4 +200,26 @@ describe('profileTableGroup and runTestSuite', () => {
       /stayed paused for \d+ ms, longer than maxStatusDurationMs 1000; it was cancelled \(final status canceled\)/,
     );
   });
+
+  test('a score rolled up after the run completed (TestGen) is waited for, not reported missing', async () => {
+    const { sim: rolling } = await startTestSimulator({
+      jobDurations: { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 },
+      variants: { scoreRollupMs: 3_000 },
+    });
+    try {
+      const result = await withProjectWorker(t.env, await simDeps(rolling), (taskQueue) =>
+        t.env.client.workflow.execute<typeof runTestSuite>('runTestSuite', {
+          taskQueue,
+          workflowId: `rollup-${taskQueue}`,
+          args: [{ testSuiteId: TS.salesDev, pollIntervalMs: 100, maxPollIntervalMs: 100 }],
+        }),
+      );
+      assert.equal(result.job.wait.job.status, 'completed');
+      assert.notEqual(result.summary.scorePercent, null, 'the score, once rolled up');
+      const fetches = rolling.controls.requests().filter((r) => r.path === `/api/v1/test-runs/${result.job.jobId}`);
+      assert.ok(fetches.length > 1, 'fetched again while the score was missing');
+    } finally {
+      await rolling.close();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import {
@@ -199,6 +199,22 @@ describe('dataQualityPipeline', () => {
       testGeneration: 'skip',
     });
     assert.equal(lenient.status, 'passed');
+  });
+
+  test('an outage of about 10 minutes is ridden out; a tolerance shorter than the outage fails the pipeline', async () => {
+    // 15 refusals in a row: with backoff up to a minute, about 10 minutes (skipped here) before the call succeeds.
+    const outage = () =>
+      sim.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: '/api/v1/test-runs/', count: 15 });
+    const input = { ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd, testGeneration: 'skip' as const };
+    outage();
+    const result = await run(input);
+    assert.equal(result.status, 'passed', 'the default tolerance (6 hours) outlasts the outage');
+    sim.controls.clearFaults();
+    outage();
+    const err = await run({ ...input, outageToleranceMs: 120_000 }).catch((e: unknown) => e);
+    sim.controls.clearFaults();
+    assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ActivityFailure, String(err));
+    assert.match(String(err.cause.cause?.message ?? err.cause.cause), /timeout|503|ServerError/i);
   });
 
   test('a token that expires 4 hours into the pipeline is refreshed by one new login; no call fails', async () => {
