@@ -4,7 +4,7 @@
  */
 import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
-import { Conflict, isTerminalJobStatus } from '../api/index.js';
+import { Conflict, NotFound, isTerminalJobStatus } from '../api/index.js';
 import type { CancelOutcome, JobSnapshot, ProfilingSummary, TestRunSummary } from '../contract/types.js';
 import { scorePercent } from '../vocabulary.js';
 import type { ActivityContext } from './context.js';
@@ -104,6 +104,38 @@ export function jobActivities(ctx: ActivityContext) {
      * Finds the test-generation job that follows a profiling run of an auto-generating table group: the newest
      * `run-test-generation` job of the table group created at or after the profiling run completed. Null if none.
      */
+    /**
+     * Whether a test-generation job can follow this table group's profiling run, as far as the deployment says:
+     * false when the group has no default test suite, or (TestGen 5.134) when this was not its first profiling run;
+     * null when the deployment does not describe table groups (then the pipeline looks, as before).
+     */
+    generationExpected: async (raw: {
+      profile?: string;
+      tableGroupId: string;
+    }): Promise<{ expected: boolean | null; reason: string }> => {
+      const input = parseInput(z.object({ profile: Profile, tableGroupId: Id }), raw, 'generationExpected');
+      return translated(async () => {
+        const { client } = ctx.profile(input.profile);
+        const signal = Context.current().cancellationSignal;
+        const unless404 = async <T>(call: () => Promise<T>): Promise<T | undefined> =>
+          call().catch((err: unknown) => {
+            if (err instanceof NotFound) return undefined;
+            throw err;
+          });
+        const group = await unless404(() => client.tableGroups.get(input.tableGroupId, { signal }));
+        if (!group) return { expected: null, reason: 'the deployment does not describe table groups' };
+        if ('default_test_suite_id' in group && group.default_test_suite_id === null)
+          return {
+            expected: false,
+            reason: 'the table group has no default test suite, so profiling generates no tests',
+          };
+        const runs = await unless404(() => client.tableGroups.profilingRunCount(input.tableGroupId, { signal }));
+        if (runs !== undefined && runs > 1)
+          return { expected: false, reason: 'test generation follows only the first profiling run of a table group' };
+        return { expected: null, reason: 'a follow-up may come' };
+      });
+    },
+
     findGenerationJob: async (raw: {
       profile?: string;
       tableGroupId: string;

@@ -18,6 +18,7 @@ import {
   ordersResource,
   profilingRunsResource,
   testDefinitionsResource,
+  tableGroupsResource,
   testGenerationResource,
   testRunsResource,
   type ApiRequest,
@@ -43,6 +44,7 @@ export class ServiceClient {
   readonly profilingRuns;
   readonly testRuns;
   readonly testGeneration;
+  readonly tableGroups;
   readonly jobs;
   readonly testDefinitions;
 
@@ -75,6 +77,7 @@ export class ServiceClient {
     this.profilingRuns = profilingRunsResource(caller);
     this.testRuns = testRunsResource(caller);
     this.testGeneration = testGenerationResource(caller);
+    this.tableGroups = tableGroupsResource(caller);
     this.jobs = jobsResource(caller);
     this.testDefinitions = testDefinitionsResource(caller);
   }

@@ -18,6 +18,8 @@ import {
   JobSubmission,
   OrderCreated,
   OrderListing,
+  ProfilingRunPage,
+  TableGroup,
   OrderRuns,
   ProfilingSummary,
   TestRunSummary,
@@ -169,6 +171,30 @@ export function testRunsResource(c: Caller) {
         signal: opts.signal,
       });
     },
+  };
+}
+
+export function tableGroupsResource(c: Caller) {
+  return {
+    /** A table group (TestGen 5.134; not every deployment serves it). */
+    get: async (tableGroupId: string, opts: CallOptions = {}): Promise<TableGroup> =>
+      c.call(TableGroup, {
+        method: 'GET',
+        surface: 'api',
+        path: `/api/v1/table-groups/${seg(tableGroupId)}`,
+        signal: opts.signal,
+      }),
+    /** How many profiling runs a table group has had (TestGen 5.134; not every deployment serves it). */
+    profilingRunCount: async (tableGroupId: string, opts: CallOptions = {}): Promise<number> =>
+      (
+        await c.call(ProfilingRunPage, {
+          method: 'GET',
+          surface: 'api',
+          path: `/api/v1/table-groups/${seg(tableGroupId)}/profiling-runs`,
+          searchParams: { limit: 1 },
+          signal: opts.signal,
+        })
+      ).total,
   };
 }
 

@@ -228,3 +228,11 @@ export const ImportResult = z.looseObject({
   ),
 });
 export type ImportResult = z.infer<typeof ImportResult>;
+
+/** A table group as TestGen 5.134 describes it; `default_test_suite_id` is where profiling's follow-up generation goes. */
+export const TableGroup = z.looseObject({ default_test_suite_id: z.string().nullable().optional() });
+export type TableGroup = z.infer<typeof TableGroup>;
+
+/** A page of a table group's profiling runs (TestGen 5.134); only the total is read. */
+export const ProfilingRunPage = z.looseObject({ total: z.number().int().nonnegative() });
+export type ProfilingRunPage = z.infer<typeof ProfilingRunPage>;

@@ -92,6 +92,18 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
     return { id: job.id, created_at: ctx.clock.iso(job.created_at) };
   };
 
+  // A table group as TestGen 5.134 describes it: its default suite is where profiling's follow-up generation goes.
+  app.get<IdParams>('/table-groups/:id', async (req) => {
+    const group = findGroup(auth(req), req.params.id);
+    return {
+      table_group_id: group.id,
+      table_group_name: group.name,
+      project_code: group.project_code,
+      schema_name: group.schema_name,
+      default_test_suite_id: group.auto_generate_suite_id ?? null,
+    };
+  });
+
   app.post<IdParams>('/table-groups/:id/profiling-runs', async (req, reply) => {
     const user = auth(req);
     const group = findGroup(user, req.params.id);

@@ -1,11 +1,11 @@
 /** The data-quality pipeline: (order) → profile → test generation → test run → summary, with quality gates. */
-import { ApplicationFailure, log, sleep } from '@temporalio/workflow';
-import type { DataQualityPipelineResult, GateVerdict, JobRun, TestRunSummary } from '../contract/index.js';
+import { ApplicationFailure, log } from '@temporalio/workflow';
+import type { DataQualityPipelineResult, GateVerdict, TestRunSummary } from '../contract/index.js';
 import { DataQualityPipelineInput, type Gates } from '../contract/workflows.js';
 import { profileStep, testRunStep } from './jobs.js';
 import { orderStep } from './orders.js';
-import { Tracker, activitiesWithin, followJob, parseWorkflowInput, runJob } from './shared.js';
-import { submitUnderLock } from './submission.js';
+import { Tracker, parseWorkflowInput } from './shared.js';
+import { generationStep } from './generation.js';
 
 /** Applies the quality gates to a test-run summary. */
 export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdict {
@@ -59,40 +59,7 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
     }
     const profiling = await profileStep(t, input, input.tableGroupId);
 
-    let generation: JobRun | null = null;
-    if (input.testGeneration === 'generate') {
-      generation = await runJob(t, 'generation', input, () =>
-        submitUnderLock(t, 'generation', input, input.testSuiteId),
-      );
-    } else if (input.testGeneration !== 'skip') {
-      t.stage('looking for test generation');
-      const after = profiling.job.wait.job.completed_at ?? new Date().toISOString();
-      const step = Math.min(5_000, Math.max(1_000, input.generationGraceMs));
-      const lookup = () =>
-        activitiesWithin(input.outageToleranceMs).call.findGenerationJob({
-          profile: input.profile,
-          tableGroupId: input.tableGroupId,
-          projectCode: input.projectCode,
-          after,
-        });
-      let found = await lookup();
-      for (let waited = 0; !found && waited < input.generationGraceMs; waited += step) {
-        await sleep(step);
-        found = await lookup();
-      }
-      if (found)
-        generation = await followJob(t, 'generation', input, {
-          jobId: found.id,
-          createdAt: found.created_at,
-          reconciled: false,
-        });
-      else if (input.testGeneration === 'wait')
-        throw ApplicationFailure.create({
-          type: 'GenerationJobNotFound',
-          nonRetryable: true,
-          message: `no test-generation job followed the profiling run of ${input.tableGroupId} within ${input.generationGraceMs} ms`,
-        });
-    }
+    const generation = await generationStep(t, input, profiling.job.wait.job.completed_at);
 
     const testRun = await testRunStep(t, input, input.testSuiteId);
     t.stage('applying quality gates');

@@ -180,6 +180,32 @@ describe('dataQualityPipeline', () => {
     assert.equal(onward.testRun.job.wait.job.status, 'completed', 'profiled and tested as asked');
   });
 
+  test('a table group that generates no tests: auto does not spend its grace looking, wait fails at once saying why', async () => {
+    const input = { ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd };
+    const history = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+        taskQueue,
+        workflowId: `no-gen-${taskQueue}`,
+        args: [{ ...input, testGeneration: 'auto' }],
+      });
+      const result = (await handle.result()) as DataQualityPipelineResult;
+      assert.equal(result.generation, null);
+      return handle.fetchHistory();
+    });
+    const activities = (history.events ?? [])
+      .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+      .filter(Boolean);
+    assert.ok(activities.includes('generationExpected'));
+    assert.ok(
+      !activities.includes('findGenerationJob'),
+      `no look for a job that cannot come: ${activities.join(', ')}`,
+    );
+    const err = await run({ ...input, testGeneration: 'wait' }).catch((e: unknown) => e);
+    assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure, String(err));
+    assert.equal(err.cause.type, 'GenerationJobNotFound');
+    assert.match(err.cause.message, /no default test suite/);
+  });
+
   test('warnings can count as failures', async () => {
     const gates = { maxFailed: 0, warningsAsFailures: true };
     const result = await run({

@@ -1,0 +1,62 @@
+/**
+ * The pipeline's test-generation step: `generate` starts one for the suite; `auto` and `wait` follow the job the
+ * deployment queues after profiling, unless the deployment says none will come (no default suite on the table
+ * group, or not its first profiling run on TestGen), which spares the grace period.
+ */
+import { ApplicationFailure, log, patched, sleep } from '@temporalio/workflow';
+import type { JobRun } from '../contract/index.js';
+import type { JobOptions } from '../contract/workflows.js';
+import { type Tracker, activitiesWithin, followJob, runJob } from './shared.js';
+import { submitUnderLock } from './submission.js';
+
+type Input = JobOptions & {
+  tableGroupId: string;
+  testSuiteId: string;
+  generationGraceMs: number;
+  testGeneration: 'auto' | 'wait' | 'generate' | 'skip';
+};
+
+const notFound = (message: string) =>
+  ApplicationFailure.create({ type: 'GenerationJobNotFound', nonRetryable: true, message });
+
+export async function generationStep(t: Tracker, input: Input, profiledAt: string | null): Promise<JobRun | null> {
+  if (input.testGeneration === 'skip') return null;
+  const { call } = activitiesWithin(input.outageToleranceMs);
+  if (input.testGeneration === 'generate')
+    return runJob(t, 'generation', input, () => submitUnderLock(t, 'generation', input, input.testSuiteId));
+
+  if (patched('generation-outlook-v1')) {
+    const outlook = await call.generationExpected({ profile: input.profile, tableGroupId: input.tableGroupId });
+    if (outlook.expected === false) {
+      if (input.testGeneration === 'wait')
+        throw notFound(
+          `no test-generation job will follow the profiling run of ${input.tableGroupId}: ${outlook.reason}`,
+        );
+      log.info('no test generation to look for', { reason: outlook.reason });
+      return null;
+    }
+  }
+
+  t.stage('looking for test generation');
+  const after = profiledAt ?? new Date().toISOString();
+  const step = Math.min(5_000, Math.max(1_000, input.generationGraceMs));
+  const lookup = () =>
+    call.findGenerationJob({
+      profile: input.profile,
+      tableGroupId: input.tableGroupId,
+      projectCode: input.projectCode,
+      after,
+    });
+  let found = await lookup();
+  for (let waited = 0; !found && waited < input.generationGraceMs; waited += step) {
+    await sleep(step);
+    found = await lookup();
+  }
+  if (found)
+    return followJob(t, 'generation', input, { jobId: found.id, createdAt: found.created_at, reconciled: false });
+  if (input.testGeneration === 'wait')
+    throw notFound(
+      `no test-generation job followed the profiling run of ${input.tableGroupId} within ${input.generationGraceMs} ms`,
+    );
+  return null;
+}
