@@ -162,10 +162,23 @@ export function jobActivities(ctx: ActivityContext) {
           { job_key: 'run-test-generation', limit: 100 },
           { signal: Context.current().cancellationSignal },
         );
-        const found = list.items.find(
-          (j) => j.table_group_id === input.tableGroupId && Date.parse(j.created_at) >= after,
+        if (list.items.some((j) => 'table_group_id' in j)) {
+          const found = list.items.find(
+            (j) => j.table_group_id === input.tableGroupId && Date.parse(j.created_at) >= after,
+          );
+          return found ? snapshot(found) : null;
+        }
+        // A listing without targets (TestGen 5.134): the follow-up is the one job the service queued itself (not
+        // through the API) as the profiling run finished. Several such jobs cannot be told apart: none is taken.
+        const finished = Date.parse(input.after);
+        const near = list.items.filter(
+          (j) =>
+            typeof j.source === 'string' &&
+            j.source !== 'api' &&
+            Math.abs(Date.parse(j.created_at) - finished) <= 30_000,
         );
-        return found ? snapshot(found) : null;
+        if (near.length > 1) log.warn('several follow-up generation jobs; none taken', { ids: near.map((j) => j.id) });
+        return near.length === 1 ? snapshot(near[0]!) : null;
       });
     },
   };

@@ -19,6 +19,8 @@ export interface SimVariants {
   scoreScale: 'fraction' | 'percent';
   /** A completed test run shows `score: null` this long, as TestGen before its roll-up job has run. @default 0 */
   scoreRollupMs: number;
+  /** `false`: job objects carry no `table_group_id` / `test_suite_id`, as TestGen 5.134's. @default true */
+  listingTargets: boolean;
 }
 
 export const DEFAULT_VARIANTS: SimVariants = {
@@ -29,6 +31,7 @@ export const DEFAULT_VARIANTS: SimVariants = {
   apiAuth: 'session',
   scoreScale: 'fraction',
   scoreRollupMs: 0,
+  listingTargets: true,
 };
 
 export interface SimUser {

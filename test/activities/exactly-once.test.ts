@@ -239,4 +239,34 @@ describe('exactly-once submission on a real worker', () => {
     });
     assert.equal(sim.controls.jobs().length, jobsBefore, 'no profiling run was submitted after the cancel');
   });
+
+  describe('on a deployment whose job objects carry no target (TestGen 5.134)', () => {
+    let bare: RunningSimulator;
+    before(async () => {
+      ({ sim: bare } = await startTestSimulator({ jobDurations: FROZEN, variants: { listingTargets: false } }));
+    });
+    after(async () => bare?.close());
+    const count = (target: string) => bare.controls.counters().submissions[target] ?? 0;
+
+    for (const [activity, target, path] of [
+      ['submitProfilingRun', TG.sales, '/profiling-runs'],
+      ['submitTestRun', TS.salesDev, '/test-runs'],
+    ] as const)
+      test(`${activity}: a lost answer is found through the run's own record, beside an earlier job`, async () => {
+        await runActivity(t.env, await simDeps(bare), activity, { targetId: target }, OPTIONS);
+        const before = count(target);
+        bare.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path });
+        const res = (await runActivity(
+          t.env,
+          await simDeps(bare),
+          activity,
+          { targetId: target },
+          OPTIONS,
+        )) as JobSubmitted;
+        assert.equal(count(target), before + 1, 'exactly one new job');
+        assert.equal(res.reconciled, true);
+        const job = bare.controls.job(res.jobId);
+        assert.equal(job?.table_group_id === target || job?.test_suite_id === target, true, 'and it is ours');
+      });
+  });
 });

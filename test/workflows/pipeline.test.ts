@@ -206,6 +206,25 @@ describe('dataQualityPipeline', () => {
     assert.match(err.cause.message, /no default test suite/);
   });
 
+  test('where job objects carry no target (TestGen), the follow-up generation is the job the service queued itself', async () => {
+    const { sim: bare } = await startTestSimulator({ jobDurations: FAST, variants: { listingTargets: false } });
+    try {
+      const result = (await withProjectWorker(t.env, await simDeps(bare), (taskQueue) =>
+        t.env.client.workflow.execute('dataQualityPipeline', {
+          taskQueue,
+          workflowId: `bare-${taskQueue}`,
+          args: [{ ...base, tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration: 'wait' }],
+        }),
+      )) as DataQualityPipelineResult;
+      const generated = bare.controls.jobs().filter((j) => j.job_key === 'run-test-generation');
+      assert.equal(generated.length, 1);
+      assert.equal(result.generation?.jobId, generated[0]?.id, 'the follow-up, found without a target in the listing');
+      assert.equal(result.generation?.wait.job.status, 'completed');
+    } finally {
+      await bare.close();
+    }
+  });
+
   test('warnings can count as failures', async () => {
     const gates = { maxFailed: 0, warningsAsFailures: true };
     const result = await run({
