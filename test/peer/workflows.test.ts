@@ -244,4 +244,43 @@ describe('the workflows against TestGen 5.134 (peer)', { skip }, () => {
     assert.equal(result.job.wait.job.status, 'completed');
     assert.ok(workerClient.oauthTokenSource.refreshes > before, 'the worker refreshed after the 401');
   });
+
+  test("a new table group's first profiling run: the pipeline follows TestGen's own generation job, then tests", async () => {
+    // A fresh table group on the demo connection, with a default suite: its first profiling run queues generation.
+    const own = await peer.authorize();
+    const demo = await peer.api<{ connection_id: number; schema_name: string }>(
+      'GET',
+      `/table-groups/${peer.demo.tableGroupId}`,
+      own.accessToken,
+    );
+    const group = await peer.api<{ table_group_id: string }>(
+      'POST',
+      `/connections/${demo.connection_id}/table-groups`,
+      own.accessToken,
+      { table_group_name: `peer-gen-${Date.now() % 100_000}`, schema_name: demo.schema_name },
+    );
+    const suite = await peer.api<{ test_suite_id?: string; id?: string }>(
+      'POST',
+      `/table-groups/${group.table_group_id}/test-suites`,
+      own.accessToken,
+      { test_suite_name: 'peer-generated', set_as_default: true },
+    );
+    const handle = await start<DataQualityPipelineResult>('dataQualityPipeline', {
+      tableGroupId: group.table_group_id,
+      testSuiteId: suite.test_suite_id ?? suite.id,
+      testGeneration: 'wait',
+      generationGraceMs: 60_000,
+      ...polling,
+    });
+    const result = await handle.result();
+    assert.equal(result.generation?.wait.job.job_key, 'run-test-generation');
+    assert.equal(result.generation?.wait.job.status, 'completed', "TestGen's own follow-up, followed to the end");
+    const raw = (await client.jobs.get(result.generation.jobId)) as Record<string, unknown>;
+    assert.equal(raw.source, 'system', 'queued by TestGen itself, not by us');
+    const counts = result.testRun.summary.resultCounts;
+    assert.ok(
+      counts && counts.passed + counts.failed + counts.warning + counts.error + counts.log > 0,
+      'generated tests ran',
+    );
+  });
 });
