@@ -163,24 +163,18 @@ export function definitionActivities(ctx: ActivityContext) {
           expected = prior?.expected ?? input.expected;
           // No approved preview and no heartbeat: this is the first attempt, or an earlier one failed before it sent
           // anything (its heartbeat precedes the send). Take the preview now, before applying.
+          const preview = () =>
+            client.testDefinitions.import(input.testSuiteId, { ...input.config, mode: 'preview' }, file.data, {
+              signal,
+            });
           if (!expected) {
-            const before = await client.testDefinitions.import(
-              input.testSuiteId,
-              { ...input.config, mode: 'preview' },
-              file.data,
-              { signal },
-            );
+            const before = await preview();
             expected = { summary: before.summary, counts: countsOf(before) };
           } else if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
             // A request the service held past our timeout may still commit: let that time pass before comparing.
             const settleLeft = (prior?.sentAt ?? 0) + ctx.submitSettleMs - Date.now();
             if (settleLeft > 0) await Context.current().sleep(settleLeft);
-            const now = await client.testDefinitions.import(
-              input.testSuiteId,
-              { ...input.config, mode: 'preview' },
-              file.data,
-              { signal },
-            );
+            const now = await preview();
             const landed = compareWithExpected(expected.summary, now.summary);
             if (landed === 'all') {
               log.warn('the earlier apply landed; its answer was lost', { testSuiteId: input.testSuiteId });

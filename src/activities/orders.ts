@@ -11,6 +11,7 @@ import {
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat } from './keep-alive.js';
+import { lookUntilSettled } from './settle.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
 
 export const RunOrderInput = z.object({
@@ -74,22 +75,18 @@ export function orderActivities(ctx: ActivityContext) {
             )
           ).orderIds;
         /** Looks for the order a lost answer created; again once a held request could no longer commit. */
-        const settle = async (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
+        const settle = (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
           const known = new Set(before);
-          for (;;) {
+          return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, async () => {
             const fresh = (await listed()).filter((id) => !known.has(id));
             if (fresh.length > 1)
               throw new OrderOutcomeUnknown(
                 `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
               );
-            if (fresh[0]) {
-              log.warn('order answer lost; found the order it created', { orderId: fresh[0], kitchen: input.kitchen });
-              return { orderId: fresh[0], status: null, variableOverrides: input.parameters, reconciled: true };
-            }
-            const left = sentAt + ctx.submitSettleMs - Date.now();
-            if (left <= 0) return undefined;
-            await Context.current().sleep(Math.min(left, 2_000));
-          }
+            if (!fresh[0]) return undefined;
+            log.warn('order answer lost; found the order it created', { orderId: fresh[0], kitchen: input.kitchen });
+            return { orderId: fresh[0], status: null, variableOverrides: input.parameters, reconciled: true };
+          });
         };
 
         const prior = OrderPhase.safeParse(activityInfo().heartbeatDetails).data;

@@ -24,6 +24,7 @@ import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
 import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { lookUp, takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
+import { lookUntilSettled } from './settle.js';
 
 /** Failures after which the request may have been processed and its answer lost. */
 function isAmbiguous(err: unknown): boolean {
@@ -104,8 +105,7 @@ export function submissionActivities(ctx: ActivityContext) {
    */
   async function settle(t: LookupTarget, sentAt: number, mark: Watermark | null): Promise<JobSubmitted | undefined> {
     const fallbackSince = activityInfo().scheduledTimestampMs - ctx.clockSkewMs;
-    const settleBy = sentAt + ctx.submitSettleMs;
-    for (let look = 0; ; look++) {
+    return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 1_000, everyMs: 5_000 }, async (last) => {
       const res = await lookUp(t, mark, fallbackSince);
       if ('found' in res) {
         log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
@@ -115,16 +115,12 @@ export function submissionActivities(ctx: ActivityContext) {
         throw new SubmissionOutcomeUnknown(
           `a submission for ${t.targetId} may have been lost, and ${res.several.length} new jobs match it (${res.several.join(', ')}); not submitting again`,
         );
-      const left = settleBy - Date.now();
-      if (left <= 0) {
-        if ('none' in res) return undefined;
+      if (last && 'undetermined' in res)
         throw new SubmissionOutcomeUnknown(
           `a submission for ${t.targetId} may have been lost, and the target of new job(s) ${res.undetermined.join(', ')} could not be told within ${ctx.submitSettleMs} ms; not submitting again`,
         );
-      }
-      // Not there (yet): a request the service holds may still commit. Wait, heartbeating, then look again.
-      await Context.current().sleep(Math.min(left, look === 0 ? 1_000 : 5_000));
-    }
+      return undefined; // not there (yet): a request the service holds may still commit
+    });
   }
 
   async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {

@@ -6,7 +6,8 @@
 import { ApplicationFailure, log, patched, sleep } from '@temporalio/workflow';
 import type { JobRun } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
-import { type Tracker, activitiesWithin, followJob, runJob } from './shared.js';
+import { followJob, runJob } from './follow.js';
+import { type Tracker, activitiesWithin } from './shared.js';
 import { submitUnderLock } from './submission.js';
 
 type Input = JobOptions & {

@@ -1,7 +1,8 @@
 /** The single-job workflows, profileTableGroup and runTestSuite, and the steps the pipeline reuses from them. */
 import type { ProfileTableGroupResult, RunTestSuiteResult } from '../contract/index.js';
 import { ProfileTableGroupInput, RunTestSuiteInput, type JobOptions } from '../contract/workflows.js';
-import { Tracker, activitiesWithin, parseWorkflowInput, runJob } from './shared.js';
+import { runJob } from './follow.js';
+import { Tracker, activitiesWithin, parseWorkflowInput } from './shared.js';
 import { submitUnderLock } from './submission.js';
 
 export async function profileStep(

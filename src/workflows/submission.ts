@@ -87,16 +87,31 @@ function unwrapped(err: unknown): unknown {
 }
 
 /**
- * Runs `child` under the lock named `lockId`. Waiting for the lock is cancellable (nothing was sent yet); once the
- * child runs it is not, so a cancel that arrives meanwhile lets it finish and its result (the job or order id) is
- * known to be cleaned up. A workflow already cancelled does not start it at all.
+ * Runs the lock-holder workflow `holder` as a child whose id is the lock, `lockId`. Waiting for the lock is
+ * cancellable (nothing was sent yet); once the child runs it is not, so a cancel that arrives meanwhile lets it
+ * finish and its result (the job or order id) is known to be cleaned up. A workflow already cancelled does not start
+ * it at all.
  */
-async function underLock<T>(t: Tracker, what: string, lockId: string, child: () => Promise<T>): Promise<T> {
+async function underLock<I, T>(
+  t: Tracker,
+  what: string,
+  lockId: string,
+  holder: (input: I) => Promise<T>,
+  input: I,
+): Promise<T> {
   for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 10_000)) {
     // Cancelled before anything was sent: end cancelled, and send nothing.
     if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
     try {
-      return await CancellationScope.nonCancellable(child);
+      return await CancellationScope.nonCancellable(async () => {
+        const child = await startChild(holder, {
+          workflowId: lockId,
+          args: [input],
+          parentClosePolicy: 'REQUEST_CANCEL',
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        });
+        return child.result();
+      });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw unwrapped(err);
       t.stage(`waiting for another ${what} to settle`);
@@ -131,15 +146,7 @@ export async function submitUnderLock(
     },
   };
   const lockId = `dataops-submit/${opts.profile}/${kind}/${targetId}`;
-  return underLock(t, `submission to ${targetId}`, lockId, async () => {
-    const child = await startChild(submitJob, {
-      workflowId: lockId,
-      args: [input],
-      parentClosePolicy: 'REQUEST_CANCEL',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    });
-    return child.result();
-  });
+  return underLock(t, `submission to ${targetId}`, lockId, submitJob, input);
 }
 
 /** Creates an order under the lock of its kitchen, recipe and variation. */
@@ -148,13 +155,5 @@ export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput):
   if (!patched('submission-lock-v1'))
     return CancellationScope.nonCancellable(() => activitiesWithin(input.outageToleranceMs).submit.runOrder(args));
   const lockId = `dataops-order/${input.profile}/${input.kitchen}/${input.recipe}/${input.variation}`;
-  return underLock(t, `order of ${input.recipe}/${input.variation}`, lockId, async () => {
-    const child = await startChild(createOrder, {
-      workflowId: lockId,
-      args: [input],
-      parentClosePolicy: 'REQUEST_CANCEL',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    });
-    return child.result();
-  });
+  return underLock(t, `order of ${input.recipe}/${input.variation}`, lockId, createOrder, input);
 }

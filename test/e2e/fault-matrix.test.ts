@@ -104,13 +104,7 @@ describe('the fault matrix', () => {
     end: Awaited<ReturnType<typeof ending<DataQualityPipelineResult>>>,
     expected: Outcome,
   ) {
-    ledger.cells++;
-    ledger.check(
-      end.outcome === expected,
-      'wrongOutcomes',
-      name,
-      `${end.outcome} (${end.failure ?? ''}), not ${expected}`,
-    );
+    ledger.ended(name, end, expected);
     // Every job the cell created must come to rest; a cancel's must be canceled.
     const settled = await eventually(
       'jobs at rest',
@@ -203,14 +197,7 @@ describe('the fault matrix', () => {
     });
     const end = await ending<PromoteTestDefinitionsResult>(handle);
     const afterCount = (await w.controls.definitions(ids.target)).length;
-    ledger.cells++;
-    const expected = expectedOf(stage, kind);
-    ledger.check(
-      end.outcome === expected,
-      'wrongOutcomes',
-      name,
-      `${end.outcome} (${end.failure ?? ''}), not ${expected}`,
-    );
+    ledger.ended(name, end, expectedOf(stage, kind));
     if (end.outcome === 'ok')
       ledger.check(
         end.result?.applied?.summary.created === 3 && afterCount === before + 3,
@@ -245,14 +232,7 @@ describe('the fault matrix', () => {
     });
     const end = await ending<RunOrderResult>(handle);
     const fresh = (await w.controls.orders()).filter((o) => !known.has(o.id));
-    ledger.cells++;
-    const expected = expectedOf(stage, kind);
-    ledger.check(
-      end.outcome === expected,
-      'wrongOutcomes',
-      name,
-      `${end.outcome} (${end.failure ?? ''}), not ${expected}`,
-    );
+    ledger.ended(name, end, expectedOf(stage, kind));
     ledger.check(fresh.length <= 1, 'duplicates', name, `${fresh.length} orders`);
     const running = fresh.filter((o) => o.servings.some((s) => !ORDER_TERMINAL.has(s.status)));
     ledger.check(

@@ -5,18 +5,16 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
-import { dist, runProcess, startSimulatorProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import {
+  dist,
+  freePort,
+  runProcess,
+  startSimulatorProcess,
+  startWorkerProcess,
+  type Proc,
+} from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
-import { createServer } from 'node:net';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;

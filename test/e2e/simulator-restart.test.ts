@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
-import { dist, startProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { dist, freePort, startProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 
 describe('reliability: the service goes away and comes back', () => {
   let t: TestEnv;

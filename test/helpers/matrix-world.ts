@@ -3,7 +3,6 @@
  * the simulator process on a state file (likewise), worker processes, and typed access to the simulator's controls.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -12,16 +11,8 @@ import { resolveDevServer } from '../../src/local/temporal-servers.js';
 import { SEED_USERS, type JobRecord } from '../../src/simulator/index.js';
 import type { Fault, FaultInput } from '../../src/simulator/faults.js';
 import type { SeedInput } from '../../src/simulator/index.js';
-import { dist, startProcess, startWorkerProcess, type Proc } from './processes.js';
+import { dist, freePort, startProcess, startWorkerProcess, type Proc } from './processes.js';
 import { eventually } from './wait.js';
-
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 
 export interface SimOrder {
   id: string;

@@ -4,19 +4,11 @@
  * the ledger that counts what must never happen (duplicates, adopted jobs, orphans, leaks, wrong or false reports).
  */
 import { defaultSeed, SEED_IDS, type SeedInput } from '../../src/simulator/index.js';
-import type { FaultInput } from '../../src/simulator/faults.js';
+import { FaultSpec, type FaultInput } from '../../src/simulator/faults.js';
 
-export const KINDS = [
-  'status',
-  'rate_limit',
-  'reset',
-  'delay',
-  'malformed_json',
-  'unknown_status',
-  'drop_after_commit',
-  'respond',
-] as const;
-export type Kind = (typeof KINDS)[number];
+/** Every fault kind the simulator has: a kind added there is in the matrix at once. */
+export const KINDS = FaultSpec.shape.kind.options;
+export type Kind = FaultSpec['kind'];
 
 export const PIPELINE_STAGES = ['submit-profiling', 'poll', 'summary', 'submit-tests', 'cancel'] as const;
 export const PROMOTION_STAGES = ['export', 'preview', 'apply'] as const;
@@ -111,6 +103,17 @@ export class Ledger {
   /** Checks a claim about a cell; counts it under `field` when false. */
   check(ok: boolean, field: Parameters<Ledger['bump']>[0], cell: string, why: string): void {
     if (!ok) this.bump(field, cell, why);
+  }
+
+  /** Counts a cell that has ended, and checks that it ended as expected. */
+  ended(cell: string, end: { outcome: Outcome; failure?: string }, expected: Outcome): void {
+    this.cells++;
+    this.check(
+      end.outcome === expected,
+      'wrongOutcomes',
+      cell,
+      `${end.outcome} (${end.failure ?? ''}), not ${expected}`,
+    );
   }
 
   totals() {

@@ -1,9 +1,20 @@
 /** Child processes for end-to-end tests: the simulator, workers and the CLI, run as users run them. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { eventually } from './wait.js';
 
 export const dist = (rel: string) => fileURLToPath(new URL(`../../src/${rel}`, import.meta.url));
+
+/** A TCP port free on 127.0.0.1 right now. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
 
 export interface Proc {
   child: ChildProcess;

@@ -11,11 +11,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
+import { freePort } from './processes.js';
 import { eventually } from './wait.js';
 
 export interface OAuthGrant {
@@ -53,15 +53,6 @@ export function peerSkipReason(): string | undefined {
     return `TestGen is not installed in ${installDir()} (run npm run install-testgen; it needs Python >= 3.11)`;
   return undefined;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
 
 async function request(
   url: string,

@@ -1,0 +1,205 @@
+/**
+ * Running a remote job: waiting for it with the chosen strategy, and the cancellation rules of ARCHITECTURE
+ * decision 6 — every ending of the wait cancels the job, and only a confirmed cancel is reported as one.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  log,
+  proxyActivities,
+  sleep,
+  upsertMemo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import {
+  deferredPolling,
+  heartbeatWaiting,
+  isTerminalJobStatus,
+  type JobOptions,
+  type JobRun,
+  type JobSnapshot,
+  type JobSubmitted,
+  type JobWaitOutcome,
+  type Progress,
+} from '../contract/index.js';
+import { activitiesWithin, type Tracker } from './shared.js';
+
+export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
+  if (opts.waitStrategy !== 'auto') return opts.waitStrategy;
+  return opts.expectedDurationMs >= 2 * 3_600_000 ? 'deferrable' : 'heartbeat';
+}
+
+/** Waits for a terminal status with the chosen strategy. Cancellable. */
+export async function waitForTerminal(
+  opts: JobOptions,
+  jobId: string,
+  maxStatusDurationMs: number | undefined = undefined,
+): Promise<JobWaitOutcome> {
+  const bound = maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs };
+  if (strategyOf(opts) === 'deferrable') {
+    const acts = proxyActivities<Activities>(
+      deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs),
+    );
+    return acts.checkJob({ profile: opts.profile, jobId, ...bound });
+  }
+  const acts = proxyActivities<Activities>(heartbeatWaiting(opts.maxWaitMs, opts.heartbeatTimeoutMs));
+  return acts.waitForJob({
+    profile: opts.profile,
+    jobId,
+    pollIntervalMs: opts.pollIntervalMs,
+    maxPollIntervalMs: opts.maxPollIntervalMs,
+    ...bound,
+  });
+}
+
+type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
+
+/**
+ * Cancels the remote job and waits (bounded by `cancelTimeoutMs`) until it is terminal. Runs in a non-cancellable
+ * scope, so it completes even though the workflow itself is being cancelled; the cancel call retries through an
+ * outage like every call. Records the outcome in progress and memo, and says whether the job was seen terminal:
+ * an unconfirmed cancel is never reported as a clean one.
+ */
+export async function cancelRemoteJob(
+  t: Tracker,
+  opts: JobOptions,
+  jobId: string,
+  reason: CancelReason,
+): Promise<NonNullable<Progress['remoteCancel']>> {
+  return CancellationScope.nonCancellable(async () => {
+    t.stage('cancelling remote job');
+    let final: JobSnapshot | null = null;
+    let alreadyTerminal = false;
+    let error: string | null;
+    // The cancel has its own budget, cancelTimeoutMs: calls retry through blips within it, and a call that fails for
+    // good (a garbled or broken answer) is tried again until the job is seen terminal or the budget is spent.
+    const deadline = Date.now() + opts.cancelTimeoutMs;
+    const { call } = activitiesWithin(Math.max(opts.cancelTimeoutMs, 60_000));
+    for (let round = 1; ; round++) {
+      try {
+        const res = await call.cancelJob({ profile: opts.profile, jobId });
+        final = res.job;
+        if (round === 1) alreadyTerminal = res.alreadyTerminal;
+        if (!isTerminalJobStatus(final.status)) {
+          const left = Math.max(deadline - Date.now(), 1_000);
+          const acts = proxyActivities<Activities>(heartbeatWaiting(left, opts.heartbeatTimeoutMs));
+          final = (
+            await acts.waitForJob({
+              profile: opts.profile,
+              jobId,
+              pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),
+              maxPollIntervalMs: Math.min(opts.maxPollIntervalMs, 5_000),
+            })
+          ).job;
+        }
+        error = null;
+        break;
+      } catch (err) {
+        error = rootMessage(err);
+        const left = deadline - Date.now();
+        log.warn('the remote job is not confirmed canceled yet', { jobId, error, round });
+        if (left < 1_000) break;
+        await sleep(Math.min(left, 500 * 2 ** Math.min(round, 6)));
+      }
+    }
+    const confirmed = final !== null && isTerminalJobStatus(final.status);
+    const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };
+    t.progress.remoteCancel = outcome;
+    t.jobStatus(jobId, outcome.finalStatus);
+    upsertMemo({ remoteCancel: outcome });
+    log.info('remote job after cancellation', outcome);
+    return outcome;
+  });
+}
+
+/** The message at the root of a failure chain (ActivityFailure → ApplicationFailure → …). */
+export function rootMessage(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * The workflow was cancelled while its job ran: cancel the job, and end cancelled only when the job is confirmed
+ * terminal. Otherwise fail RemoteCancelUnconfirmed: "cancelled" would claim what did not happen.
+ */
+async function cancelForCancellation(t: Tracker, opts: JobOptions, jobId: string, err: unknown): Promise<never> {
+  const outcome = await cancelRemoteJob(t, opts, jobId, 'workflow_cancelled');
+  if (outcome.confirmed) throw err;
+  throw ApplicationFailure.create({
+    type: 'RemoteCancelUnconfirmed',
+    nonRetryable: true,
+    message: `the workflow was cancelled, but job ${jobId} could not be confirmed canceled (last status ${outcome.finalStatus}${outcome.error ? `; ${outcome.error}` : ''}); it may still be running`,
+    details: [{ remoteCancel: outcome }],
+  });
+}
+
+/**
+ * Waits for a known job: cancellation of the workflow cancels the remote job (unless opted out); a job that ends in
+ * `error` fails with JobFailed (with its error_message), one canceled from outside with JobCanceled.
+ */
+export async function followJob(t: Tracker, role: string, opts: JobOptions, submitted: JobSubmitted): Promise<JobRun> {
+  t.addJob(role, submitted.jobId, submitted.reconciled);
+  t.stage(`waiting for ${role}`);
+  let outcome: JobWaitOutcome;
+  // A stuck job is reported once per job: the wait then goes on without the bound.
+  let bound = opts.maxStatusDurationMs;
+  for (;;) {
+    try {
+      outcome = await waitForTerminal(opts, submitted.jobId, bound);
+    } catch (err) {
+      // Whatever ends the wait (a cancel, a failure retries cannot fix: a schema break, a 404, a 401; the wait's own
+      // deadline), the job may still be running: cancel it rather than leave it running with nobody watching.
+      if (!opts.cancelRemoteJob) throw err;
+      if (isCancellation(err)) return cancelForCancellation(t, opts, submitted.jobId, err);
+      await cancelRemoteJob(t, opts, submitted.jobId, 'workflow_failed');
+      throw err;
+    }
+    if (!outcome.stuck) break;
+    t.stuck(submitted.jobId, outcome.stuck);
+    if (opts.onStatusStuck === 'fail') {
+      if (opts.cancelRemoteJob) await cancelRemoteJob(t, opts, submitted.jobId, 'job_stuck');
+      throw ApplicationFailure.create({
+        type: 'JobStuck',
+        nonRetryable: true,
+        message: `${role} job ${submitted.jobId} stayed ${outcome.stuck.status} for ${outcome.stuck.forMs} ms, longer than maxStatusDurationMs ${bound}${opts.cancelRemoteJob ? `; ${t.progress.remoteCancel?.confirmed ? 'it was cancelled' : 'it could not be confirmed cancelled'} (final status ${t.progress.remoteCancel?.finalStatus ?? 'unknown'})` : '; it was left running (cancelRemoteJob is false)'}`,
+        details: [{ job: outcome.job, stuck: outcome.stuck, remoteCancel: t.progress.remoteCancel }],
+      });
+    }
+    bound = undefined;
+  }
+  t.waited(outcome);
+  const job = outcome.job;
+  if (job.status === 'error')
+    throw ApplicationFailure.create({
+      type: 'JobFailed',
+      nonRetryable: true,
+      message: `${role} job ${job.id} failed: ${job.error_message ?? '(no error_message)'}`,
+      details: [{ job }],
+    });
+  if (job.status === 'canceled')
+    throw ApplicationFailure.create({
+      type: 'JobCanceled',
+      nonRetryable: true,
+      message: `${role} job ${job.id} was canceled outside this workflow`,
+      details: [{ job }],
+    });
+  return { jobId: submitted.jobId, reconciled: submitted.reconciled, wait: outcome };
+}
+
+/**
+ * Submits a job and follows it. The submission runs in a non-cancellable scope: a cancel that arrives while it is in
+ * flight lets it finish, so the job id is known, and then the job is cancelled (never left running).
+ */
+export async function runJob(
+  t: Tracker,
+  role: string,
+  opts: JobOptions,
+  doSubmit: () => Promise<JobSubmitted>,
+): Promise<JobRun> {
+  t.stage(`submitting ${role}`);
+  const submitted = await CancellationScope.nonCancellable(doSubmit);
+  log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
+  return followJob(t, role, opts, submitted);
+}
