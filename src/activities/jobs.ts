@@ -101,12 +101,9 @@ export function jobActivities(ctx: ActivityContext) {
     },
 
     /**
-     * Finds the test-generation job that follows a profiling run of an auto-generating table group: the newest
-     * `run-test-generation` job of the table group created at or after the profiling run completed. Null if none.
-     */
-    /**
      * Whether a test-generation job can follow this table group's profiling run, as far as the deployment says:
-     * false when the group has no default test suite, or (TestGen 5.134) when this was not its first profiling run;
+     * false when the group has no default test suite, or (TestGen 5.134) when this was not its first completed
+     * profiling run (cancelled and failed ones do not count there);
      * null when the deployment does not describe table groups (then the pipeline looks, as before).
      */
     generationExpected: async (raw: {
@@ -129,13 +126,20 @@ export function jobActivities(ctx: ActivityContext) {
             expected: false,
             reason: 'the table group has no default test suite, so profiling generates no tests',
           };
-        const runs = await unless404(() => client.tableGroups.profilingRunCount(input.tableGroupId, { signal }));
+        const runs = await unless404(() => client.tableGroups.completedProfilingRuns(input.tableGroupId, { signal }));
         if (runs !== undefined && runs > 1)
-          return { expected: false, reason: 'test generation follows only the first profiling run of a table group' };
+          return {
+            expected: false,
+            reason: 'test generation follows only the first completed profiling run of a table group',
+          };
         return { expected: null, reason: 'a follow-up may come' };
       });
     },
 
+    /**
+     * Finds the test-generation job that follows a profiling run of an auto-generating table group: the newest
+     * `run-test-generation` job of the table group created at or after the profiling run completed. Null if none.
+     */
     findGenerationJob: async (raw: {
       profile?: string;
       tableGroupId: string;

@@ -184,14 +184,14 @@ export function tableGroupsResource(c: Caller) {
         path: `/api/v1/table-groups/${seg(tableGroupId)}`,
         signal: opts.signal,
       }),
-    /** How many profiling runs a table group has had (TestGen 5.134; not every deployment serves it). */
-    profilingRunCount: async (tableGroupId: string, opts: CallOptions = {}): Promise<number> =>
+    /** How many completed profiling runs a table group has had (TestGen 5.134; not every deployment serves it). */
+    completedProfilingRuns: async (tableGroupId: string, opts: CallOptions = {}): Promise<number> =>
       (
         await c.call(ProfilingRunPage, {
           method: 'GET',
           surface: 'api',
           path: `/api/v1/table-groups/${seg(tableGroupId)}/profiling-runs`,
-          searchParams: { limit: 1 },
+          searchParams: { status: 'completed', limit: 1 },
           signal: opts.signal,
         })
       ).total,

@@ -14,6 +14,7 @@ import { installHttp } from './http.js';
 import { advanceJobs } from './jobs.js';
 import { advanceServings } from './orders.js';
 import { apiRoutes } from './routes-api.js';
+import { oauthRoutes } from './routes-oauth.js';
 import { v2Routes } from './routes-v2.js';
 import { parseSeed, type Seed, type SeedInput } from './seed.js';
 import {
@@ -36,6 +37,8 @@ export interface SimulatorOptions {
   controls?: boolean;
   /** Session token lifetime. @default 4 hours */
   tokenLifetimeMs?: number;
+  /** Lifetime of the OAuth endpoint's access tokens. @default 1 hour (TestGen 5.134) */
+  accessTokenLifetimeMs?: number;
   /** The clock stands still unless advanced through the controls. @default false (real time plus offset) */
   manualClock?: boolean;
   /** Phase durations of new jobs. @default DEFAULT_JOB_DURATIONS */
@@ -76,6 +79,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
     clock: new SimClock(state.clock_offset_ms, options.manualClock ?? false),
     variants: { ...DEFAULT_VARIANTS, ...options.variants },
     tokenLifetimeMs: options.tokenLifetimeMs ?? 4 * HOUR,
+    accessTokenLifetimeMs: options.accessTokenLifetimeMs ?? HOUR,
     groups: new Map(seed.table_groups.map((g) => [g.id, g])),
     kitchens: new Map(seed.kitchens.map((k) => [k.name, k])),
   };
@@ -99,6 +103,7 @@ export function buildSimulator(options: SimulatorOptions = {}): Simulator {
   void app.register(formbody);
   const { requests } = installHttp(app, { ctx, faults, tick, persist, log: options.log });
   void app.register(v2Routes, { ctx });
+  void app.register(oauthRoutes, { ctx });
   void app.register(apiRoutes, { ctx, prefix: `${options.apiBasePath ?? ''}/api/v1` });
   const controls = createControls(ctx, { faults, tick, persist, requests });
   if (options.controls) void app.register(controlRoutes, { controls });

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { SimContext, SimUser } from './context.js';
 import { forbidden, notFound, unauthorized } from './errors.js';
 
-function sameSecret(a: string, b: string): boolean {
+export function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
@@ -21,10 +21,17 @@ export function login(ctx: SimContext, username: string, password: string): stri
   return issueToken(ctx, username, 'session', ctx.tokenLifetimeMs);
 }
 
-export function issueToken(ctx: SimContext, username: string, kind: 'session' | 'api', lifetimeMs: number): string {
+export function issueToken(
+  ctx: SimContext,
+  username: string,
+  kind: 'session' | 'api',
+  lifetimeMs: number,
+  grantedBy?: string,
+): string {
   const token = randomBytes(24).toString('base64url');
   const now = ctx.clock.now();
   ctx.state.tokens[token] = { username, issued_at: now, expires_at: now + lifetimeMs, revoked: false, kind };
+  if (grantedBy !== undefined) ctx.state.tokens[token].granted_by = grantedBy;
   return token;
 }
 
@@ -49,7 +56,10 @@ export function authRequest(ctx: SimContext, req: FastifyRequest, surface: 'v2' 
   return user;
 }
 
-/** Expires (or revokes) the tokens of one user, or of everyone. Returns how many were affected. */
+/**
+ * Expires the access and session tokens of one user, or of everyone; or revokes them together with the user's OAuth
+ * refresh tokens. Returns how many were affected.
+ */
 export function invalidateTokens(ctx: SimContext, how: 'expire' | 'revoke', username?: string): number {
   let n = 0;
   const now = ctx.clock.now();
@@ -59,6 +69,12 @@ export function invalidateTokens(ctx: SimContext, how: 'expire' | 'revoke', user
     else record.revoked = true;
     n++;
   }
+  if (how === 'revoke')
+    for (const record of Object.values(ctx.state.refresh_tokens)) {
+      if (username && record.username !== username) continue;
+      record.revoked = true;
+      n++;
+    }
   return n;
 }
 

@@ -19,8 +19,18 @@ export interface SimVariants {
   scoreScale: 'fraction' | 'percent';
   /** A completed test run shows `score: null` this long, as TestGen before its roll-up job has run. @default 0 */
   scoreRollupMs: number;
-  /** `false`: job objects carry no `table_group_id` / `test_suite_id`, as TestGen 5.134's. @default true */
+  /** `true`: job objects carry `table_group_id` / `test_suite_id`; TestGen 5.134's do not. @default false */
   listingTargets: boolean;
+  /**
+   * `first-profile`: a completed profiling run queues test generation (`source: system`) only when it is the table
+   * group's first completed one, as TestGen 5.134; `every-profile`: after each. @default 'first-profile'
+   */
+  generationFollows: 'first-profile' | 'every-profile';
+  /**
+   * Jobs that may work at once; the rest wait `queued` (TestGen 5.134 limits in-process engines this way,
+   * `TG_MAX_CONCURRENT_IN_PROCESS_RUNS`, 1 by default). 0: unlimited, as for its other engines. @default 0
+   */
+  runSlots: number;
 }
 
 export const DEFAULT_VARIANTS: SimVariants = {
@@ -31,7 +41,9 @@ export const DEFAULT_VARIANTS: SimVariants = {
   apiAuth: 'session',
   scoreScale: 'fraction',
   scoreRollupMs: 0,
-  listingTargets: true,
+  listingTargets: false,
+  generationFollows: 'first-profile',
+  runSlots: 0,
 };
 
 export interface SimUser {
@@ -48,6 +60,8 @@ export interface SimContext {
   variants: SimVariants;
   /** Session token lifetime. @default 4 hours */
   tokenLifetimeMs: number;
+  /** Lifetime of an access token from the OAuth token endpoint. @default 1 hour (TestGen 5.134) */
+  accessTokenLifetimeMs: number;
   groups: Map<string, SeedTableGroup>;
   kitchens: Map<string, SeedKitchen>;
 }

@@ -10,6 +10,7 @@ import { invalid, notFound } from './errors.js';
 import type { Fault, FaultBook, FaultInput } from './faults.js';
 import type { RequestLogEntry } from './http.js';
 import { failJob, interruptJob, pauseJob, resumeInterrupted, resumeJob } from './jobs.js';
+import { issueRefreshToken } from './routes-oauth.js';
 import type { DefinitionRecord, JobDurations, JobKey, JobRecord, OrderDurations } from './state.js';
 import { ordersView } from './views.js';
 
@@ -41,6 +42,8 @@ export interface SimControls {
   expireTokens(username?: string): number;
   revokeTokens(username?: string): number;
   issueApiToken(username: string, lifetimeMs?: number): string;
+  /** An OAuth refresh token for a user and client (30 days by default), for the `/oauth/token` endpoint. */
+  issueRefreshToken(grant: { username: string; clientId: string; clientSecret?: string; lifetimeMs?: number }): string;
   addFault(fault: FaultInput): Fault;
   clearFaults(): void;
   faults(): Fault[];
@@ -130,6 +133,10 @@ export function createControls(
     issueApiToken: (username, lifetimeMs = HOUR) => {
       if (!ctx.seed.users.some((u) => u.username === username)) throw notFound(`user ${username}`);
       return issueToken(ctx, username, 'api', lifetimeMs);
+    },
+    issueRefreshToken: (grant) => {
+      if (!ctx.seed.users.some((u) => u.username === grant.username)) throw notFound(`user ${grant.username}`);
+      return issueRefreshToken(ctx, { ...grant, lifetimeMs: grant.lifetimeMs ?? 30 * 24 * HOUR });
     },
     addFault: (f) => faults.add(f),
     clearFaults: () => faults.clear(),
@@ -228,6 +235,26 @@ export async function controlRoutes(app: FastifyInstance, { controls: c }: { con
   app.post('/_sim/api-tokens', async (req) => {
     const b = body(z.object({ username: z.string(), lifetime_ms: z.number().int().positive().optional() }), req.body);
     return { token: c.issueApiToken(b.username, b.lifetime_ms) };
+  });
+  app.post('/_sim/oauth/refresh-tokens', async (req) => {
+    const b = body(
+      z
+        .object({
+          username: z.string(),
+          client_id: z.string().min(1),
+          client_secret: z.string().min(1).optional(),
+          lifetime_ms: z.number().int().positive().optional(),
+        })
+        .strict(),
+      req.body,
+    );
+    const token = c.issueRefreshToken({
+      username: b.username,
+      clientId: b.client_id,
+      clientSecret: b.client_secret,
+      lifetimeMs: b.lifetime_ms,
+    });
+    return { refresh_token: token, client_id: b.client_id, token_url: '/oauth/token' };
   });
   app.post('/_sim/faults', async (req, reply) => {
     try {

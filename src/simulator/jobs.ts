@@ -1,13 +1,14 @@
 /**
- * The job engine: profiling runs, test runs and test generation, moved along the statuses of spec section 3 by the
- * simulator clock. Every change happens in `advanceJobs`, called before each request, so a clock jump replays every
- * transition in order with the right timestamps.
+ * The job engine: profiling runs, test runs and test generation, moved along the statuses of spec section 3, plus
+ * TestGen 5.134's four (`queued`, `pause_requested`, `paused`, `resume_requested`), by the simulator clock. Every
+ * change happens in `advanceJobs`, called before each request, so a clock jump replays every transition in order
+ * with the right timestamps (a `queued` job takes a slot when a pass finds one free, at that pass's time).
  */
 import { randomUUID } from 'node:crypto';
 import type { SimContext } from './context.js';
 import { apiError } from './errors.js';
-import type { Outcome } from './seed.js';
-import type { DefinitionRecord, JobDurations, JobKey, JobRecord, ProfilingResult, TestRunResult } from './state.js';
+import { generateTests, profilingResult, testRunResult } from './results.js';
+import type { JobDurations, JobKey, JobRecord } from './state.js';
 
 export const TERMINAL = new Set(['completed', 'error', 'canceled']);
 
@@ -70,6 +71,45 @@ export function submitJob(ctx: SimContext, args: SubmitArgs): JobRecord {
   return job;
 }
 
+/** Statuses in which a job holds one of the deployment's run slots (TestGen's working statuses). */
+const WORKING = new Set(['claimed', 'running', 'interrupt_requested', 'pause_requested']);
+
+function slotFree(ctx: SimContext): boolean {
+  const slots = ctx.variants.runSlots;
+  if (slots === 0) return true;
+  let working = 0;
+  for (const job of Object.values(ctx.state.jobs)) if (WORKING.has(job.status)) working++;
+  return working < slots;
+}
+
+/** A claim at `at`, or `queued` when every run slot is taken. Returns whether the job was claimed. */
+function claim(ctx: SimContext, job: JobRecord, at: number): boolean {
+  job.phase_started_at = at;
+  if (!slotFree(ctx)) {
+    job.status = 'queued';
+    return false;
+  }
+  job.status = 'claimed';
+  job.claimed_at = at;
+  job.claims++;
+  return true;
+}
+
+/**
+ * Whether a completed profiling run is followed by test generation: TestGen 5.134 queues it after the first
+ * completed profiling run of a table group with a default suite; the `every-profile` variant after each one.
+ */
+function generationFollows(ctx: SimContext, job: JobRecord): boolean {
+  if (ctx.variants.generationFollows === 'every-profile') return true;
+  return !Object.values(ctx.state.jobs).some(
+    (j) =>
+      j.id !== job.id &&
+      j.job_key === 'run-profile' &&
+      j.table_group_id === job.table_group_id &&
+      j.status === 'completed',
+  );
+}
+
 function finish(ctx: SimContext, job: JobRecord, at: number): void {
   job.completed_at = at;
   if (job.fail_with !== null) {
@@ -77,14 +117,13 @@ function finish(ctx: SimContext, job: JobRecord, at: number): void {
     job.error_message = job.fail_with;
     return;
   }
-  job.status = 'completed';
   if (job.job_key === 'run-profile') {
     job.result = profilingResult(ctx, job.table_group_id);
     const group = ctx.groups.get(job.table_group_id);
-    if (group?.auto_generate_suite_id) {
+    if (group?.auto_generate_suite_id && generationFollows(ctx, job)) {
       submitJob(ctx, {
         job_key: 'run-test-generation',
-        source: 'scheduler',
+        source: 'system',
         project_code: job.project_code,
         table_group_id: job.table_group_id,
         test_suite_id: group.auto_generate_suite_id,
@@ -97,6 +136,7 @@ function finish(ctx: SimContext, job: JobRecord, at: number): void {
   } else if (job.job_key === 'run-test-generation' && job.test_suite_id) {
     generateTests(ctx, job.table_group_id, job.test_suite_id, at);
   }
+  job.status = 'completed';
 }
 
 /** Moves one job through every transition that is due by `now`. */
@@ -106,11 +146,13 @@ function advance(ctx: SimContext, job: JobRecord, now: number): void {
     const due = (ms: number) => job.phase_started_at + ms;
     switch (job.status) {
       case 'pending':
+      case 'resume_requested':
         if (now < due(d.pendingMs)) return;
-        job.phase_started_at = due(d.pendingMs);
-        job.status = 'claimed';
-        job.claimed_at = job.phase_started_at;
-        job.claims++;
+        if (!claim(ctx, job, due(d.pendingMs))) return;
+        break;
+      case 'queued':
+        if (!slotFree(ctx)) return;
+        claim(ctx, job, Math.max(job.phase_started_at, now));
         break;
       case 'claimed':
         if (now < due(d.claimMs)) return;
@@ -130,9 +172,10 @@ function advance(ctx: SimContext, job: JobRecord, now: number): void {
         job.completed_at = due(d.cancelMs);
         return;
       case 'interrupt_requested':
+      case 'pause_requested':
         if (now < due(d.interruptMs)) return;
         job.phase_started_at = due(d.interruptMs);
-        job.status = 'interrupted';
+        job.status = job.status === 'interrupt_requested' ? 'interrupted' : 'paused';
         return;
       default:
         return; // terminal; interrupted (waits for the next scheduler start); paused (waits for a resume)
@@ -175,22 +218,28 @@ export function interruptJob(ctx: SimContext, job: JobRecord): JobRecord {
   return job;
 }
 
-/** Pauses a running job (TestGen 5.134): it holds `paused`, keeping its progress, until someone resumes it. */
+/**
+ * Asks a running job to pause (TestGen 5.134): `pause_requested`, then `paused` (after the interrupt time), where it
+ * keeps its progress until someone resumes it.
+ */
 export function pauseJob(ctx: SimContext, job: JobRecord): JobRecord {
   if (job.status !== 'running')
     throw apiError(409, 'invalid_status_transition', `job ${job.id} is ${job.status}, not running`);
   const now = ctx.clock.now();
   job.run_remaining_ms = Math.max(0, job.run_remaining_ms - (now - job.phase_started_at));
-  job.status = 'paused';
+  job.status = 'pause_requested';
   job.phase_started_at = now;
   return job;
 }
 
-/** Resumes a paused job: it runs on for the time it still owed. */
+/**
+ * Resumes a paused job: `resume_requested` until the scheduler picks it up (the pending time), then a new claim
+ * (or `queued` when every slot is taken), and it runs on for the time it still owed.
+ */
 export function resumeJob(ctx: SimContext, job: JobRecord): JobRecord {
   if (job.status !== 'paused')
     throw apiError(409, 'invalid_status_transition', `job ${job.id} is ${job.status}, not paused`);
-  job.status = 'running';
+  job.status = 'resume_requested';
   job.phase_started_at = ctx.clock.now();
   return job;
 }
@@ -219,74 +268,4 @@ export function failJob(ctx: SimContext, job: JobRecord, message: string): JobRe
   job.error_message = message;
   job.completed_at = ctx.clock.now();
   return job;
-}
-
-const round1 = (n: number) => Math.round(n * 10) / 10;
-
-/**
- * Profiling result of a table group, derived from its seeded tables. Score: 100 × (1 − penalty / (4 × columns)),
- * penalty = 3·definite + 2·likely + 1·possible + 2·PII high + 1·PII moderate, rounded to one decimal, at least 0.
- */
-export function profilingResult(ctx: SimContext, tableGroupId: string): ProfilingResult {
-  const tables = ctx.groups.get(tableGroupId)?.tables ?? [];
-  const sum = (f: (t: (typeof tables)[number]) => number) => tables.reduce((n, t) => n + f(t), 0);
-  const hygiene = {
-    definite: sum((t) => t.hygiene.definite),
-    likely: sum((t) => t.hygiene.likely),
-    possible: sum((t) => t.hygiene.possible),
-  };
-  const pii = { high: sum((t) => t.pii.high), moderate: sum((t) => t.pii.moderate) };
-  const columnCt = sum((t) => t.columns.length);
-  const penalty = 3 * hygiene.definite + 2 * hygiene.likely + hygiene.possible + 2 * pii.high + pii.moderate;
-  return {
-    score: columnCt === 0 ? 100 : Math.max(0, round1(100 * (1 - penalty / (4 * columnCt)))),
-    table_ct: tables.length,
-    column_ct: columnCt,
-    record_ct: sum((t) => t.record_ct),
-    issue_counts: { hygiene_issues: hygiene, potential_pii: pii, dismissed: sum((t) => t.dismissed) },
-  };
-}
-
-export function outcomeKey(d: Pick<DefinitionRecord, 'table_name' | 'column_name' | 'test_type'>): string {
-  return `${d.table_name}.${d.column_name}:${d.test_type}`;
-}
-
-/**
- * Test-run result of a suite: one outcome per active definition (seeded `outcomes`, else passed).
- * Score: 100 × (passed + ½·warning) / (passed + failed + warning + error), rounded to one decimal; 100 when empty.
- */
-export function testRunResult(ctx: SimContext, suiteId: string): TestRunResult {
-  const outcomes = ctx.seed.test_suites.find((s) => s.id === suiteId)?.outcomes ?? {};
-  const counts: Record<Outcome, number> = { passed: 0, failed: 0, warning: 0, error: 0, log: 0, dismissed: 0 };
-  for (const d of ctx.state.definitions[suiteId] ?? []) {
-    if (d.test_active === false) continue;
-    counts[outcomes[outcomeKey(d)] ?? 'passed']++;
-  }
-  const scored = counts.passed + counts.failed + counts.warning + counts.error;
-  return {
-    score: scored === 0 ? 100 : round1((100 * (counts.passed + counts.warning / 2)) / scored),
-    result_counts: counts,
-  };
-}
-
-/** The follow-up generation job: creates or refreshes auto-generated definitions, never a locked one. */
-function generateTests(ctx: SimContext, tableGroupId: string, suiteId: string, at: number): void {
-  const group = ctx.groups.get(tableGroupId);
-  const defs = (ctx.state.definitions[suiteId] ??= []);
-  for (const g of group?.generated_tests ?? []) {
-    const existing = defs.find((d) => d.last_auto_gen_date && outcomeKey(d) === outcomeKey(g));
-    if (existing?.lock_refresh === true) continue;
-    if (existing) {
-      existing.threshold_value = g.threshold_value;
-      existing.last_auto_gen_date = new Date(at).toISOString();
-    } else {
-      defs.push({
-        ...g,
-        id: randomUUID(),
-        test_suite_id: suiteId,
-        schema_name: group?.schema_name ?? '',
-        last_auto_gen_date: new Date(at).toISOString(),
-      });
-    }
-  }
 }

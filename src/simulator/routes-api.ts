@@ -10,7 +10,7 @@ import { Origin, exportDefinitions, importDefinitions, parseImportRequest, type 
 import { apiError, invalid, notFound, unprocessable } from './errors.js';
 import { cancelJob, submitJob } from './jobs.js';
 import type { JobRecord } from './state.js';
-import { jobView, profilingView, testRunView } from './views.js';
+import { jobView, profilingHistoryItem, profilingView, testRunView } from './views.js';
 
 type IdParams = { Params: { id: string } };
 const UUID = z.uuid();
@@ -71,7 +71,8 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
   const shown = (req: FastifyRequest, job: JobRecord) =>
     jobView(ctx, job, req.simFault?.kind === 'unknown_status' ? req.simFault.unknown_status : undefined);
 
-  app.get('/health', async () => ({ status: 'healthy', edition: 'simulator', version: '1.0.0' }));
+  // TestGen 5.134's shape; a pip install reports no version.
+  app.get('/health', async () => ({ status: 'ok', edition: 'simulator', version: null }));
 
   /** Submits a job through the API for the request's user; answers 202 with its id. */
   const submit = (
@@ -101,6 +102,25 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
       project_code: group.project_code,
       schema_name: group.schema_name,
       default_test_suite_id: group.auto_generate_suite_id ?? null,
+    };
+  });
+
+  // TestGen 5.134's profiling history of a table group, newest first (`?status=completed&limit=1` for the latest).
+  app.get<IdParams & { Querystring: Record<string, string> }>('/table-groups/:id/profiling-runs', async (req) => {
+    const group = findGroup(auth(req), req.params.id);
+    const q = ListQuery.omit({ job_key: true }).safeParse(req.query);
+    if (!q.success) throw invalid(q.error, 'query');
+    const { status, page, limit } = q.data;
+    const runs = [...ctx.state.job_order]
+      .reverse()
+      .map((id) => ctx.state.jobs[id])
+      .filter((j): j is JobRecord => j?.job_key === 'run-profile' && j.table_group_id === group.id)
+      .filter((j) => !status || j.status === status);
+    return {
+      items: runs.slice((page - 1) * limit, page * limit).map((j) => profilingHistoryItem(ctx, j)),
+      page,
+      limit,
+      total: runs.length,
     };
   });
 

@@ -115,6 +115,16 @@ export interface TokenRecord {
   revoked: boolean;
   /** `session` from /v2/login; `api` when issued separately for /api/v1 (deployed variant). */
   kind: 'session' | 'api';
+  /** The OAuth refresh token this access token was granted by (a new grant revokes it, as TestGen 5.134 does). */
+  granted_by?: string;
+}
+
+/** An OAuth refresh token (TestGen 5.134: 30 days, not rotated, revocable). */
+export interface RefreshTokenRecord {
+  username: string;
+  client_id: string;
+  expires_at: number;
+  revoked: boolean;
 }
 
 /** A test definition as stored: export fields plus internal ones (`id`, `test_suite_id`, `schema_name`). */
@@ -142,6 +152,9 @@ export interface SimStateData {
   job_durations: JobDurations;
   order_durations: OrderDurations;
   tokens: Record<string, TokenRecord>;
+  refresh_tokens: Record<string, RefreshTokenRecord>;
+  /** OAuth clients by id; a confidential one has a secret. */
+  oauth_clients: Record<string, { client_secret?: string }>;
   jobs: Record<string, JobRecord>;
   job_order: string[];
   orders: Record<string, OrderRecord>;
@@ -169,6 +182,8 @@ export function initialState(seed: Seed, jobDurations: JobDurations, orderDurati
     job_durations: jobDurations,
     order_durations: orderDurations,
     tokens: {},
+    refresh_tokens: {},
+    oauth_clients: {},
     jobs: {},
     job_order: [],
     orders: {},
@@ -185,6 +200,8 @@ export function loadStateFile(path: string): SimStateData | undefined {
   const data = JSON.parse(readFileSync(path, 'utf8')) as SimStateData;
   if (data.version !== 1)
     throw new Error(`simulator state file ${path} has unsupported version ${String(data.version)}`);
+  data.refresh_tokens ??= {}; // files written before the OAuth endpoint
+  data.oauth_clients ??= {};
   return data;
 }
 

@@ -72,6 +72,24 @@ export function profilingView(ctx: SimContext, job: JobRecord) {
   };
 }
 
+/** One run of a table group's profiling history (TestGen 5.134's `ProfilingRunHistoryItem`). */
+export function profilingHistoryItem(ctx: SimContext, job: JobRecord) {
+  const r = job.result as ProfilingResult | null;
+  return {
+    job_execution_id: job.id,
+    table_group_id: job.table_group_id,
+    status: job.status,
+    started_at: iso(ctx, job.started_at),
+    completed_at: iso(ctx, job.completed_at),
+    profiling_score: r ? wireScore(ctx, r.score) : null,
+    table_ct: r?.table_ct ?? null,
+    column_ct: r?.column_ct ?? null,
+    record_ct: r?.record_ct ?? null,
+    error_message: job.error_message,
+    issue_counts: r ? { ...r.issue_counts.hygiene_issues, dismissed: r.issue_counts.dismissed } : {},
+  };
+}
+
 export function ordersView(ctx: SimContext) {
   return Object.values(ctx.state.orders).map((o) => ({
     ...o,

@@ -3,6 +3,9 @@ import { describe, test } from 'node:test';
 import { BearerSource } from '../../src/api/bearer.js';
 import { SessionManager } from '../../src/api/session.js';
 import type { Transport } from '../../src/api/transport.js';
+import { AuthenticationFailed, ServiceClient } from '../../src/api/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { startTestSimulator } from '../helpers/sim.js';
 
 /** A token endpoint that issues a0, a1, … and counts its refreshes. */
 function endpoint() {
@@ -34,5 +37,57 @@ describe('OAuth token source', () => {
     assert.deepEqual([first, second], ['a1', 'a1'], 'a second refresh would revoke the token the first caller holds');
     assert.equal(issued(), 2, 'one refresh at start, one after the 401s');
     assert.equal(bearer.oauth?.refreshes, 2);
+  });
+});
+
+describe('OAuth refresh grant against the simulator (no /v2 credentials at all)', () => {
+  test('an access token that expires mid-use is refreshed once, and no call fails', async () => {
+    const { sim } = await startTestSimulator();
+    const refreshToken = sim.controls.issueRefreshToken({ username: 'otto', clientId: 'worker' });
+    const client = new ServiceClient({
+      baseUrl: sim.url,
+      timeoutMs: 5_000,
+      apiBearer: { type: 'oauth', tokenUrl: `${sim.url}/oauth/token`, clientId: 'worker', refreshToken },
+    });
+    try {
+      assert.equal((await client.testDefinitions.export(SEED_IDS.testSuites.salesProd)).definitions.length, 8);
+      sim.controls.expireTokens('otto');
+      await client.jobs.list('DEMO');
+      assert.equal(client.oauthTokenSource?.refreshes, 2, 'one grant at start, one after the expiry');
+      const paths = sim.controls.requests().map((r) => `${r.status} ${r.path.split('?')[0]}`);
+      assert.equal(paths.filter((p) => p.includes('/v2/')).length, 0, 'never a /v2 login');
+      assert.deepEqual(paths.slice(-3), [
+        '401 /api/v1/projects/DEMO/jobs',
+        '200 /oauth/token',
+        '200 /api/v1/projects/DEMO/jobs',
+      ]);
+      assert.ok(!JSON.stringify(sim.controls.requests()).includes(refreshToken), 'no refresh token in the request log');
+    } finally {
+      client.close();
+      await sim.close();
+    }
+  });
+
+  test('a revoked refresh token fails the call as AuthenticationFailed, without echoing the token', async () => {
+    const { sim } = await startTestSimulator();
+    const refreshToken = sim.controls.issueRefreshToken({ username: 'otto', clientId: 'worker' });
+    const client = new ServiceClient({
+      baseUrl: sim.url,
+      timeoutMs: 5_000,
+      apiBearer: { type: 'oauth', tokenUrl: `${sim.url}/oauth/token`, clientId: 'worker', refreshToken },
+    });
+    try {
+      await client.jobs.list('DEMO');
+      sim.controls.revokeTokens('otto'); // access and refresh tokens, as a user revoking the app's access
+      const err = await client.jobs.list('DEMO').then(
+        () => assert.fail('expected a failure'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof AuthenticationFailed, String(err));
+      assert.ok(!String((err as Error).message).includes(refreshToken));
+    } finally {
+      client.close();
+      await sim.close();
+    }
   });
 });

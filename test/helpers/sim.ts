@@ -24,9 +24,10 @@ export class SimHttp {
       form?: Record<string, string>;
       raw?: string;
       contentType?: string;
+      headers?: Record<string, string>;
     } = {},
   ): Promise<HttpResult<T>> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     let body: string | undefined;
     if (opts.json !== undefined) {

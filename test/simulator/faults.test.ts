@@ -88,7 +88,8 @@ describe('simulator faults and controls', () => {
     );
     assert.equal(sim.controls.counters().submissions[TG.finance], before + 1);
     const listing = await http.as('admin', 'GET', '/api/v1/projects/DEMO/jobs?job_key=run-profile');
-    assert.equal(listing.body.items[0].table_group_id, TG.finance, 'found through the job listing');
+    const found = await http.as('admin', 'GET', `/api/v1/profiling-runs/${listing.body.items[0].id}`);
+    assert.equal(found.body.table_group_id, TG.finance, 'found through the listing and the run record');
     const entry = sim.controls.requests().findLast((r) => r.path.endsWith('/profiling-runs'));
     assert.equal(entry?.fault, 'drop_after_commit');
   });

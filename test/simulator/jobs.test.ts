@@ -238,11 +238,10 @@ describe('simulator job engine', () => {
     const id = await submitProfile(TG.sales);
     advance(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);
     assert.equal((await getJob(id)).status, 'completed');
-    const listing = await http.as('admin', 'GET', '/api/v1/projects/DEMO/jobs?job_key=run-test-generation');
-    const gen = listing.body.items.find((j: { table_group_id: string }) => j.table_group_id === TG.sales);
+    const gen = sim.controls.jobs().find((j) => j.job_key === 'run-test-generation' && j.table_group_id === TG.sales);
     assert.ok(gen, 'a generation job follows the profiling run');
     assert.equal(gen.status, 'pending', 'profiling completed does not mean tests are ready');
-    assert.equal(gen.source, 'scheduler');
+    assert.equal(gen.source, 'system', "TestGen 5.134's source for its follow-up jobs");
     assert.equal(gen.test_suite_id, TS.salesProd);
     assert.equal(sim.controls.definitions(TS.salesProd).length, beforeDefs.length, 'nothing generated yet');
     advance(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);

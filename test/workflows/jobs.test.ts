@@ -144,6 +144,7 @@ describe('profileTableGroup and runTestSuite', () => {
       );
       sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs + 1_000);
       sim.controls.pauseJob(job.id);
+      sim.controls.advanceClock(SLOW.interruptMs); // pause_requested → paused
       const progress = await eventually('the stuck job to be reported', async () => {
         const p = await handle.query(progressQuery);
         return p.stuck ? p : undefined;
@@ -158,8 +159,8 @@ describe('profileTableGroup and runTestSuite', () => {
       );
       const memo = (await handle.describe()).memo as { stuck?: { status: string } } | undefined;
       assert.equal(memo?.stuck?.status, 'paused');
-      sim.controls.resumeJob(job.id);
-      sim.controls.advanceClock(SLOW.runMs);
+      sim.controls.resumeJob(job.id); // resume_requested, then a new claim, then the rest of the run
+      sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs + SLOW.runMs);
       return handle.result();
     });
     assert.equal(result.job.wait.job.status, 'completed', 'reported, then waited to the end');
@@ -185,6 +186,7 @@ describe('profileTableGroup and runTestSuite', () => {
       );
       sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs + 1_000);
       sim.controls.pauseJob(job.id);
+      sim.controls.advanceClock(SLOW.interruptMs); // pause_requested → paused
       await eventually('the cancel request', () => sim.controls.job(job.id)?.status === 'cancel_requested');
       sim.controls.advanceClock(SLOW.cancelMs);
       const failure = await handle.result().catch((e: unknown) => e);

@@ -10,7 +10,7 @@ import {
 } from '../../src/contract/index.js';
 import { SEED_IDS, SEED_USERS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker, workflowsPath } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { SimHttp, startTestSimulator } from '../helpers/sim.js';
 import {
   startDevServerEnv,
   startTimeSkippingEnv,
@@ -206,20 +206,36 @@ describe('dataQualityPipeline', () => {
     assert.match(err.cause.message, /no default test suite/);
   });
 
-  test('where job objects carry no target (TestGen), the follow-up generation is the job the service queued itself', async () => {
-    const { sim: bare } = await startTestSimulator({ jobDurations: FAST, variants: { listingTargets: false } });
+  test("TestGen's follow-up generation: found without a target, after the first completed run only", async () => {
+    const { sim: bare } = await startTestSimulator({ jobDurations: FAST }); // TestGen 5.134's behaviour, by default
     try {
-      const result = (await withProjectWorker(t.env, await simDeps(bare), (taskQueue) =>
-        t.env.client.workflow.execute('dataQualityPipeline', {
-          taskQueue,
-          workflowId: `bare-${taskQueue}`,
-          args: [{ ...base, tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration: 'wait' }],
-        }),
-      )) as DataQualityPipelineResult;
+      // A profiling run cancelled before the pipeline: TestGen does not count it, so generation still follows.
+      const http = new SimHttp(bare);
+      const early = await http.as('admin', 'POST', `/api/v1/table-groups/${TG.sales}/profiling-runs`);
+      await http.as('admin', 'POST', `/api/v1/jobs/${early.body.id}/cancel`);
+      const deps = await simDeps(bare);
+      const pipeline = (testGeneration: 'wait' | 'auto') =>
+        withProjectWorker(t.env, deps, (taskQueue) =>
+          t.env.client.workflow.execute('dataQualityPipeline', {
+            taskQueue,
+            workflowId: `bare-${testGeneration}-${taskQueue}`,
+            args: [{ ...base, tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration }],
+          }),
+        ) as Promise<DataQualityPipelineResult>;
+      const result = await pipeline('wait');
       const generated = bare.controls.jobs().filter((j) => j.job_key === 'run-test-generation');
       assert.equal(generated.length, 1);
+      assert.equal(generated[0]?.source, 'system');
       assert.equal(result.generation?.jobId, generated[0]?.id, 'the follow-up, found without a target in the listing');
       assert.equal(result.generation?.wait.job.status, 'completed');
+
+      const second = await pipeline('auto');
+      assert.equal(second.generation, null, 'no generation follows a second completed run, and none is waited for');
+      const err = await pipeline('wait').catch((e: unknown) => e);
+      assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure, String(err));
+      assert.equal(err.cause.type, 'GenerationJobNotFound');
+      assert.match(err.cause.message, /only the first completed profiling run/);
+      assert.equal(bare.controls.jobs().filter((j) => j.job_key === 'run-test-generation').length, 1);
     } finally {
       await bare.close();
     }
