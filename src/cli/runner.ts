@@ -10,11 +10,11 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Env } from '../config/env.js';
 import type { StarterConfig } from '../config/starter.js';
 import { temporalConnectionOptions } from '../config/temporal.js';
 import type { DataQualityPipelineResult } from '../contract/index.js';
+import { describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
 import { EXIT, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
@@ -104,39 +104,22 @@ export class Starter {
       this.print(show(await run()));
     } catch (err) {
       if (!(err instanceof WorkflowUpdateFailedError)) throw err;
-      const cause = err.cause;
-      const type = cause instanceof ApplicationFailure ? cause.type : (cause?.name ?? 'UpdateFailed');
-      this.io.err.write(`refused: ${type}: ${cause?.message ?? err.message}\n`);
+      this.io.err.write(`refused: ${describeRoot(rootCause(err))}\n`);
       this.exitCode = EXIT.failed;
     }
   }
 
   failure(err: unknown, flags: { json?: boolean }): number {
     if (!(err instanceof WorkflowFailedError)) throw err;
-    const cause = err.cause;
+    const root = rootCause(err);
     let code: number = EXIT.failed;
-    if (cause instanceof CancelledFailure) code = EXIT.cancelled;
-    else if (cause instanceof ApplicationFailure && cause.type === 'QualityGateFailed') code = EXIT.gateFailed;
-    const type = cause instanceof ApplicationFailure ? cause.type : (cause?.name ?? 'Failure');
-    if (flags.json)
-      this.print(
-        JSON.stringify(
-          {
-            failed: true,
-            type,
-            message: cause?.message ?? err.message,
-            details: cause instanceof ApplicationFailure ? cause.details : null,
-          },
-          null,
-          2,
-        ),
-      );
+    if (root.cancelled) code = EXIT.cancelled;
+    else if (root.type === 'QualityGateFailed') code = EXIT.gateFailed;
+    if (flags.json) this.print(JSON.stringify({ failed: true, ...root }, null, 2));
     else {
-      this.io.err.write(
-        `${code === EXIT.cancelled ? 'cancelled' : 'failed'}: ${type}: ${cause?.message ?? err.message}\n`,
-      );
-      if (cause instanceof ApplicationFailure && cause.type === 'QualityGateFailed' && cause.details?.[0])
-        this.print(formatPipeline(cause.details[0] as DataQualityPipelineResult));
+      this.io.err.write(`${code === EXIT.cancelled ? 'cancelled' : 'failed'}: ${describeRoot(root)}\n`);
+      if (root.type === 'QualityGateFailed' && root.details?.[0])
+        this.print(formatPipeline(root.details[0] as DataQualityPipelineResult));
     }
     return code;
   }

@@ -129,7 +129,10 @@ describe('promoteTestDefinitions', () => {
           TEMPORAL_TASK_QUEUE: taskQueue,
         });
         assert.equal(refused.code, 1, refused.err);
-        assert.match(refused.err, /^refused: StalePreview: stale approval: it names preview some-other-preview/m);
+        assert.match(
+          refused.err,
+          /^refused: StalePreview: stale approval: it names preview some-other-preview.*\(retryable: false\)$/m,
+        );
         const ack = await handle.executeUpdate(approveUpdate, {
           args: [{ previewId: preview.previewId, by: 'alice', comment: 'reviewed' }],
         });

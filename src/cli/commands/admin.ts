@@ -1,10 +1,32 @@
 /**
  * The commands that act on a running or finished workflow by id: `cancel` and `status`.
  */
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { progressQuery } from '../../contract/index.js';
-import { table } from '../format.js';
+import { type RootCause, describeRoot, rootCause } from '../failure.js';
+import { formatOrder, formatPipeline, formatProfile, formatPromotion, formatTestRun, table } from '../format.js';
 import type { CommandContext } from '../runner.js';
+
+/** How each workflow's result reads; others print as JSON. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const FORMATS: Record<string, (r: any) => string> = {
+  dataQualityPipeline: formatPipeline,
+  profileTableGroup: formatProfile,
+  runTestSuite: formatTestRun,
+  runOrder: formatOrder,
+  promoteTestDefinitions: formatPromotion,
+};
+
+/** A closed workflow's outcome: its result, or the failure at the root of its chain. */
+async function outcome(handle: WorkflowHandle): Promise<{ result: unknown } | { failure: RootCause }> {
+  try {
+    return { result: await handle.result() };
+  } catch (err) {
+    if (err instanceof WorkflowFailedError) return { failure: rootCause(err) };
+    throw err;
+  }
+}
 
 export function registerAdminCommands(program: Command, { starter: s, action }: CommandContext): void {
   program
@@ -26,10 +48,12 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
         const handle = (await s().connect()).workflow.getHandle(workflowId);
         const d = await handle.describe();
         const progress = await handle.query(progressQuery).catch(() => null);
+        const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';
+        const end = closed ? await outcome(handle) : null;
         if (f.json) {
           s().print(
             JSON.stringify(
-              { workflowId, type: d.type, status: d.status.name, progress, memo: d.memo ?? null },
+              { workflowId, type: d.type, status: d.status.name, progress, memo: d.memo ?? null, ...end },
               null,
               2,
             ),
@@ -53,9 +77,14 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
                 : null,
             ],
             ['error', progress?.error],
+            ['failure', end && 'failure' in end ? describeRoot(end.failure) : null],
             ['web UI', s().link(workflowId)],
           ]),
         );
+        if (end && 'result' in end) {
+          const format = FORMATS[d.type];
+          s().print(`result:\n${format ? format(end.result) : JSON.stringify(end.result, null, 2)}`);
+        }
       }),
     );
 }

@@ -1,0 +1,87 @@
+/**
+ * The CLI says what happened, against the dev server and a worker: the failure at the root of the chain (not
+ * "ActivityFailure: Activity task failed"), and `status` prints a closed workflow's result or failure.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { cli } from '../helpers/cli.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };
+const MISSING = '00000000-0000-4000-8000-00000000dead';
+
+describe('CLI outcomes on the dev server', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  let env: Record<string, string>;
+  before(async () => {
+    t = await startDevServerEnv();
+    ({ sim } = await startTestSimulator({ jobDurations: FAST }));
+    env = { TEMPORAL_ADDRESS: t.env.connection.options.address, TEMPORAL_UI_URL: '' };
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  const pipeline = (taskQueue: string, workflowId: string, tableGroup: string) =>
+    cli(
+      [
+        'pipeline',
+        '--workflow-id',
+        workflowId,
+        '--table-group',
+        tableGroup,
+        '--test-suite',
+        TS.financeProd,
+        '--test-generation',
+        'skip',
+        '--poll-interval',
+        '100ms',
+      ],
+      { ...env, TEMPORAL_TASK_QUEUE: taskQueue },
+    );
+
+  test('a failed activity prints its own failure type and message, and where it came from', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `cli-fail-${taskQueue}`;
+      const run = await pipeline(taskQueue, workflowId, MISSING);
+      assert.equal(run.code, 1, run.err);
+      assert.match(run.err, /^failed: NotFound: .*table group.*\(via activity \w+; retryable: false\)$/m);
+      assert.doesNotMatch(run.err, /Activity task failed/);
+
+      const status = await cli(['status', workflowId], env);
+      assert.equal(status.code, 0, status.err);
+      assert.match(status.out, /status\s+FAILED/);
+      assert.match(status.out, /failure\s+NotFound: .*via activity/);
+      const json = JSON.parse((await cli(['status', workflowId, '--json'], env)).out) as {
+        failure: { type: string; via: string[]; nonRetryable: boolean };
+      };
+      assert.equal(json.failure.type, 'NotFound');
+      assert.equal(json.failure.nonRetryable, true);
+      assert.match(json.failure.via[0] ?? '', /^activity /);
+    });
+  });
+
+  test('status prints the result of a completed workflow', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `cli-ok-${taskQueue}`;
+      const run = await pipeline(taskQueue, workflowId, TG.finance);
+      assert.equal(run.code, 0, run.err);
+      const status = await cli(['status', workflowId], env);
+      assert.equal(status.code, 0, status.err);
+      assert.match(status.out, /status\s+COMPLETED/);
+      assert.match(status.out, /result:\nverdict\s+PASSED/);
+      assert.match(status.out, /test score\s+\d+(\.\d+)? %/);
+      const json = JSON.parse((await cli(['status', workflowId, '--json'], env)).out) as {
+        result: { status: string };
+      };
+      assert.equal(json.result.status, 'passed');
+    });
+  });
+});
