@@ -1,4 +1,8 @@
-/** JSON Schema of every workflow input and output, generated from the zod schemas, for callers in other languages. */
+/**
+ * JSON Schema of every workflow input and output, query answer and update argument and acknowledgement, generated
+ * from the zod schemas, for callers in other languages. Rules across fields that JSON Schema cannot state are in
+ * each schema's `x-rules` and description.
+ */
 import { z } from 'zod';
 import * as progress from './progress.js';
 import * as promotion from './promotion.js';
@@ -17,6 +21,12 @@ const INPUTS = {
   RejectInput: w.RejectInput,
 } as const;
 
+/** What queries and updates answer. */
+const ANSWERS = {
+  PreviewQueryResult: w.PreviewQueryResult,
+  DecisionAck: w.DecisionAck,
+} as const;
+
 const OUTPUTS = {
   RunOrderResult: w.RunOrderResult,
   ProfileTableGroupResult: w.ProfileTableGroupResult,
@@ -26,6 +36,7 @@ const OUTPUTS = {
   ExportTestDefinitionsResult: w.ExportTestDefinitionsResult,
   PromotionPreview: w.PromotionPreview,
   Progress: w.Progress,
+  ...ANSWERS,
 } as const;
 
 /** File name → JSON Schema document. Inputs describe what callers may send (defaults optional). */

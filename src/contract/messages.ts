@@ -1,18 +1,13 @@
 /** Queries and updates, defined once and imported by the workflows, the starter and the tests. */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Progress } from './progress.js';
-import type { ApproveInput, PromotionPreview, RejectInput } from './promotion.js';
+import type { ApproveInput, DecisionAck, PromotionPreview, RejectInput } from './promotion.js';
 
 /** Live progress of any workflow of this project. */
 export const progressQuery = defineQuery<Progress>('progress');
 
 /** The promotion's current preview (null until it exists). */
 export const previewQuery = defineQuery<PromotionPreview | null>('preview');
-
-export interface DecisionAck {
-  decision: 'approved' | 'rejected';
-  previewId: string | null;
-}
 
 /** Approves the named preview; refused by the validator when it names another preview than the current one. */
 export const approveUpdate = defineUpdate<DecisionAck, [ApproveInput]>('approve');

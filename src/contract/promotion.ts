@@ -52,6 +52,10 @@ export const PromoteTestDefinitionsInput = z
   .superRefine((v, ctx) => {
     if (!v.preset === !v.policy)
       ctx.addIssue({ code: 'custom', path: ['preset'], message: 'give exactly one of preset or policy' });
+  })
+  .meta({
+    oneOf: [{ required: ['preset'] }, { required: ['policy'] }],
+    description: 'Exactly one of preset or policy',
   });
 export type PromoteTestDefinitionsInput = z.input<typeof PromoteTestDefinitionsInput>;
 
@@ -73,6 +77,18 @@ export const PromotionPreview = ImportReport.extend({
   diff: z.array(z.string()).describe('Human-readable counts per action and reason'),
 });
 export type PromotionPreview = z.infer<typeof PromotionPreview>;
+
+/** The `preview` query's answer: null until the first preview exists. */
+export const PreviewQueryResult = PromotionPreview.nullable().describe(
+  'The current preview of a promotion, or null before it exists (export and preview still running)',
+);
+
+/** What an accepted `approve` or `reject` update answers. */
+export const DecisionAck = z.object({
+  decision: z.enum(['approved', 'rejected']),
+  previewId: z.string().nullable().describe('The preview decided on; null for a rejection that named none'),
+});
+export type DecisionAck = z.infer<typeof DecisionAck>;
 
 export const PromoteTestDefinitionsResult = z.object({
   status: z.enum(['applied', 'rejected', 'timed_out']),

@@ -40,13 +40,16 @@ export const JobOptions = z.object({
     .default(30 * 60_000)
     .describe('auto picks deferrable from 2 hours on'),
   pollIntervalMs: Ms(100).default(5_000),
-  maxPollIntervalMs: Ms(100).default(30_000),
+  maxPollIntervalMs: Ms(100).default(30_000).describe('At least pollIntervalMs'),
   maxWaitMs: Ms(1_000)
     .default(7 * 24 * 3_600_000)
     .describe('Give up waiting after this long'),
   heartbeatTimeoutMs: Ms(2_000)
     .default(60_000)
-    .describe('A waiting worker that stops heartbeating for this long is presumed dead; another one carries on'),
+    .describe(
+      'A waiting worker that stops heartbeating for this long is presumed dead; another one carries on. ' +
+        'At least twice pollIntervalMs',
+    ),
   maxStatusDurationMs: Ms(1_000)
     .optional()
     .describe(
@@ -64,6 +67,22 @@ export const JobOptions = z.object({
   outageToleranceMs: OutageToleranceMs,
 });
 export type JobOptions = z.infer<typeof JobOptions>;
+
+/**
+ * Rules across fields, which JSON Schema cannot state: each is in the generated schema's `x-rules` (and its
+ * description), worded as the worker enforces it, and `test/contract/agreement.test.ts` holds the two to each other.
+ */
+export const POLLING_RULES = [
+  'maxPollIntervalMs >= pollIntervalMs (after defaults)',
+  'heartbeatTimeoutMs >= 2 * pollIntervalMs (after defaults)',
+];
+export const OVERRIDE_RULE = 'a variable is set once: in parameters or in one override kind, not in two';
+
+/** JSON Schema keywords for rules across fields: `x-rules` for tools, the description for people. */
+export const rulesMeta = (rules: string[], what: string) => ({
+  'x-rules': rules,
+  description: `${what}. Rules across fields (not expressible in JSON Schema, enforced by the worker): ${rules.join('; ')}`,
+});
 
 const checkPolling = (
   v: { pollIntervalMs: number; maxPollIntervalMs: number; heartbeatTimeoutMs: number },
@@ -92,7 +111,10 @@ export const OrderSpec = z.object({
     })
     .strict()
     .default({})
-    .describe('The four override kinds of the spec, merged into parameters'),
+    .describe(
+      'The four override kinds of the spec, merged into parameters. A variable may appear once: in parameters or ' +
+        'in one override kind',
+    ),
   wait: z.boolean().default(false).describe('Wait for the order run to finish (deployments with order-run status)'),
 });
 
@@ -118,7 +140,8 @@ export const RunOrderInput = OrderSpec.extend({
   outageToleranceMs: OutageToleranceMs,
 })
   .strict()
-  .superRefine((v, ctx) => checkOverrides(v, ctx));
+  .superRefine((v, ctx) => checkOverrides(v, ctx))
+  .meta(rulesMeta([OVERRIDE_RULE], 'Input of runOrder'));
 export type RunOrderInput = z.input<typeof RunOrderInput>;
 
 export const OverrideKinds = z.object({
@@ -141,12 +164,14 @@ export type RunOrderResult = z.infer<typeof RunOrderResult>;
 
 export const ProfileTableGroupInput = JobOptions.extend({ tableGroupId: z.string().min(1) })
   .strict()
-  .superRefine(checkPolling);
+  .superRefine(checkPolling)
+  .meta(rulesMeta(POLLING_RULES, 'Input of profileTableGroup'));
 export type ProfileTableGroupInput = z.input<typeof ProfileTableGroupInput>;
 
 export const RunTestSuiteInput = JobOptions.extend({ testSuiteId: z.string().min(1) })
   .strict()
-  .superRefine(checkPolling);
+  .superRefine(checkPolling)
+  .meta(rulesMeta(POLLING_RULES, 'Input of runTestSuite'));
 export type RunTestSuiteInput = z.input<typeof RunTestSuiteInput>;
 
 export const JobRun = z.object({
@@ -225,7 +250,8 @@ export const DataQualityPipelineInput = JobOptions.extend({
   .superRefine((v, ctx) => {
     checkPolling(v, ctx);
     if (v.order) checkOverrides(v.order, ctx, ['order']);
-  });
+  })
+  .meta(rulesMeta([...POLLING_RULES, `order: ${OVERRIDE_RULE}`], 'Input of dataQualityPipeline'));
 export type DataQualityPipelineInput = z.input<typeof DataQualityPipelineInput>;
 
 export const DataQualityPipelineResult = z.object({
