@@ -18,6 +18,7 @@ import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
 import { temporalConnectionOptions } from './config/temporal.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
+import { dataopsNexusHandler } from './nexus/handler.js';
 
 /** One client per credential profile. Secrets stay inside the clients; nothing else holds them. */
 export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(): void } {
@@ -106,6 +107,7 @@ export async function createWorker(
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities: createActivities(deps),
+    nexusServices: [dataopsNexusHandler],
     ...workflowSource(config),
     maxHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     defaultHeartbeatThrottleInterval: config.heartbeatThrottleMs,

@@ -8,6 +8,7 @@ import { registerAdminCommands } from './commands/admin.js';
 import { registerPromoteCommands } from './commands/promote.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerScheduleCommands } from './commands/schedule.js';
+import { registerSetupCommands } from './commands/setup.js';
 import { type CliIO, type CommandContext, Starter } from './runner.js';
 
 export function buildProgram(io: CliIO, exit: (code: number) => void): { program: Command; starter: () => Starter } {
@@ -44,5 +45,6 @@ export function buildProgram(io: CliIO, exit: (code: number) => void): { program
   registerPromoteCommands(program, ctx);
   registerAdminCommands(program, ctx);
   registerScheduleCommands(program, ctx);
+  registerSetupCommands(program, ctx);
   return { program, starter: ctx.starter };
 }

@@ -1,0 +1,46 @@
+/**
+ * The handler of the `dataops` Nexus service (src/contract/nexus.ts), registered by the worker: each operation
+ * checks its input against the workflow's contract (a bad one is a BAD_REQUEST naming every problem, and no
+ * workflow starts), then starts the workflow on the worker's own task queue, the run being the operation. The
+ * workflow id is derived from the Nexus request id, so a retried start finds the same run instead of a second one.
+ */
+import { WorkflowRunOperationHandler, startWorkflow } from '@temporalio/nexus';
+import * as nexus from 'nexus-rpc';
+import type { z } from 'zod';
+import {
+  DataQualityPipelineInput,
+  ExportTestDefinitionsInput,
+  ProfileTableGroupInput,
+  PromoteTestDefinitionsInput,
+  RunOrderInput,
+  RunTestSuiteInput,
+  issueLines,
+} from '../contract/index.js';
+import { dataopsNexusService } from '../contract/nexus.js';
+
+/** The workflow id a Nexus operation's run gets. */
+export const nexusWorkflowId = (workflow: string, requestId: string) => `dataops-nexus/${workflow}/${requestId}`;
+
+function workflowRun<I, O>(workflow: string, schema: z.ZodType): WorkflowRunOperationHandler<I, O> {
+  return new WorkflowRunOperationHandler<I, O>(async (ctx, input) => {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success)
+      throw new nexus.HandlerError(
+        'BAD_REQUEST',
+        `invalid input of ${workflow}: ${issueLines(parsed.error).join('; ')}`,
+      );
+    return startWorkflow<(input: I) => Promise<O>>(ctx, workflow, {
+      args: [input],
+      workflowId: nexusWorkflowId(workflow, ctx.requestId),
+    });
+  });
+}
+
+export const dataopsNexusHandler = nexus.serviceHandler(dataopsNexusService, {
+  dataQualityPipeline: workflowRun('dataQualityPipeline', DataQualityPipelineInput),
+  profileTableGroup: workflowRun('profileTableGroup', ProfileTableGroupInput),
+  runTestSuite: workflowRun('runTestSuite', RunTestSuiteInput),
+  runOrder: workflowRun('runOrder', RunOrderInput),
+  promoteTestDefinitions: workflowRun('promoteTestDefinitions', PromoteTestDefinitionsInput),
+  exportTestDefinitions: workflowRun('exportTestDefinitions', ExportTestDefinitionsInput),
+});
