@@ -5,6 +5,7 @@
 import { activityInfo, Context, log } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { isTerminalJobStatus, type Job } from '../api/index.js';
+import { jobStatusSignal } from '../contract/messages.js';
 import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat } from './keep-alive.js';
@@ -12,6 +13,8 @@ import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 
 const MAX_CLAIMS_KEPT = 50;
+/** The least time between two status reports to the workflow: each one is a history event. */
+const REPORT_EVERY_MS = 5_000;
 
 /** Records one poll: counts, claims, interrupts, since when the status holds; logs each status change once. */
 function observe(progress: WaitProgress, job: Job): boolean {
@@ -52,11 +55,37 @@ function stuckOutcome(job: Job, progress: WaitProgress, bound: number | undefine
   return { ...outcome(job, progress), stuck: { status: job.status, forMs } };
 }
 
-function resumeProgress(): WaitProgress {
+/**
+ * Tells the workflow the job's new non-terminal status (the `jobStatus` signal), so its `progress` query is live:
+ * at most one report every REPORT_EVERY_MS, a status missed in that window reported at the next poll after it, the
+ * terminal status never (the wait's result carries it). Best effort: a failed report is logged, never fatal.
+ */
+async function reportStatus(job: Job, progress: WaitProgress): Promise<void> {
+  if (isTerminalJobStatus(job.status) || progress.reportedStatus === job.status) return;
+  if (progress.reportedAt !== null && Date.now() - progress.reportedAt < REPORT_EVERY_MS) return;
+  const execution = activityInfo().workflowExecution;
+  if (!execution) return; // a standalone activity: no workflow to tell
+  progress.reportedAt = Date.now();
+  try {
+    await Context.current().client.workflow.getHandle(execution.workflowId, execution.runId).signal(jobStatusSignal, {
+      jobId: job.id,
+      status: job.status,
+      polls: progress.polls,
+      claims: progress.claimsSeen.length,
+      interrupts: progress.interrupts,
+    });
+    progress.reportedStatus = job.status;
+  } catch (err) {
+    log.warn('could not report the job status to the workflow', { jobId: job.id, error: String(err) });
+  }
+}
+
+/** The progress a previous attempt heartbeated, and whether there was one. */
+function resumeProgress(): { progress: WaitProgress; resumed: boolean } {
   const parsed = WaitProgress.safeParse(activityInfo().heartbeatDetails);
-  return parsed.success
-    ? parsed.data
-    : { lastStatus: null, claimsSeen: [], interrupts: 0, polls: 0, statusSince: null };
+  if (parsed.success) return { progress: parsed.data, resumed: true };
+  const fresh = { lastStatus: null, claimsSeen: [], interrupts: 0, polls: 0, statusSince: null };
+  return { progress: { ...fresh, reportedStatus: null, reportedAt: null }, resumed: false };
 }
 
 export function waitingActivities(ctx: ActivityContext) {
@@ -82,7 +111,7 @@ export function waitingActivities(ctx: ActivityContext) {
       return translated(async () => {
         const context = Context.current();
         const { client } = ctx.profile(input.profile);
-        const progress = resumeProgress();
+        const { progress } = resumeProgress();
         const heartbeatTimeout = activityInfo().heartbeatTimeoutMs;
         const ceiling = Math.min(
           input.maxPollIntervalMs,
@@ -92,6 +121,7 @@ export function waitingActivities(ctx: ActivityContext) {
         for (;;) {
           const job = await client.jobs.get(input.jobId, { signal: context.cancellationSignal });
           const changed = observe(progress, job);
+          await reportStatus(job, progress);
           beat(progress);
           if (isTerminalJobStatus(job.status)) return outcome(job, progress);
           const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
@@ -111,12 +141,14 @@ export function waitingActivities(ctx: ActivityContext) {
       const input = parseInput(CheckInput, raw, 'checkJob');
       return translated(async () => {
         const context = Context.current();
-        const progress = resumeProgress();
+        const { progress, resumed } = resumeProgress();
         progress.polls = Math.max(progress.polls, activityInfo().attempt - 1);
         const job = await ctx
           .profile(input.profile)
           .client.jobs.get(input.jobId, { signal: context.cancellationSignal });
         observe(progress, job);
+        // Without the previous attempt's details we cannot tell a change from a repeat: report on the first only.
+        if (resumed || activityInfo().attempt === 1) await reportStatus(job, progress);
         beat(progress);
         if (isTerminalJobStatus(job.status)) return outcome(job, progress);
         const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);

@@ -1,6 +1,7 @@
 /** Queries and updates, defined once and imported by the workflows, the starter and the tests. */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Progress } from './progress.js';
+import type { JobStatusReport } from './types.js';
 import type { ApproveInput, DecisionAck, PromotionPreview, RejectInput } from './promotion.js';
 
 /** Live progress of any workflow of this project. */
@@ -14,3 +15,6 @@ export const approveUpdate = defineUpdate<DecisionAck, [ApproveInput]>('approve'
 
 /** Rejects the promotion; nothing is applied. */
 export const rejectUpdate = defineUpdate<DecisionAck, [RejectInput]>('reject');
+
+/** Sent by our waiting activities when a job's status changes: the live status the `progress` query shows. */
+export const jobStatusSignal = defineSignal<[JobStatusReport]>('jobStatus');

@@ -11,12 +11,15 @@ export const Progress = z.object({
     z.object({
       role: z.string(),
       jobId: z.string(),
-      status: z.string().nullable(),
+      status: z
+        .string()
+        .nullable()
+        .describe('Live while the job is waited for (reported on each change, at most every 5 s); null before'),
       reconciled: z.boolean(),
     }),
   ),
-  lastStatus: z.string().nullable().describe('As of the last activity that returned; see README for live status'),
-  polls: z.number().int(),
+  lastStatus: z.string().nullable().describe('The latest status seen of any job, live while a wait runs'),
+  polls: z.number().int().describe('Status polls so far, live as of the last status report while a wait runs'),
   claims: z.number().int(),
   interrupts: z.number().int(),
   orderId: z.string().nullable(),

@@ -48,8 +48,24 @@ export const WaitProgress = z.object({
   polls: z.number().int(),
   /** When the job was first seen in its current status (epoch ms, worker clock). */
   statusSince: z.number().nullable().default(null),
+  /** The status last reported to the workflow (the `jobStatus` signal), and when (epoch ms, worker clock). */
+  reportedStatus: z.string().nullable().default(null),
+  reportedAt: z.number().nullable().default(null),
 });
 export type WaitProgress = z.infer<typeof WaitProgress>;
+
+/**
+ * What a waiting activity tells its workflow when the job's status changes (the `jobStatus` signal), so that the
+ * `progress` query shows the live status while the wait runs. Sent by our activities, at most every few seconds.
+ */
+export const JobStatusReport = z.object({
+  jobId: z.string(),
+  status: z.string(),
+  polls: z.number().int(),
+  claims: z.number().int(),
+  interrupts: z.number().int(),
+});
+export type JobStatusReport = z.infer<typeof JobStatusReport>;
 
 export const JobSubmitted = z.object({
   jobId: z.string(),

@@ -8,7 +8,9 @@ import type { Activities } from '../activities/index.js';
 import {
   callsWithin,
   issueLines,
+  jobStatusSignal,
   progressQuery,
+  type JobStatusReport,
   type JobWaitOutcome,
   type Progress,
   submissionsWithin,
@@ -58,7 +60,30 @@ export class Tracker {
       stuck: null,
       error: null,
     };
-    setHandler(progressQuery, () => this.progress);
+    setHandler(progressQuery, () => this.view());
+    setHandler(jobStatusSignal, (report) => this.live(report));
+  }
+
+  /** The live counts of the wait in progress (from the `jobStatus` signal), added to the finished waits' totals. */
+  private current: JobStatusReport | null = null;
+  private readonly waitsEnded = new Set<string>();
+
+  private view(): Progress {
+    const c = this.current;
+    if (!c) return this.progress;
+    return {
+      ...this.progress,
+      polls: this.progress.polls + c.polls,
+      claims: this.progress.claims + c.claims,
+      interrupts: this.progress.interrupts + c.interrupts,
+    };
+  }
+
+  /** A waiting activity's report of a status change; a report for a job whose wait has ended is ignored. */
+  live(report: JobStatusReport): void {
+    if (this.waitsEnded.has(report.jobId) || !this.progress.jobs.some((j) => j.jobId === report.jobId)) return;
+    this.current = report;
+    this.jobStatus(report.jobId, report.status);
   }
 
   stage(stage: string): void {
@@ -85,6 +110,8 @@ export class Tracker {
   }
 
   waited(outcome: JobWaitOutcome): void {
+    if (this.current?.jobId === outcome.job.id) this.current = null;
+    this.waitsEnded.add(outcome.job.id);
     this.progress.polls += outcome.polls;
     this.progress.claims += outcome.claims;
     this.progress.interrupts += outcome.interrupts;

@@ -108,6 +108,8 @@ describe('waitForJob in a mock activity environment', () => {
       interrupts: 1,
       polls: 41,
       statusSince: null,
+      reportedStatus: 'running',
+      reportedAt: null,
     };
     const env = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: prior }, quiet);
     const result = await run(env, createActivities(deps).waitForJob, { jobId });

@@ -25,6 +25,42 @@ describe('profileTableGroup and runTestSuite', () => {
     await t?.env.teardown();
   });
 
+  for (const waitStrategy of ['heartbeat', 'deferrable'] as const)
+    test(`the progress query shows the live status and polls while the ${waitStrategy} wait runs, with few signals`, async () => {
+      await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+        const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+          taskQueue,
+          workflowId: `live-${waitStrategy}-${taskQueue}`,
+          args: [{ testSuiteId: TS.financeProd, waitStrategy, pollIntervalMs: 200, maxPollIntervalMs: 200 }],
+        });
+        const job = await eventually('the test run', () =>
+          sim.controls.jobs().find((j) => j.test_suite_id === TS.financeProd && j.status === 'pending'),
+        );
+        const pending = await eventually('the live pending status', async () => {
+          const p = await handle.query(progressQuery);
+          return p.jobs[0]?.status === 'pending' ? p : undefined;
+        });
+        assert.equal(pending.lastStatus, 'pending');
+        sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs);
+        const running = await eventually('the live running status', async () => {
+          const p = await handle.query(progressQuery);
+          return p.jobs[0]?.status === 'running' ? p : undefined;
+        });
+        assert.equal(running.jobs[0]?.jobId, job.id);
+        assert.ok(running.polls > 1, `polls counted while waiting: ${running.polls}`);
+        assert.equal(running.claims, 1);
+        sim.controls.advanceClock(SLOW.runMs);
+        const result = await handle.result();
+        const done = await handle.query(progressQuery);
+        assert.equal(done.jobs[0]?.status, 'completed');
+        assert.equal(done.polls, result.job.wait.polls, 'live counts give way to the final ones');
+        const signals = ((await handle.fetchHistory()).events ?? []).filter(
+          (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'jobStatus',
+        ).length;
+        assert.ok(signals >= 2 && signals <= 3, `status changes only, at most one per 5 s: ${signals} signals`);
+      });
+    });
+
   test('an interrupted profiling run resumes and completes: duration from started_at, claims and interrupts counted', async () => {
     const deps = await simDeps(sim);
     const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
