@@ -1,0 +1,138 @@
+"""
+A Python service calling dataops-temporal by name, with models generated from the contract's JSON Schemas.
+
+It starts a test run and follows its live progress, cancels a profiling run mid-flight, and promotes test
+definitions with an approval (after a refused, stale one). Exits 0 when every step behaved as the contract says.
+
+    python dataops_example.py --address localhost:7233 --task-queue dataops-temporal \
+        --table-group TG --test-suite TS --promote-from DEV --promote-to PROD
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import uuid
+
+from pydantic import ValidationError
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError, CancelledError
+
+from dataops_models.ApproveInput import ApproveInput
+from dataops_models.DataQualityPipelineInput import DataQualityPipelineInput
+from dataops_models.DecisionAck import DecisionAck
+from dataops_models.PreviewQueryResult import PreviewQueryResult
+from dataops_models.ProfileTableGroupInput import ProfileTableGroupInput
+from dataops_models.Progress import Progress
+from dataops_models.PromoteTestDefinitionsInput import PromoteTestDefinitionsInput
+from dataops_models.PromoteTestDefinitionsResult import PromoteTestDefinitionsResult
+from dataops_models.RunTestSuiteInput import RunTestSuiteInput
+from dataops_models.RunTestSuiteResult import RunTestSuiteResult
+
+
+def payload(model) -> dict:
+    """What to send: only the fields set (the worker applies its own defaults), in JSON form."""
+    return model.model_dump(mode="json", exclude_unset=True)
+
+
+async def progress(handle: WorkflowHandle) -> Progress:
+    return Progress.model_validate(await handle.query("progress"))
+
+
+async def test_run(client: Client, args: argparse.Namespace) -> None:
+    request = RunTestSuiteInput(testSuiteId=args.test_suite, pollIntervalMs=200, maxPollIntervalMs=500)
+    handle = await client.start_workflow(
+        "runTestSuite", payload(request), id=f"py-tests-{uuid.uuid4()}", task_queue=args.task_queue
+    )
+    seen: list[str] = []
+    while True:
+        p = await progress(handle)
+        status = p.jobs[0].status if p.jobs else None
+        if status and (not seen or seen[-1] != status):
+            seen.append(status)
+            print(f"test run: {p.stage}, job {p.jobs[0].jobId} {status}, {p.polls} polls")
+        if p.stage in ("done", "failed", "cancelled"):
+            break
+        await asyncio.sleep(0.2)
+    result = RunTestSuiteResult.model_validate(await handle.result())
+    print(f"test run: {result.job.wait.job.status}, score {result.summary.scorePercent} %")
+    assert result.job.wait.job.status == "completed"
+
+
+async def cancel_profiling(client: Client, args: argparse.Namespace) -> None:
+    request = ProfileTableGroupInput(tableGroupId=args.table_group, pollIntervalMs=200, maxPollIntervalMs=500)
+    handle = await client.start_workflow(
+        "profileTableGroup", payload(request), id=f"py-profile-{uuid.uuid4()}", task_queue=args.task_queue
+    )
+    while not (p := await progress(handle)).jobs or p.jobs[0].status != "running":
+        await asyncio.sleep(0.2)
+    await handle.cancel()
+    try:
+        await handle.result()
+        raise AssertionError("a cancelled workflow returned a result")
+    except WorkflowFailureError as err:
+        assert isinstance(err.cause, CancelledError), f"expected a cancellation, got {err.cause!r}"
+    p = await progress(handle)
+    assert p.remoteCancel is not None and p.remoteCancel.confirmed, p.remoteCancel
+    print(f"profiling: cancelled; remote job {p.remoteCancel.jobId} {p.remoteCancel.finalStatus}")
+
+
+async def promote(client: Client, args: argparse.Namespace) -> None:
+    request = PromoteTestDefinitionsInput.model_validate(
+        {"source": {"testSuiteId": args.promote_from}, "targetTestSuiteId": args.promote_to, "preset": "promotion"}
+    )
+    handle = await client.start_workflow(
+        "promoteTestDefinitions", payload(request), id=f"py-promote-{uuid.uuid4()}", task_queue=args.task_queue
+    )
+    preview = PreviewQueryResult.model_validate(await handle.query("preview"))
+    while preview.root is None:
+        await asyncio.sleep(0.2)
+        preview = PreviewQueryResult.model_validate(await handle.query("preview"))
+    print(f"promotion: preview {preview.root.previewId}: {', '.join(preview.root.diff)}")
+    try:
+        await handle.execute_update("approve", payload(ApproveInput(previewId="not-the-current-one")))
+        raise AssertionError("a stale approval was accepted")
+    except WorkflowUpdateFailedError as err:
+        cause = err.cause
+        assert isinstance(cause, ApplicationError) and cause.type == "StalePreview", repr(cause)
+        assert cause.non_retryable
+        print(f"promotion: stale approval refused: {cause.type}")
+    ack = DecisionAck.model_validate(
+        await handle.execute_update("approve", payload(ApproveInput(previewId=preview.root.previewId, by="python")))
+    )
+    result = PromoteTestDefinitionsResult.model_validate(await handle.result())
+    print(f"promotion: {ack.decision.value}, {result.status.value}: {', '.join(result.diff)}")
+    assert result.status.value == "applied"
+
+
+def refuse_bad_input() -> None:
+    """The generated models catch a bad input before anything is sent."""
+    try:
+        DataQualityPipelineInput.model_validate({"tableGroupId": "tg", "testSuiteId": "ts", "gates": {"minScorePercent": 101}})
+        raise AssertionError("a score gate above 100 was accepted")
+    except ValidationError as err:
+        print(f"bad input: refused locally ({err.error_count()} problem: {err.errors()[0]['loc']})")
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--address", default="localhost:7233")
+    parser.add_argument("--namespace", default="default")
+    parser.add_argument("--task-queue", default="dataops-temporal")
+    parser.add_argument("--table-group", required=True)
+    parser.add_argument("--test-suite", required=True)
+    parser.add_argument("--promote-from", required=True)
+    parser.add_argument("--promote-to", required=True)
+    args = parser.parse_args()
+    client = await Client.connect(args.address, namespace=args.namespace)
+    refuse_bad_input()
+    await test_run(client, args)
+    await cancel_profiling(client, args)
+    await promote(client, args)
+    print("all steps behaved as the contract says")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
