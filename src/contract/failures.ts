@@ -1,0 +1,64 @@
+/**
+ * Every failure type a caller can see, where it sits in the failure chain, and whether a retry could help: the
+ * catalogue behind docs/contract.md, written to contract/failures.json for callers in other languages. A test holds
+ * it to the code: every type the workflows, activities and the service client raise is listed here, and no other.
+ */
+
+/**
+ * Where the `ApplicationFailure` of that type sits:
+ * - `workflow`: the cause of the failed workflow (`WorkflowFailedError → ApplicationFailure`);
+ * - `activity`: one level deeper (`WorkflowFailedError → ActivityFailure → ApplicationFailure`);
+ * - `update`: the cause of a refused update (`WorkflowUpdateFailedError → ApplicationFailure`).
+ * Through Nexus, each sits one level under the caller's `NexusOperationFailure`.
+ */
+export type FailureLocation = 'workflow' | 'activity' | 'update';
+
+export interface FailureType {
+  type: string;
+  at: FailureLocation;
+  /** The failure's own nonRetryable flag, inverted; a workflow's failure is final either way. */
+  retryable: boolean;
+  meaning: string;
+}
+
+const f = (type: string, at: FailureLocation, retryable: boolean, meaning: string): FailureType => ({
+  type,
+  at,
+  retryable,
+  meaning,
+});
+
+export const FAILURE_TYPES: readonly FailureType[] = [
+  f('InvalidInput', 'workflow', false, 'the input breaks its schema; details[0].problems lists every problem'),
+  f('QualityGateFailed', 'workflow', false, 'a quality gate failed (onGateFailure: fail); details[0] is the result'),
+  f('JobFailed', 'workflow', false, "the remote job ended in error; the message carries the job's error_message"),
+  f('JobCanceled', 'workflow', false, 'the remote job was canceled by someone else'),
+  f('JobStuck', 'workflow', false, 'a job held one status longer than maxStatusDurationMs (onStatusStuck: fail)'),
+  f('RemoteCancelUnconfirmed', 'workflow', false, 'cancelled, but the job was not seen terminal: it may still run'),
+  f('OrderFailed', 'workflow', false, "the pipeline's order run did not complete; nothing was profiled or tested"),
+  f('GenerationJobNotFound', 'workflow', false, 'testGeneration: wait, and no generation job followed profiling'),
+  f('StrictImportRejected', 'workflow', false, 'apply_strict refused the import; nothing was applied'),
+  f('PreviewNotReady', 'update', false, 'approve or reject before the preview exists'),
+  f('AlreadyDecided', 'update', false, 'the promotion was already approved, rejected or timed out'),
+  f('StalePreview', 'update', false, 'the approval names another preview than the current one'),
+  f('InvalidInput', 'update', false, 'the update argument breaks its schema'),
+  f('InvalidInput', 'activity', false, 'an activity input breaks its schema (a caller of the activities directly)'),
+  f('AuthenticationFailed', 'activity', false, 'the service refused the credentials or token'),
+  f('PermissionDenied', 'activity', false, "the profile's user may not do this"),
+  f('NotFound', 'activity', false, 'the table group, suite, job or order does not exist (or is not visible)'),
+  f('Conflict', 'activity', false, 'the service refused a change that conflicts with the current state'),
+  f('InvalidRequest', 'activity', false, 'the service refused the request as invalid'),
+  f('UnexpectedResponse', 'activity', false, 'a valid JSON answer that breaks its schema'),
+  f('SubmissionOutcomeUnknown', 'activity', false, 'a submission answer was lost and the job could not be found'),
+  f('OrderOutcomeUnknown', 'activity', false, 'an order-create answer was lost and the order could not be found'),
+  f('ImportOutcomeUnknown', 'activity', false, 'an apply answer was lost and a fresh preview cannot tell if it landed'),
+  f('UnknownProfile', 'activity', false, 'the input names a credential profile the worker does not have'),
+  f('BlobNotFound', 'activity', false, 'a claim-check reference names no stored file (another host, or removed)'),
+  f('BlobCorrupt', 'activity', false, 'a stored file does not match its hash'),
+  f('ServerError', 'activity', true, 'the service answered 5xx (after outageToleranceMs)'),
+  f('RateLimited', 'activity', true, 'the service answered 429 (after outageToleranceMs)'),
+  f('ConnectionFailed', 'activity', true, 'the service could not be reached (after outageToleranceMs)'),
+  f('RequestTimedOut', 'activity', true, 'the service did not answer in time (after outageToleranceMs)'),
+  f('GarbledResponse', 'activity', true, 'an answer that is not JSON (after outageToleranceMs)'),
+  f('Error', 'activity', true, 'an unexpected error in our own code (a defect: please report it); retried as a blip'),
+];
