@@ -55,13 +55,18 @@ function stuckOutcome(job: Job, progress: WaitProgress, bound: number | undefine
   return { ...outcome(job, progress), stuck: { status: job.status, forMs } };
 }
 
+/** Statuses before the work starts: the workflow shows `pending` from the submission, so they are not reported. */
+const NOT_REPORTED = new Set(['pending', 'claimed']);
+
 /**
- * Tells the workflow the job's new non-terminal status (the `jobStatus` signal), so its `progress` query is live:
- * at most one report every REPORT_EVERY_MS, a status missed in that window reported at the next poll after it, the
- * terminal status never (the wait's result carries it). Best effort: a failed report is logged, never fatal.
+ * Tells the workflow the job's new status (the `jobStatus` signal), so its `progress` query is live. Each report
+ * costs the workflow a signal and a workflow task (4 history events), so: only a status the work is in (not
+ * `pending`, `claimed`, nor the terminal one the wait's result carries), at most one report every REPORT_EVERY_MS,
+ * a change missed in that window reported at the next poll after it. Best effort: a failed report is logged.
  */
 async function reportStatus(job: Job, progress: WaitProgress): Promise<void> {
-  if (isTerminalJobStatus(job.status) || progress.reportedStatus === job.status) return;
+  if (isTerminalJobStatus(job.status) || NOT_REPORTED.has(job.status)) return;
+  if (progress.reportedStatus === job.status) return;
   if (progress.reportedAt !== null && Date.now() - progress.reportedAt < REPORT_EVERY_MS) return;
   const execution = activityInfo().workflowExecution;
   if (!execution) return; // a standalone activity: no workflow to tell

@@ -14,7 +14,10 @@ export const Progress = z.object({
       status: z
         .string()
         .nullable()
-        .describe('Live while the job is waited for (reported on each change, at most every 5 s); null before'),
+        .describe(
+          'pending once submitted, then live while the job is waited for (each change but claimed, at most every ' +
+            '5 s); null for a reconciled or found job until its first report',
+        ),
       reconciled: z.boolean(),
     }),
   ),

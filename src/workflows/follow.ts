@@ -140,7 +140,9 @@ async function cancelForCancellation(t: Tracker, opts: JobOptions, jobId: string
  * `error` fails with JobFailed (with its error_message), one canceled from outside with JobCanceled.
  */
 export async function followJob(t: Tracker, role: string, opts: JobOptions, submitted: JobSubmitted): Promise<JobRun> {
-  t.addJob(role, submitted.jobId, submitted.reconciled);
+  // A job the service just accepted is pending (its later statuses come from the wait's reports); a reconciled or
+  // found one's status is unknown until the wait reports it.
+  t.addJob(role, submitted.jobId, submitted.reconciled, submitted.reconciled ? null : 'pending');
   t.stage(`waiting for ${role}`);
   let outcome: JobWaitOutcome;
   // A stuck job is reported once per job: the wait then goes on without the bound.

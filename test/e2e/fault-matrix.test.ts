@@ -162,11 +162,16 @@ describe('the fault matrix', () => {
       );
     if (stage === 'submit-tests')
       await w.controls.addFault(faultOf(kind, stage, { method: 'POST', path: `/test-suites/${ids.target}/test-runs` }));
+    // The summary is fetched once the profiling run ends: it runs until the fault is in place, so a loaded machine
+    // cannot let the summary through first.
+    if (stage === 'summary')
+      await w.controls.planJobs({ job_key: 'run-profile', target_id: ids.tableGroup, durations: { runMs: 600_000 } });
     const handle = await start('dataQualityPipeline', `${stage}-${kind}`, pipelineArgs(ids));
     if (stage === 'poll' || stage === 'summary') {
       const job = await firstJob(ids, 'profiling');
       const path = stage === 'poll' ? `/api/v1/jobs/${job.id}` : `/api/v1/profiling-runs/${job.id}`;
       await w.controls.addFault(faultOf(kind, stage, { method: 'GET', path }));
+      if (stage === 'summary') await w.controls.jobDurations({ runMs: 1_000 }, job.id);
     }
     if (stage === 'cancel') {
       const job = await firstJob(ids, 'tests');

@@ -41,6 +41,8 @@ export class SimControls {
   definitions = (suiteId: string) => this.call<unknown[]>('GET', `/_sim/test-suites/${suiteId}/definitions`);
   jobDurations = (d: Record<string, number>, jobId?: string) =>
     this.call('PUT', jobId ? `/_sim/jobs/${jobId}/durations` : '/_sim/job-durations', d);
+  planJobs = (plan: { job_key?: string; target_id?: string; durations?: Record<string, number> }) =>
+    this.call('POST', '/_sim/job-plans', plan);
   orderDurations = (d: Record<string, number>) => this.call('PUT', '/_sim/order-durations', d);
   expireTokens = () => this.call('POST', '/_sim/tokens/expire', {});
   requests = () => this.call<{ method: string; path: string }[]>('GET', '/_sim/requests');
