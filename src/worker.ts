@@ -111,6 +111,7 @@ export async function createWorker(
     ...workflowSource(config),
     maxHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     defaultHeartbeatThrottleInterval: config.heartbeatThrottleMs,
+    shutdownGraceTime: config.shutdownGraceMs,
     ...extra,
   });
   return { worker, deps };

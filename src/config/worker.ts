@@ -73,6 +73,11 @@ export interface WorkerConfig {
   heartbeatThrottleMs: number;
   /** How long a held submission may still commit after sending (see ActivityDeps.submitSettleMs). */
   submitSettleMs: number;
+  /**
+   * After SIGTERM or SIGINT, how long activities in flight (an import, a submission) may finish before they are
+   * cancelled. @default $DATAOPS_SHUTDOWN_GRACE_MS, else 30000
+   */
+  shutdownGraceMs: number;
 }
 
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -99,6 +104,7 @@ const workerEnv = {
   DATAOPS_WORKFLOW_BUNDLE: text(),
   DATAOPS_TEMPORAL_UI_URL: httpUrl(),
   DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: 5_000, min: 100, max: 10 * 60_000 }),
+  DATAOPS_SHUTDOWN_GRACE_MS: int({ fallback: 30_000, min: 0, max: HOUR }),
 };
 
 /** The variable prefix of a profile: `DATAOPS_` for `default`, else `DATAOPS_<NAME>_` (upper-cased, `-` → `_`). */
@@ -211,6 +217,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     ...(v.DATAOPS_TEMPORAL_UI_URL ? { temporalUiUrl: v.DATAOPS_TEMPORAL_UI_URL } : {}),
     heartbeatThrottleMs: v.DATAOPS_HEARTBEAT_THROTTLE_MS,
     submitSettleMs: v.DATAOPS_SUBMIT_SETTLE_MS,
+    shutdownGraceMs: v.DATAOPS_SHUTDOWN_GRACE_MS,
   };
 }
 

@@ -1,0 +1,106 @@
+/**
+ * A worker told to stop (SIGTERM) lets the activity in flight finish within DATAOPS_SHUTDOWN_GRACE_MS: a submission
+ * held by the service completes on the stopping worker, instead of being aborted mid-request for another worker to
+ * reconcile. With no grace, the same submission is cut off.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
+import { startSimulatorProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+describe('graceful shutdown of a worker process', () => {
+  let t: TestEnv;
+  let sim: { proc: Proc; url: string };
+  const procs: Proc[] = [];
+  const control = async (method: string, path: string, body?: unknown): Promise<void> => {
+    const res = await fetch(`${sim.url}${path}`, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    assert.ok(res.ok, `${method} ${path}: ${res.status}`);
+  };
+
+  before(async () => {
+    t = await startDevServerEnv();
+    sim = await startSimulatorProcess();
+  });
+  after(async () => {
+    await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+    await sim?.proc.stop();
+    await t?.env.teardown();
+  });
+
+  // Each case submits to its own suite: a suite's submission lock (a child workflow) outlives a terminated parent.
+  let suite: string = SEED_IDS.testSuites.financeProd;
+  const child = () => t.env.client.workflow.getHandle(`dataops-submit/default/tests/${suite}`);
+
+  /** Whether the submission child's submit activity has been picked up by a worker. */
+  async function submitStarted(): Promise<boolean> {
+    const described = await child()
+      .describe()
+      .catch(() => undefined);
+    return (described?.raw.pendingActivities ?? []).some(
+      (a) => String(a.state) === '2' || String(a.state) === 'PENDING_ACTIVITY_STATE_STARTED',
+    );
+  }
+
+  /** The submit activity's outcome events in the submission child's history. */
+  async function submitEvents(): Promise<string[]> {
+    const history = await child()
+      .fetchHistory()
+      .catch(() => ({ events: [] }));
+    return (history.events ?? []).flatMap((e) =>
+      e.activityTaskCompletedEventAttributes
+        ? ['completed']
+        : e.activityTaskFailedEventAttributes
+          ? ['failed']
+          : e.activityTaskStartedEventAttributes
+            ? ['started']
+            : [],
+    );
+  }
+
+  async function stopDuringHeldSubmit(graceMs: number, testSuiteId: string) {
+    suite = testSuiteId;
+    const taskQueue = uniqueTaskQueue(`grace-${graceMs}`);
+    const worker = startWorkerProcess({
+      TEMPORAL_ADDRESS: t.env.connection.options.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATAOPS_BASE_URL: sim.url,
+      DATAOPS_USERNAME: SEED_USERS.admin.username,
+      DATAOPS_PASSWORD: SEED_USERS.admin.password,
+      DATAOPS_PROJECT_CODE: 'DEMO',
+      DATAOPS_SHUTDOWN_GRACE_MS: String(graceMs),
+    });
+    procs.push(worker);
+    await eventually('the worker to start', () => /worker|Worker state changed/i.test(worker.output()));
+    // The service holds the submission for 4 s after its body arrived, then commits it.
+    await control('POST', '/_sim/faults', { kind: 'delay', delay_ms: 4_000, method: 'POST', path: '/test-runs' });
+    const handle = await t.env.client.workflow.start('runTestSuite', {
+      taskQueue,
+      workflowId: `grace-${taskQueue}`,
+      args: [{ testSuiteId, pollIntervalMs: 200 }],
+    });
+    await eventually('the submission to be in flight', submitStarted);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const exit = await worker.stop('SIGTERM');
+    const events = await submitEvents();
+    await handle.terminate('test over');
+    await control('DELETE', '/_sim/faults');
+    return { exit, events, output: worker.output() };
+  }
+
+  test('with a grace time, the held submission completes on the stopping worker, which then exits cleanly', async () => {
+    const { exit, events, output } = await stopDuringHeldSubmit(20_000, SEED_IDS.testSuites.financeProd);
+    assert.equal(exit, 0, output.slice(-2_000));
+    assert.deepEqual(events, ['started', 'completed'], 'the submission finished on the worker told to stop');
+  });
+
+  test('without one (0), the same submission is cut off', async () => {
+    const { events } = await stopDuringHeldSubmit(0, SEED_IDS.testSuites.salesProd);
+    assert.ok(!events.includes('completed'), `no completion: ${events.join(', ')}`);
+  });
+});
