@@ -2,6 +2,7 @@
  * The standalone simulator process's configuration (`npm run simulator`): where it listens, its seed and state
  * files, and whether it serves the test controls. Flags win over the environment.
  */
+import { SimVariantsInput, type SimVariants } from '../simulator/context.js';
 import { type Env, Problems, flag, int, processEnv, readEnv, text, textOr } from './env.js';
 
 export interface SimulatorProcessConfig {
@@ -15,6 +16,8 @@ export interface SimulatorProcessConfig {
   stateFile?: string;
   /** Serve the test controls under /_sim/. @default $SIM_CONTROLS, else false */
   controls: boolean;
+  /** Deployment variants, as JSON (e.g. `{"listingTargets": true}`). @default $SIM_VARIANTS, else TestGen 5.134's */
+  variants: Partial<SimVariants>;
 }
 
 export interface SimulatorFlags {
@@ -23,6 +26,7 @@ export interface SimulatorFlags {
   seedFile?: string;
   stateFile?: string;
   controls?: boolean;
+  variants?: string;
 }
 
 const simulatorEnv = {
@@ -31,7 +35,24 @@ const simulatorEnv = {
   SIM_SEED_FILE: text(),
   SIM_STATE_FILE: text(),
   SIM_CONTROLS: flag(false),
+  SIM_VARIANTS: text(),
 };
+
+/** Reads the variants JSON, naming every unknown key or bad value. */
+function readVariants(json: string | undefined, problems: Problems): Partial<SimVariants> {
+  if (json === undefined) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    problems.add('SIM_VARIANTS', 'must be a JSON object, e.g. {"listingTargets": true}');
+    return {};
+  }
+  const parsed = SimVariantsInput.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  for (const i of parsed.error.issues) problems.add('SIM_VARIANTS', `${i.path.join('.') || '(value)'}: ${i.message}`);
+  return {};
+}
 
 export function loadSimulatorConfig(flags: SimulatorFlags = {}, env: Env = processEnv()): SimulatorProcessConfig {
   const problems = new Problems();
@@ -44,9 +65,11 @@ export function loadSimulatorConfig(flags: SimulatorFlags = {}, env: Env = proce
       ...(flags.seedFile !== undefined ? { SIM_SEED_FILE: flags.seedFile } : {}),
       ...(flags.stateFile !== undefined ? { SIM_STATE_FILE: flags.stateFile } : {}),
       ...(flags.controls !== undefined ? { SIM_CONTROLS: String(flags.controls) } : {}),
+      ...(flags.variants !== undefined ? { SIM_VARIANTS: flags.variants } : {}),
     },
     problems,
   );
+  const variants = readVariants(v.SIM_VARIANTS, problems);
   problems.check();
   return {
     port: v.SIM_PORT,
@@ -54,5 +77,6 @@ export function loadSimulatorConfig(flags: SimulatorFlags = {}, env: Env = proce
     ...(v.SIM_SEED_FILE ? { seedFile: v.SIM_SEED_FILE } : {}),
     ...(v.SIM_STATE_FILE ? { stateFile: v.SIM_STATE_FILE } : {}),
     controls: v.SIM_CONTROLS,
+    variants,
   };
 }

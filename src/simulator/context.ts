@@ -1,4 +1,5 @@
 /** The simulator context every engine and route shares: seed, state, clock, deployment variants and lookups. */
+import { z } from 'zod';
 import type { SimClock } from './clock.js';
 import type { Role, Seed, SeedKitchen, SeedTableGroup } from './seed.js';
 import type { SimStateData } from './state.js';
@@ -45,6 +46,23 @@ export const DEFAULT_VARIANTS: SimVariants = {
   generationFollows: 'first-profile',
   runSlots: 0,
 };
+
+/** Variants as a process takes them (`--variants` JSON): any subset, every key and value checked. */
+export const SimVariantsInput = z
+  .object({
+    summaryShape: z.enum(['spec', 'deployed']),
+    orderIdKey: z.enum(['serving_hid', 'order_id', 'serving_chronos_id']),
+    strictErrorShape: z.enum(['nested', 'top-level']),
+    omitExportVersion: z.boolean(),
+    apiAuth: z.enum(['session', 'separate']),
+    scoreScale: z.enum(['fraction', 'percent']),
+    scoreRollupMs: z.number().int().nonnegative(),
+    listingTargets: z.boolean(),
+    generationFollows: z.enum(['first-profile', 'every-profile']),
+    runSlots: z.number().int().nonnegative(),
+  })
+  .partial()
+  .strict() satisfies z.ZodType<Partial<SimVariants>>;
 
 export interface SimUser {
   username: string;

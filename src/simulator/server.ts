@@ -17,6 +17,7 @@ async function main(): Promise<void> {
       seed: { type: 'string' },
       'state-file': { type: 'string' },
       controls: { type: 'boolean' },
+      variants: { type: 'string' },
       'print-seed': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     console.log(
-      'usage: npm run simulator -- [--port N] [--host H] [--seed FILE] [--state-file FILE] [--controls] [--print-seed]',
+      'usage: npm run simulator -- [--port N] [--host H] [--seed FILE] [--state-file FILE] [--controls] ' +
+        '[--variants JSON] [--print-seed]',
     );
     return;
   }
@@ -38,12 +40,14 @@ async function main(): Promise<void> {
     seedFile: values.seed,
     stateFile: values['state-file'],
     controls: values.controls,
+    variants: values.variants,
   });
   const sim = await startSimulator({
     port: config.port,
     host: config.host,
     controls: config.controls,
     stateFile: config.stateFile,
+    variants: config.variants,
     seed: config.seedFile ? loadSeedFile(config.seedFile) : undefined,
     log: (line) => console.log(`${new Date().toISOString()} ${line}`),
   });

@@ -17,14 +17,26 @@ const problemsOf = (fn: () => unknown): string[] => {
 
 describe('configuration of each program, one module each', () => {
   test('the simulator: defaults, flags over the environment, and every wrong key named', () => {
-    assert.deepEqual(loadSimulatorConfig({}, {}), { port: 8700, host: '127.0.0.1', controls: false });
+    assert.deepEqual(loadSimulatorConfig({}, {}), { port: 8700, host: '127.0.0.1', controls: false, variants: {} });
     assert.deepEqual(
       loadSimulatorConfig(
         { port: '9000', controls: true },
         { SIM_PORT: '1', SIM_HOST: '0.0.0.0', SIM_STATE_FILE: 's.json' },
       ),
-      { port: 9000, host: '0.0.0.0', stateFile: 's.json', controls: true },
+      { port: 9000, host: '0.0.0.0', stateFile: 's.json', controls: true, variants: {} },
     );
+    assert.deepEqual(loadSimulatorConfig({ variants: '{"listingTargets": true, "runSlots": 1}' }, {}).variants, {
+      listingTargets: true,
+      runSlots: 1,
+    });
+    assert.deepEqual(
+      problemsOf(() => loadSimulatorConfig({}, { SIM_VARIANTS: 'yes' })),
+      ['SIM_VARIANTS: must be a JSON object, e.g. {"listingTargets": true}'],
+    );
+    const bad = problemsOf(() => loadSimulatorConfig({ variants: '{"listingTarget": true, "runSlots": -1}' }, {}));
+    assert.equal(bad.length, 2, bad.join('\n'));
+    assert.ok(bad.every((p) => p.startsWith('SIM_VARIANTS: ')));
+    assert.ok(bad.some((p) => p.includes('runSlots')) && bad.some((p) => p.includes('listingTarget')), bad.join('\n'));
     const problems = problemsOf(() => loadSimulatorConfig({}, { SIM_PORT: '70000', SIM_CONTROLS: 'maybe' }));
     assert.deepEqual(
       problems.map((p) => p.slice(0, p.indexOf(':'))),

@@ -129,6 +129,11 @@ export async function startWorld(seed: SeedInput): Promise<World> {
           seedFile,
           '--state-file',
           join(dir, 'sim-state.json'),
+          // Job objects name their targets (the spec's shape): without them, a lost submission's lookup reads the
+          // run records of other cells' jobs, which would take faults armed for those cells. Lookups without
+          // targets (TestGen's shape, the default) are tested in test/activities/exactly-once.test.ts.
+          '--variants',
+          '{"listingTargets": true}',
         ],
         {},
       ),

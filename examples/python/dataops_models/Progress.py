@@ -16,7 +16,7 @@ class Job(BaseModel):
     jobId: str
     status: str | None = Field(
         ...,
-        description='Live while the job is waited for (reported on each change, at most every 5 s); null before',
+        description='pending once submitted, then live while the job is waited for (each change but claimed, at most every 5 s); null for a reconciled or found job until its first report',
     )
     reconciled: bool
 
