@@ -7,7 +7,7 @@
  * record where it does not (TestGen 5.134 shows a profiling run's table group once the run has started). The per-target
  * lock (src/workflows/submission.ts) ensures no other submission of ours to that target is in flight meanwhile.
  */
-import type { Job, ServiceClient } from '../api/index.js';
+import { GarbledResponse, NotFound, UnexpectedResponse, type Job, type ServiceClient } from '../api/index.js';
 
 export type JobKind = 'profiling' | 'tests' | 'generation';
 
@@ -73,8 +73,24 @@ async function newJobs(t: LookupTarget, mark: Watermark | null, fallbackSinceMs:
 
 const TARGET_FIELD = { profiling: 'table_group_id', tests: 'test_suite_id', generation: 'test_suite_id' } as const;
 
-/** Whether a new job is ours: by metadata where kept, by target otherwise; undetermined while the target is unknown. */
-async function identify(t: LookupTarget, job: Job): Promise<'ours' | 'other' | 'undetermined'> {
+type Verdict = 'ours' | 'other' | 'undetermined';
+
+/**
+ * Whether a new job is ours. A run record that cannot be read as it should (gone, garbled, breaking its schema)
+ * leaves that job undetermined, to be looked at again, rather than failing the lookup: it may be anyone's job.
+ */
+async function identify(t: LookupTarget, job: Job): Promise<Verdict> {
+  try {
+    return await identifyBy(t, job);
+  } catch (err) {
+    if (err instanceof NotFound || err instanceof UnexpectedResponse || err instanceof GarbledResponse)
+      return 'undetermined';
+    throw err;
+  }
+}
+
+/** By metadata where kept, by target otherwise; undetermined while the target is unknown. */
+async function identifyBy(t: LookupTarget, job: Job): Promise<Verdict> {
   if (typeof job.source === 'string' && job.source !== 'api') return 'other';
   if (typeof job.created_by === 'string' && t.client.username && job.created_by !== t.client.username) return 'other';
   const field = TARGET_FIELD[t.kind];

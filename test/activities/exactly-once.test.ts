@@ -268,5 +268,28 @@ describe('exactly-once submission on a real worker', () => {
         const job = bare.controls.job(res.jobId);
         assert.equal(job?.table_group_id === target || job?.test_suite_id === target, true, 'and it is ours');
       });
+
+    test("a run record that breaks its schema during the lookup is looked at again, not the submission's end", async () => {
+      const before = count(TG.finance);
+      bare.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/profiling-runs' });
+      // The first record read of the lookup answers a body that breaks its schema (as another job's might).
+      bare.controls.addFault({
+        kind: 'respond',
+        status: 200,
+        method: 'GET',
+        path: '^/api/v1/profiling-runs/',
+        body: { x: 1 },
+      });
+      const res = (await runActivity(
+        t.env,
+        await simDeps(bare),
+        'submitProfilingRun',
+        { targetId: TG.finance },
+        OPTIONS,
+      )) as JobSubmitted;
+      assert.equal(count(TG.finance), before + 1, 'exactly one new job');
+      assert.equal(res.reconciled, true, 'found at the next look');
+      assert.equal(bare.controls.faults().find((f) => f.kind === 'respond')?.hits, 1, 'the broken read happened');
+    });
   });
 });
