@@ -6,7 +6,7 @@ import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { RateLimited, RequestAborted, ServiceError, StrictImportRejected, UnexpectedResponse } from '../api/index.js';
-import { issueLines } from '../contract/issues.js';
+import { invalidInputMessage, issueLines } from '../contract/issues.js';
 import { keepAlive } from './keep-alive.js';
 
 /** Thrown when an activity input is invalid; the message lists every problem. */
@@ -58,7 +58,7 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown, activ
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const problems = issueLines(parsed.error);
-  throw toFailure(new InvalidInput(`invalid input of activity ${activity}: ${problems.join('; ')}`, problems));
+  throw toFailure(new InvalidInput(invalidInputMessage(`activity ${activity}`, problems), problems));
 }
 
 /** Safe details of a service error: status, code and where; never credentials. */

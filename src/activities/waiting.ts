@@ -89,8 +89,16 @@ async function reportStatus(job: Job, progress: WaitProgress): Promise<void> {
 function resumeProgress(): { progress: WaitProgress; resumed: boolean } {
   const parsed = WaitProgress.safeParse(activityInfo().heartbeatDetails);
   if (parsed.success) return { progress: parsed.data, resumed: true };
-  const fresh = { lastStatus: null, claimsSeen: [], interrupts: 0, polls: 0, statusSince: null };
-  return { progress: { ...fresh, reportedStatus: null, reportedAt: null }, resumed: false };
+  const fresh: WaitProgress = {
+    lastStatus: null,
+    claimsSeen: [],
+    interrupts: 0,
+    polls: 0,
+    statusSince: null,
+    reportedStatus: null,
+    reportedAt: null,
+  };
+  return { progress: fresh, resumed: false };
 }
 
 export function waitingActivities(ctx: ActivityContext) {

@@ -5,3 +5,19 @@ import type { z } from 'zod';
 export function issueLines(error: z.ZodError): string[] {
   return error.issues.map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`);
 }
+
+/**
+ * A workflow input checked against its schema: the parsed value, or every problem. A missing input is read as `{}`,
+ * so its problems name the fields it lacks. Shared by the workflows and the Nexus handler, which must agree.
+ */
+export function checkInput<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+): { ok: true; data: z.infer<T> } | { ok: false; problems: string[] } {
+  const parsed = schema.safeParse(input ?? {});
+  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, problems: issueLines(parsed.error) };
+}
+
+/** The one-line message of a refused input: `invalid input of <what>: <problem>; <problem>`. */
+export const invalidInputMessage = (what: string, problems: string[]) =>
+  `invalid input of ${what}: ${problems.join('; ')}`;

@@ -1,6 +1,6 @@
 /**
  * The handler of the `dataops` Nexus service (src/contract/nexus.ts), registered by the worker: each operation
- * checks its input against the workflow's contract (a bad one is a BAD_REQUEST naming every problem, and no
+ * checks its input exactly as the workflow does (a bad one is a BAD_REQUEST naming every problem, and no
  * workflow starts), then starts the workflow on the worker's own task queue, the run being the operation. The
  * workflow id is derived from the Nexus request id, so a retried start finds the same run instead of a second one.
  */
@@ -14,7 +14,8 @@ import {
   PromoteTestDefinitionsInput,
   RunOrderInput,
   RunTestSuiteInput,
-  issueLines,
+  checkInput,
+  invalidInputMessage,
 } from '../contract/index.js';
 import { dataopsNexusService } from '../contract/nexus.js';
 
@@ -23,12 +24,8 @@ export const nexusWorkflowId = (workflow: string, requestId: string) => `dataops
 
 function workflowRun<I, O>(workflow: string, schema: z.ZodType): WorkflowRunOperationHandler<I, O> {
   return new WorkflowRunOperationHandler<I, O>(async (ctx, input) => {
-    const parsed = schema.safeParse(input);
-    if (!parsed.success)
-      throw new nexus.HandlerError(
-        'BAD_REQUEST',
-        `invalid input of ${workflow}: ${issueLines(parsed.error).join('; ')}`,
-      );
+    const checked = checkInput(schema, input);
+    if (!checked.ok) throw new nexus.HandlerError('BAD_REQUEST', invalidInputMessage(workflow, checked.problems));
     return startWorkflow<(input: I) => Promise<O>>(ctx, workflow, {
       args: [input],
       workflowId: nexusWorkflowId(workflow, ctx.requestId),

@@ -151,8 +151,7 @@ function advance(ctx: SimContext, job: JobRecord, now: number): void {
         if (!claim(ctx, job, due(d.pendingMs))) return;
         break;
       case 'queued':
-        if (!slotFree(ctx)) return;
-        claim(ctx, job, Math.max(job.phase_started_at, now));
+        if (!claim(ctx, job, Math.max(job.phase_started_at, now))) return;
         break;
       case 'claimed':
         if (now < due(d.claimMs)) return;

@@ -67,6 +67,19 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
     requireProject(user, job.project_code, `job ${id}`);
     return job;
   };
+  /** The jobs that `keep` accepts, newest first. */
+  const newestFirst = (keep: (job: JobRecord) => boolean) =>
+    [...ctx.state.job_order]
+      .reverse()
+      .map((id) => ctx.state.jobs[id])
+      .filter((j): j is JobRecord => j !== undefined && keep(j));
+  /** One page of a listing, in the service's page shape. */
+  const onePage = <T>(all: JobRecord[], q: { page: number; limit: number }, view: (job: JobRecord) => T) => ({
+    items: all.slice((q.page - 1) * q.limit, q.page * q.limit).map(view),
+    page: q.page,
+    limit: q.limit,
+    total: all.length,
+  });
   /** A job as this request sees it: an `unknown_status` fault replaces its status. */
   const shown = (req: FastifyRequest, job: JobRecord) =>
     jobView(ctx, job, req.simFault?.kind === 'unknown_status' ? req.simFault.unknown_status : undefined);
@@ -110,18 +123,11 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
     const group = findGroup(auth(req), req.params.id);
     const q = ListQuery.omit({ job_key: true }).safeParse(req.query);
     if (!q.success) throw invalid(q.error, 'query');
-    const { status, page, limit } = q.data;
-    const runs = [...ctx.state.job_order]
-      .reverse()
-      .map((id) => ctx.state.jobs[id])
-      .filter((j): j is JobRecord => j?.job_key === 'run-profile' && j.table_group_id === group.id)
-      .filter((j) => !status || j.status === status);
-    return {
-      items: runs.slice((page - 1) * limit, page * limit).map((j) => profilingHistoryItem(ctx, j)),
-      page,
-      limit,
-      total: runs.length,
-    };
+    const { status } = q.data;
+    const runs = newestFirst(
+      (j) => j.job_key === 'run-profile' && j.table_group_id === group.id && (!status || j.status === status),
+    );
+    return onePage(runs, q.data, (j) => profilingHistoryItem(ctx, j));
   });
 
   app.post<IdParams>('/table-groups/:id/profiling-runs', async (req, reply) => {
@@ -163,18 +169,12 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
     requireProject(user, req.params.code, `project ${req.params.code}`);
     const q = ListQuery.safeParse(req.query);
     if (!q.success) throw invalid(q.error, 'query');
-    const { job_key, status, page, limit } = q.data;
-    const all = [...ctx.state.job_order]
-      .reverse()
-      .map((id) => ctx.state.jobs[id])
-      .filter((j): j is JobRecord => j !== undefined && j.project_code === req.params.code)
-      .filter((j) => (!job_key || j.job_key === job_key) && (!status || j.status === status));
-    return {
-      items: all.slice((page - 1) * limit, page * limit).map((j) => jobView(ctx, j)),
-      page,
-      limit,
-      total: all.length,
-    };
+    const { job_key, status } = q.data;
+    const all = newestFirst(
+      (j) =>
+        j.project_code === req.params.code && (!job_key || j.job_key === job_key) && (!status || j.status === status),
+    );
+    return onePage(all, q.data, (j) => jobView(ctx, j));
   });
 
   app.get<IdParams>('/test-runs/:id', async (req) => {

@@ -16,14 +16,13 @@ const oauthError = (status: number, error: string, description: string) =>
 
 /**
  * Issues a refresh token for a user to a client, registering the client (confidential when it has a secret): the
- * controls' stand-in for registration and the authorization-code flow.
+ * controls' stand-in for registration and the authorization-code flow (they check the user exists).
  */
 export function issueRefreshToken(
   ctx: SimContext,
   grant: { username: string; clientId: string; clientSecret?: string; lifetimeMs: number },
 ): string {
   const { username, clientId, clientSecret, lifetimeMs } = grant;
-  if (!ctx.seed.users.some((u) => u.username === username)) throw oauthError(400, 'invalid_request', 'unknown user');
   ctx.state.oauth_clients[clientId] = clientSecret === undefined ? {} : { client_secret: clientSecret };
   const token = randomBytes(32).toString('base64url');
   ctx.state.refresh_tokens[token] = {

@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import type { Activities } from '../activities/index.js';
 import {
   callsWithin,
-  issueLines,
+  checkInput,
+  invalidInputMessage,
   jobStatusSignal,
   progressQuery,
   type JobStatusReport,
@@ -28,13 +29,13 @@ export function activitiesWithin(outageToleranceMs: number) {
 
 /** Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. */
 export function parseWorkflowInput<T extends z.ZodType>(schema: T, input: unknown, workflow: string): z.infer<T> {
-  const parsed = schema.safeParse(input ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = issueLines(parsed.error);
+  const checked = checkInput(schema, input);
+  if (checked.ok) return checked.data;
+  const { problems } = checked;
   throw ApplicationFailure.create({
     type: 'InvalidInput',
     nonRetryable: true,
-    message: `invalid input of ${workflow}: ${problems.join('; ')}`,
+    message: invalidInputMessage(workflow, problems),
     details: [{ problems }],
   });
 }
@@ -80,7 +81,7 @@ export class Tracker {
   }
 
   /** A waiting activity's report of a status change; a report for a job whose wait has ended is ignored. */
-  live(report: JobStatusReport): void {
+  private live(report: JobStatusReport): void {
     if (this.waitsEnded.has(report.jobId) || !this.progress.jobs.some((j) => j.jobId === report.jobId)) return;
     this.current = report;
     this.jobStatus(report.jobId, report.status);

@@ -9,6 +9,7 @@ import {
   dist,
   freePort,
   runProcess,
+  simControls,
   startSimulatorProcess,
   startWorkerProcess,
   type Proc,
@@ -33,14 +34,7 @@ describe('end to end: separate processes on the dev server', () => {
     DATAOPS_PROJECT_CODE: 'DEMO',
     DATAOPS_BLOB_DIR: mkdtempSync(join(tmpdir(), 'e2e-blobs-')),
   });
-  const simControl = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sim.url}${path}`, {
-      method,
-      headers: body ? { 'content-type': 'application/json' } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return res.json() as Promise<any>;
-  };
+  const simControl = simControls(() => sim.url);
 
   before(async () => {
     t = await startDevServerEnv();

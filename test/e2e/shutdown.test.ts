@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
-import { startSimulatorProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { simControls, startSimulatorProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -14,14 +14,7 @@ describe('graceful shutdown of a worker process', () => {
   let t: TestEnv;
   let sim: { proc: Proc; url: string };
   const procs: Proc[] = [];
-  const control = async (method: string, path: string, body?: unknown): Promise<void> => {
-    const res = await fetch(`${sim.url}${path}`, {
-      method,
-      headers: body ? { 'content-type': 'application/json' } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    assert.ok(res.ok, `${method} ${path}: ${res.status}`);
-  };
+  const control = simControls(() => sim.url);
 
   before(async () => {
     t = await startDevServerEnv();

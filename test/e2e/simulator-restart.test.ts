@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
-import { dist, freePort, startProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { dist, freePort, simControls, startProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -33,14 +33,7 @@ describe('reliability: the service goes away and comes back', () => {
       return p;
     };
     const url = `http://127.0.0.1:${port}`;
-    const control = async (method: string, path: string, body?: unknown) =>
-      (
-        await fetch(`${url}${path}`, {
-          method,
-          headers: body ? { 'content-type': 'application/json' } : {},
-          body: body ? JSON.stringify(body) : undefined,
-        })
-      ).json() as Promise<any>;
+    const control = simControls(() => url);
 
     const sim = await startSim();
     await control('PUT', '/_sim/job-durations', { pendingMs: 200, claimMs: 100, runMs: 8_000 });

@@ -11,7 +11,7 @@ import { resolveDevServer } from '../../src/local/temporal-servers.js';
 import { SEED_USERS, type JobRecord } from '../../src/simulator/index.js';
 import type { Fault, FaultInput } from '../../src/simulator/faults.js';
 import type { SeedInput } from '../../src/simulator/index.js';
-import { dist, freePort, startProcess, startWorkerProcess, type Proc } from './processes.js';
+import { dist, freePort, simControls, startProcess, startWorkerProcess, type Proc } from './processes.js';
 import { eventually } from './wait.js';
 
 export interface SimOrder {
@@ -23,16 +23,11 @@ export interface SimOrder {
 
 /** The simulator's controls over HTTP. */
 export class SimControls {
+  private readonly send = simControls(() => this.url);
   constructor(readonly url: string) {}
 
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${await res.text()}`);
-    return (await res.json()) as T;
+  call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.send(method, path, body) as Promise<T>;
   }
   addFault = (f: FaultInput) => this.call<Fault>('POST', '/_sim/faults', f);
   faults = () => this.call<Fault[]>('GET', '/_sim/faults');

@@ -39,6 +39,22 @@ export function startProcess(args: string[], env: Record<string, string>, comman
   };
 }
 
+/**
+ * A caller of a simulator process's `/_sim/` controls at `url` (a function, so the url may be known later): sends
+ * JSON, fails on an error status, answers the parsed body.
+ */
+export const simControls =
+  (url: () => string) =>
+  async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${url()}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
+
 /** Runs a process to its end; resolves with its exit code and output. */
 export function runProcess(
   command: string,
