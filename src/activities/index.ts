@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { activityContext, type ActivityDeps } from './context.js';
 import { definitionActivities } from './definitions.js';
 import { parseInput, translated } from './errors.js';
+import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
 import { submissionActivities } from './submission.js';
 import { waitingActivities } from './waiting.js';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
         ctx.profile(input.profile).client.login({ signal: Context.current().cancellationSignal }),
       );
     },
+    ...inputActivities(),
     ...orderActivities(ctx),
     ...submissionActivities(ctx),
     ...waitingActivities(ctx),

@@ -2,7 +2,7 @@
  * The recommended timeouts, heartbeat timeouts and retry policies of every activity: one set, used by all workflows.
  * Failure types listed in NON_RETRYABLE fail at once; everything else retries with backoff (Retry-After honoured).
  */
-import type { ActivityOptions, RetryPolicy } from '@temporalio/common';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
 
 /** Failure types (error class names) that retrying cannot fix. */
 export const NON_RETRYABLE = [
@@ -131,3 +131,12 @@ export const transfersWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE_M
   ...throughOutage(toleranceMs),
 });
 export const TRANSFER: ActivityOptions = transfersWithin();
+
+/**
+ * The workflows' input check (local activity `checkWorkflowInput`): it runs inside the first workflow task and is
+ * recorded as one marker. A refusal (`InvalidInput`) is final; anything else is the worker's own trouble and retries.
+ */
+export const INPUT_CHECK: LocalActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: retry({ maximumAttempts: 5, nonRetryableErrorTypes: ['InvalidInput'] }),
+};

@@ -22,3 +22,4 @@ export * from './workflows.js';
 export * from './promotion.js';
 export * from './progress.js';
 export * from './issues.js';
+export * from './inputs.js';

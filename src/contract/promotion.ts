@@ -7,14 +7,7 @@ import { IMPORT_MODES, ON_ABSENCE, ON_MATCH, ON_NEW } from '../vocabulary.js';
 import { BlobRef, ExportFilters, ImportItem, ImportOutcome, ImportSummary } from './types.js';
 import { JobOptions, Ms } from './workflows.js';
 
-/** The spec's common configurations. */
-export const PRESETS = {
-  upsert: { on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' },
-  promotion: { on_match: 'overwrite_unlocked', on_new: 'create_and_lock', on_absence: 'do_nothing' },
-  bulk_calibration: { on_match: 'overwrite_unlocked', on_new: 'skip', on_absence: 'do_nothing' },
-  insert_only: { on_match: 'skip', on_new: 'create', on_absence: 'do_nothing' },
-  clone_or_sync: { on_match: 'overwrite_all', on_new: 'create', on_absence: 'delete_all' },
-} as const;
+export { PRESETS } from './presets.js';
 export const Preset = z.enum(['upsert', 'promotion', 'bulk_calibration', 'insert_only', 'clone_or_sync']);
 export type Preset = z.infer<typeof Preset>;
 

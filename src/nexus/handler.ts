@@ -7,16 +7,8 @@
 import { WorkflowRunOperationHandler, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
 import type { z } from 'zod';
-import {
-  DataQualityPipelineInput,
-  ExportTestDefinitionsInput,
-  ProfileTableGroupInput,
-  PromoteTestDefinitionsInput,
-  RunOrderInput,
-  RunTestSuiteInput,
-  checkInput,
-  invalidInputMessage,
-} from '../contract/index.js';
+import { checkInput, invalidInputMessage } from '../contract/index.js';
+import { WORKFLOW_INPUTS } from '../contract/inputs.js';
 import { dataopsNexusService } from '../contract/nexus.js';
 
 /** The workflow id a Nexus operation's run gets. */
@@ -34,10 +26,10 @@ function workflowRun<I, O>(workflow: string, schema: z.ZodType): WorkflowRunOper
 }
 
 export const dataopsNexusHandler = nexus.serviceHandler(dataopsNexusService, {
-  dataQualityPipeline: workflowRun('dataQualityPipeline', DataQualityPipelineInput),
-  profileTableGroup: workflowRun('profileTableGroup', ProfileTableGroupInput),
-  runTestSuite: workflowRun('runTestSuite', RunTestSuiteInput),
-  runOrder: workflowRun('runOrder', RunOrderInput),
-  promoteTestDefinitions: workflowRun('promoteTestDefinitions', PromoteTestDefinitionsInput),
-  exportTestDefinitions: workflowRun('exportTestDefinitions', ExportTestDefinitionsInput),
+  dataQualityPipeline: workflowRun('dataQualityPipeline', WORKFLOW_INPUTS.dataQualityPipeline),
+  profileTableGroup: workflowRun('profileTableGroup', WORKFLOW_INPUTS.profileTableGroup),
+  runTestSuite: workflowRun('runTestSuite', WORKFLOW_INPUTS.runTestSuite),
+  runOrder: workflowRun('runOrder', WORKFLOW_INPUTS.runOrder),
+  promoteTestDefinitions: workflowRun('promoteTestDefinitions', WORKFLOW_INPUTS.promoteTestDefinitions),
+  exportTestDefinitions: workflowRun('exportTestDefinitions', WORKFLOW_INPUTS.exportTestDefinitions),
 });

@@ -12,17 +12,9 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import {
-  deferredPolling,
-  heartbeatWaiting,
-  isTerminalJobStatus,
-  type JobOptions,
-  type JobRun,
-  type JobSnapshot,
-  type JobSubmitted,
-  type JobWaitOutcome,
-  type Progress,
-} from '../contract/index.js';
+import { deferredPolling, heartbeatWaiting } from '../contract/activity-options.js';
+import type { JobOptions, JobRun, JobSnapshot, JobSubmitted, JobWaitOutcome, Progress } from '../contract/index.js';
+import { isTerminalJobStatus } from '../vocabulary.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
 export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {

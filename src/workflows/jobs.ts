@@ -1,8 +1,9 @@
 /** The single-job workflows, profileTableGroup and runTestSuite, and the steps the pipeline reuses from them. */
 import type { ProfileTableGroupResult, RunTestSuiteResult } from '../contract/index.js';
-import { ProfileTableGroupInput, RunTestSuiteInput, type JobOptions } from '../contract/workflows.js';
+import type { JobOptions, ProfileTableGroupInput, RunTestSuiteInput } from '../contract/workflows.js';
 import { runJob } from './follow.js';
-import { Tracker, activitiesWithin, parseWorkflowInput } from './shared.js';
+import { checkedInput } from './input.js';
+import { Tracker, activitiesWithin } from './shared.js';
 import { submitUnderLock } from './submission.js';
 
 export async function profileStep(
@@ -35,7 +36,7 @@ export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: str
 export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTableGroupResult> {
   const t = new Tracker('profileTableGroup');
   return t.run(async () => {
-    const input = parseWorkflowInput(ProfileTableGroupInput, raw, 'profileTableGroup');
+    const input = await checkedInput('profileTableGroup', raw);
     return profileStep(t, input, input.tableGroupId);
   });
 }
@@ -44,7 +45,7 @@ export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<Pr
 export async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuiteResult> {
   const t = new Tracker('runTestSuite');
   return t.run(async () => {
-    const input = parseWorkflowInput(RunTestSuiteInput, raw, 'runTestSuite');
+    const input = await checkedInput('runTestSuite', raw);
     return testRunStep(t, input, input.testSuiteId);
   });
 }

@@ -1,9 +1,11 @@
 /** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
 import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { WAIT, type RunOrderResult } from '../contract/index.js';
-import { RunOrderInput } from '../contract/workflows.js';
-import { Tracker, activitiesWithin, parseWorkflowInput } from './shared.js';
+import { WAIT } from '../contract/activity-options.js';
+import type { RunOrderResult } from '../contract/index.js';
+import type { RunOrderInput } from '../contract/workflows.js';
+import { checkedInput } from './input.js';
+import { Tracker, activitiesWithin } from './shared.js';
 import { createOrderUnderLock } from './submission.js';
 
 type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
@@ -95,7 +97,7 @@ export async function orderStep(
 export async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
   const t = new Tracker('runOrder');
   return t.run(async () => {
-    const input = parseWorkflowInput(RunOrderInput, raw, 'runOrder');
+    const input = await checkedInput('runOrder', raw);
     return orderStep(t, input, input);
   });
 }

@@ -1,10 +1,11 @@
 /** The data-quality pipeline: (order) → profile → test generation → test run → summary, with quality gates. */
 import { ApplicationFailure, log } from '@temporalio/workflow';
 import type { DataQualityPipelineResult, GateVerdict, TestRunSummary } from '../contract/index.js';
-import { DataQualityPipelineInput, type Gates } from '../contract/workflows.js';
+import type { DataQualityPipelineInput, Gates } from '../contract/workflows.js';
 import { profileStep, testRunStep } from './jobs.js';
 import { orderStep } from './orders.js';
-import { Tracker, parseWorkflowInput } from './shared.js';
+import { checkedInput } from './input.js';
+import { Tracker } from './shared.js';
 import { generationStep } from './generation.js';
 
 /** Applies the quality gates to a test-run summary. */
@@ -42,7 +43,7 @@ export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdic
 export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQualityPipelineResult> {
   const t = new Tracker('dataQualityPipeline');
   return t.run(async () => {
-    const input = parseWorkflowInput(DataQualityPipelineInput, raw, 'dataQualityPipeline');
+    const input = await checkedInput('dataQualityPipeline', raw);
     const order = input.order ? await orderStep(t, input, input.order) : null;
     // The checks that follow judge the data the order loads: after a failed or stopped run they would judge stale
     // data and could pass. So a run that did not complete fails the pipeline, unless the caller opted to go on.

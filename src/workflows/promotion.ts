@@ -12,26 +12,19 @@ import {
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
-import {
-  PRESETS,
-  approveUpdate,
-  issueLines,
-  previewQuery,
-  rejectUpdate,
-  type BlobRef,
-  type ExportTestDefinitionsResult,
-  type ImportOutcome,
-  type PromoteTestDefinitionsResult,
-  type PromotionPreview,
+import type {
+  BlobRef,
+  ExportTestDefinitionsResult,
+  ImportOutcome,
+  PromoteTestDefinitionsResult,
+  PromotionPreview,
 } from '../contract/index.js';
-import {
-  ApproveInput,
-  ExportTestDefinitionsInput,
-  PromoteTestDefinitionsInput,
-  RejectInput,
-  type ImportReport,
-} from '../contract/promotion.js';
-import { Tracker, activitiesWithin, parseWorkflowInput } from './shared.js';
+import { approveUpdate, previewQuery, rejectUpdate } from '../contract/messages.js';
+import { PRESETS } from '../contract/presets.js';
+import type { ExportTestDefinitionsInput, ImportReport, PromoteTestDefinitionsInput } from '../contract/promotion.js';
+import { checkedInput } from './input.js';
+import type * as InSandbox from './input-in-sandbox.js';
+import { Tracker, activitiesWithin } from './shared.js';
 
 type Decision = NonNullable<PromoteTestDefinitionsResult['decision']>;
 
@@ -73,6 +66,10 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
   const t = new Tracker('promoteTestDefinitions');
   let preview: PromotionPreview | null = null;
   let decision: Decision | null = null;
+  // The approval and rejection are checked here (update validators run in the workflow), with schemas loaded for
+  // this workflow only. They load within the first activation, before any preview can exist.
+  let checks: typeof InSandbox | null = null;
+  void import(/* webpackMode: "eager" */ './input-in-sandbox.js').then((m) => (checks = m));
 
   setHandler(previewQuery, () => preview);
   setHandler(
@@ -88,8 +85,9 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
     },
     {
       validator: (input) => {
-        const parsed = ApproveInput.safeParse(input);
-        if (!parsed.success) throw refuse('InvalidInput', `invalid approval: ${issueLines(parsed.error).join('; ')}`);
+        if (!checks) throw refuse('PreviewNotReady', 'there is no preview to approve yet');
+        const parsed = checks.checkApproval(input);
+        if (!parsed.ok) throw refuse('InvalidInput', `invalid approval: ${parsed.problems.join('; ')}`);
         if (!preview) throw refuse('PreviewNotReady', 'there is no preview to approve yet');
         if (decision) throw refuse('AlreadyDecided', `the promotion is already ${decision.decision}`);
         if (parsed.data.previewId !== preview.previewId)
@@ -108,8 +106,9 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
     },
     {
       validator: (input) => {
-        const parsed = RejectInput.safeParse(input);
-        if (!parsed.success) throw refuse('InvalidInput', `invalid rejection: ${issueLines(parsed.error).join('; ')}`);
+        if (!checks) throw refuse('PreviewNotReady', 'the promotion is still starting; send the rejection again');
+        const parsed = checks.checkRejection(input);
+        if (!parsed.ok) throw refuse('InvalidInput', `invalid rejection: ${parsed.problems.join('; ')}`);
         if (decision) throw refuse('AlreadyDecided', `the promotion is already ${decision.decision}`);
         if (parsed.data.previewId && preview && parsed.data.previewId !== preview.previewId)
           throw refuse('StalePreview', `stale rejection: the current preview is ${preview.previewId}`);
@@ -118,7 +117,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
   );
 
   return t.run(async () => {
-    const input = parseWorkflowInput(PromoteTestDefinitionsInput, raw, 'promoteTestDefinitions');
+    const input = await checkedInput('promoteTestDefinitions', raw);
     const policy = input.preset ? PRESETS[input.preset] : input.policy!;
     const target = input.targetTestSuiteId;
 
@@ -245,7 +244,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
 export async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Promise<ExportTestDefinitionsResult> {
   const t = new Tracker('exportTestDefinitions');
   return t.run(async () => {
-    const input = parseWorkflowInput(ExportTestDefinitionsInput, raw, 'exportTestDefinitions');
+    const input = await checkedInput('exportTestDefinitions', raw);
     t.stage('exporting');
     const out = await activitiesWithin(input.outageToleranceMs).transfer.exportTestDefinitions({
       profile: input.profile,

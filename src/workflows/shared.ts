@@ -1,22 +1,13 @@
 /**
- * Shared workflow machinery: the activity proxies, input validation and progress tracking. Running a remote job is
+ * Shared workflow machinery: the activity proxies and progress tracking (the input check is in input.ts). Running a remote job is
  * in follow.ts. Deterministic code: no Node modules, no service client, activity types only.
  */
-import { ApplicationFailure, isCancellation, log, proxyActivities, setHandler, upsertMemo } from '@temporalio/workflow';
-import type { z } from 'zod';
+import { isCancellation, log, proxyActivities, setHandler, upsertMemo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import {
-  callsWithin,
-  checkInput,
-  invalidInputMessage,
-  jobStatusSignal,
-  progressQuery,
-  type JobStatusReport,
-  type JobWaitOutcome,
-  type Progress,
-  submissionsWithin,
-  transfersWithin,
-} from '../contract/index.js';
+import { callsWithin, submissionsWithin, transfersWithin } from '../contract/activity-options.js';
+import { jobStatusSignal, progressQuery } from '../contract/messages.js';
+import type { Progress } from '../contract/progress.js';
+import type { JobStatusReport, JobWaitOutcome } from '../contract/types.js';
 
 /** The activities, retried through an outage of up to `outageToleranceMs` (the workflow's input). */
 export function activitiesWithin(outageToleranceMs: number) {
@@ -25,19 +16,6 @@ export function activitiesWithin(outageToleranceMs: number) {
     submit: proxyActivities<Activities>(submissionsWithin(outageToleranceMs)),
     transfer: proxyActivities<Activities>(transfersWithin(outageToleranceMs)),
   };
-}
-
-/** Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. */
-export function parseWorkflowInput<T extends z.ZodType>(schema: T, input: unknown, workflow: string): z.infer<T> {
-  const checked = checkInput(schema, input);
-  if (checked.ok) return checked.data;
-  const { problems } = checked;
-  throw ApplicationFailure.create({
-    type: 'InvalidInput',
-    nonRetryable: true,
-    message: invalidInputMessage(workflow, problems),
-    details: [{ problems }],
-  });
 }
 
 /** The workflow's progress, answered by the `progress` query. */

@@ -1,0 +1,34 @@
+/**
+ * The workflows' input check, run as a local activity: the contract's zod schemas are built once per worker here,
+ * instead of in every workflow's sandbox (see docs/architecture.md, "Inputs are checked by the worker"). The parsed
+ * input, defaults applied, is recorded in history, so a replay neither parses again nor sees a changed default.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { WORKFLOW_INPUTS, type CheckedWorkflow, type WorkflowInputs } from '../contract/inputs.js';
+import { checkInput, invalidInputMessage } from '../contract/issues.js';
+
+export function inputActivities() {
+  return {
+    /** The workflow's input, parsed with defaults; a bad one fails InvalidInput (non-retryable) listing every problem. */
+    checkWorkflowInput: async <K extends CheckedWorkflow>(raw: {
+      workflow: K;
+      input: unknown;
+    }): Promise<WorkflowInputs[K]> => {
+      const schema = Object.hasOwn(WORKFLOW_INPUTS, raw.workflow) ? WORKFLOW_INPUTS[raw.workflow] : undefined;
+      if (!schema)
+        throw ApplicationFailure.create({
+          type: 'InvalidInput',
+          nonRetryable: true,
+          message: `no input schema for workflow ${String(raw.workflow)}`,
+        });
+      const checked = checkInput(schema, raw.input);
+      if (checked.ok) return checked.data as WorkflowInputs[K];
+      throw ApplicationFailure.create({
+        type: 'InvalidInput',
+        nonRetryable: true,
+        message: invalidInputMessage(raw.workflow, checked.problems),
+        details: [{ problems: checked.problems }],
+      });
+    },
+  };
+}
