@@ -30,6 +30,18 @@ export type SubmitInput = z.input<typeof SubmitInput>;
 export const JobInput = z.object({ profile: Profile, jobId: Id });
 export type JobInput = z.input<typeof JobInput>;
 
+/** How long a test-run summary may wait for its score to be rolled up. @default 0 */
+export const AwaitScoreMs = z.number().int().min(0).max(600_000).default(0);
+
+/** What a wait fetches as soon as it sees the job complete, sparing the workflow an activity for each. */
+const AfterCompletion = {
+  /** The summary of the job's kind. A failed fetch is not the wait's failure: the workflow then fetches it itself. */
+  summary: z.enum(['profiling', 'test_run']).optional(),
+  awaitScoreMs: AwaitScoreMs,
+  /** The table group whose test-generation outlook to read after its profiling run (see summaries.ts). */
+  generationOutlookOf: Id.optional(),
+};
+
 export const WaitInput = z.object({
   profile: Profile,
   jobId: Id,
@@ -41,11 +53,15 @@ export const WaitInput = z.object({
   backoff: z.number().min(1).max(10).default(1.5),
   /** Return early, marked `stuck`, when the job sits in one non-terminal status longer than this. @default no bound */
   maxStatusDurationMs: z.number().int().min(1).optional(),
+  ...AfterCompletion,
 });
 export type WaitInput = z.input<typeof WaitInput>;
 
 /** One poll of the deferrable strategy. */
-export const CheckInput = JobInput.extend({ maxStatusDurationMs: z.number().int().min(1).optional() });
+export const CheckInput = JobInput.extend({
+  maxStatusDurationMs: z.number().int().min(1).optional(),
+  ...AfterCompletion,
+});
 export type CheckInput = z.input<typeof CheckInput>;
 
 export function snapshot(job: Job): JobSnapshot {

@@ -4,14 +4,14 @@
  */
 import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
-import { Conflict, NotFound, isTerminalJobStatus } from '../api/index.js';
+import { Conflict, isTerminalJobStatus } from '../api/index.js';
 import type { CancelOutcome, JobSnapshot, ProfilingSummary, TestRunSummary } from '../contract/types.js';
-import { scorePercent } from '../vocabulary.js';
 import type { ActivityContext } from './context.js';
 import { parseInput, translated } from './errors.js';
-import { Id, JobInput, Profile, snapshot } from './job-inputs.js';
+import { AwaitScoreMs, Id, JobInput, Profile, snapshot } from './job-inputs.js';
+import { generationOutlook, profilingSummary, testRunSummary, type GenerationOutlook } from './summaries.js';
 
-const SummaryInput = JobInput.extend({ awaitScoreMs: z.number().int().min(0).max(600_000).default(0) });
+const SummaryInput = JobInput.extend({ awaitScoreMs: AwaitScoreMs });
 type SummaryInput = z.input<typeof SummaryInput>;
 
 export function jobActivities(ctx: ActivityContext) {
@@ -36,42 +36,16 @@ export function jobActivities(ctx: ActivityContext) {
       });
     },
 
-    /**
-     * The test-run summary. TestGen rolls the score up in a separate job after the run completes, so a completed run
-     * may show no score for a moment: with `awaitScoreMs`, it is fetched again (every 2 s) until the score is there
-     * or that time has passed, and only then reported without one.
-     */
+    /** The test-run summary, the score awaited up to `awaitScoreMs` (see summaries.ts). */
     getTestRunSummary: async (raw: SummaryInput): Promise<TestRunSummary> => {
       const input = parseInput(SummaryInput, raw, 'getTestRunSummary');
       return translated(async () => {
         const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
-        const signal = Context.current().cancellationSignal;
-        const until = Date.now() + input.awaitScoreMs;
-        let s = await client.testRuns.summary(input.jobId, { signal });
-        while (s.status === 'completed' && (s.result?.score ?? null) === null && Date.now() < until) {
-          await Context.current().sleep(Math.min(2_000, Math.max(until - Date.now(), 1)));
-          s = await client.testRuns.summary(input.jobId, { signal });
-        }
-        const c = s.result?.result_counts;
-        return {
-          jobId: s.id,
-          status: s.status,
-          testSuiteId: s.test_suite_id,
-          tableGroupId: s.table_group_id,
-          startedAt: s.started_at,
-          completedAt: s.completed_at,
-          scorePercent: scorePercent(s.result?.score, scoreScale),
-          resultCounts: c
-            ? {
-                passed: c.passed,
-                failed: c.failed,
-                warning: c.warning,
-                error: c.error,
-                log: c.log,
-                dismissed: c.dismissed,
-              }
-            : null,
-        };
+        const context = Context.current();
+        return testRunSummary(client, scoreScale, input.jobId, input.awaitScoreMs, {
+          signal: context.cancellationSignal,
+          sleep: (ms) => context.sleep(ms),
+        });
       });
     },
 
@@ -79,61 +53,18 @@ export function jobActivities(ctx: ActivityContext) {
       const input = parseInput(JobInput, raw, 'getProfilingSummary');
       return translated(async () => {
         const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
-        const s = await client.profilingRuns.summary(input.jobId, { signal: Context.current().cancellationSignal });
-        const r = s.result;
-        const h = r?.issue_counts.hygiene_issues;
-        const pii = r?.issue_counts.potential_pii;
-        return {
-          jobId: s.id,
-          status: s.status,
-          tableGroupId: s.table_group_id,
-          startedAt: s.started_at,
-          completedAt: s.completed_at,
-          scorePercent: scorePercent(r?.score, scoreScale),
-          tableCount: r?.table_ct ?? null,
-          columnCount: r?.column_ct ?? null,
-          recordCount: r?.record_ct ?? null,
-          hygieneIssues: h ? { definite: h.definite, likely: h.likely, possible: h.possible } : null,
-          potentialPii: pii ? { high: pii.high, moderate: pii.moderate } : null,
-          dismissedIssues: r?.issue_counts.dismissed ?? null,
-        };
+        return profilingSummary(client, scoreScale, input.jobId, { signal: Context.current().cancellationSignal });
       });
     },
 
-    /**
-     * Whether a test-generation job can follow this table group's profiling run, as far as the deployment says:
-     * false when the group has no default test suite, or (TestGen 5.134) when this was not its first completed
-     * profiling run (cancelled and failed ones do not count there);
-     * null when the deployment does not describe table groups (then the pipeline looks, as before).
-     */
-    generationExpected: async (raw: {
-      profile?: string;
-      tableGroupId: string;
-    }): Promise<{ expected: boolean | null; reason: string }> => {
+    /** Whether a test-generation job can follow this table group's profiling run (see summaries.ts). */
+    generationExpected: async (raw: { profile?: string; tableGroupId: string }): Promise<GenerationOutlook> => {
       const input = parseInput(z.object({ profile: Profile, tableGroupId: Id }), raw, 'generationExpected');
-      return translated(async () => {
-        const { client } = ctx.profile(input.profile);
-        const signal = Context.current().cancellationSignal;
-        const unless404 = async <T>(call: () => Promise<T>): Promise<T | undefined> =>
-          call().catch((err: unknown) => {
-            if (err instanceof NotFound) return undefined;
-            throw err;
-          });
-        const group = await unless404(() => client.tableGroups.get(input.tableGroupId, { signal }));
-        if (!group) return { expected: null, reason: 'the deployment does not describe table groups' };
-        if ('default_test_suite_id' in group && group.default_test_suite_id === null)
-          return {
-            expected: false,
-            reason: 'the table group has no default test suite, so profiling generates no tests',
-          };
-        const runs = await unless404(() => client.tableGroups.completedProfilingRuns(input.tableGroupId, { signal }));
-        if (runs !== undefined && runs > 1)
-          return {
-            expected: false,
-            reason: 'test generation follows only the first completed profiling run of a table group',
-          };
-        return { expected: null, reason: 'a follow-up may come' };
-      });
+      return translated(async () =>
+        generationOutlook(ctx.profile(input.profile).client, input.tableGroupId, {
+          signal: Context.current().cancellationSignal,
+        }),
+      );
     },
 
     /**

@@ -6,11 +6,18 @@ import { activityInfo, Context, log } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { isTerminalJobStatus, type Job } from '../api/index.js';
 import { jobStatusSignal } from '../contract/messages.js';
-import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract/types.js';
+import {
+  WaitProgress,
+  type JobSnapshot,
+  type JobWaitOutcome,
+  type ProfilingSummary,
+  type TestRunSummary,
+} from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat } from './keep-alive.js';
 import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
+import { generationOutlook, profilingSummary, testRunSummary, type GenerationOutlook } from './summaries.js';
 
 const MAX_CLAIMS_KEPT = 50;
 /** The least time between two status reports to the workflow: each one is a history event. */
@@ -44,6 +51,46 @@ function outcome(job: Job, progress: WaitProgress): JobWaitOutcome {
     durationMs: started === null ? null : Math.max(0, end - started),
     stuck: null,
   };
+}
+
+/** A wait's outcome, with what it fetched once the job completed (each absent when not asked for or not fetched). */
+export interface WaitResult extends JobWaitOutcome {
+  summary?: ProfilingSummary | TestRunSummary;
+  generationOutlook?: GenerationOutlook;
+}
+
+/**
+ * The outcome of a finished job, with the summary and generation outlook asked for when it completed. These reads
+ * are best effort here: one that fails is left out (and logged), and the workflow then calls its own activity,
+ * retried as every call is. So a summary that cannot be read never fails the wait, nor cancels anything.
+ */
+async function finished(
+  ctx: ActivityContext,
+  input: {
+    profile: string;
+    summary?: 'profiling' | 'test_run' | undefined;
+    awaitScoreMs: number;
+    generationOutlookOf?: string | undefined;
+  },
+  job: Job,
+  progress: WaitProgress,
+): Promise<WaitResult> {
+  const result: WaitResult = outcome(job, progress);
+  if (job.status !== 'completed') return result;
+  const context = Context.current();
+  const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
+  const call = { signal: context.cancellationSignal, sleep: (ms: number) => context.sleep(ms) };
+  try {
+    if (input.summary === 'test_run')
+      result.summary = await testRunSummary(client, scoreScale, job.id, input.awaitScoreMs, call);
+    if (input.summary === 'profiling') result.summary = await profilingSummary(client, scoreScale, job.id, call);
+    if (input.generationOutlookOf)
+      result.generationOutlook = await generationOutlook(client, input.generationOutlookOf, call);
+  } catch (err) {
+    if (context.cancellationSignal.aborted) throw err;
+    log.warn('could not read the finished job; the workflow will', { jobId: job.id, error: String(err) });
+  }
+  return result;
 }
 
 /** The early return of a wait whose job has held one non-terminal status longer than the caller's bound. */
@@ -119,7 +166,7 @@ export function waitingActivities(ctx: ActivityContext) {
      * crashed worker is found by the heartbeat timeout, and the next attempt carries on from the heartbeat details.
      * Cancellation is seen within one poll interval and aborts the HTTP call in flight.
      */
-    waitForJob: async (raw: WaitInput): Promise<JobWaitOutcome> => {
+    waitForJob: async (raw: WaitInput): Promise<WaitResult> => {
       const input = parseInput(WaitInput, raw, 'waitForJob');
       return translated(async () => {
         const context = Context.current();
@@ -136,7 +183,7 @@ export function waitingActivities(ctx: ActivityContext) {
           const changed = observe(progress, job);
           await reportStatus(job, progress);
           beat(progress);
-          if (isTerminalJobStatus(job.status)) return outcome(job, progress);
+          if (isTerminalJobStatus(job.status)) return finished(ctx, input, job, progress);
           const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
           if (stuck) return stuck;
           if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
@@ -150,7 +197,7 @@ export function waitingActivities(ctx: ActivityContext) {
      * One poll of the deferrable strategy: returns when the job is terminal, otherwise fails with the benign,
      * retryable `JobStillRunning`, so the retry policy is the timer and no activity slot is held between polls.
      */
-    checkJob: async (raw: CheckInput): Promise<JobWaitOutcome> => {
+    checkJob: async (raw: CheckInput): Promise<WaitResult> => {
       const input = parseInput(CheckInput, raw, 'checkJob');
       return translated(async () => {
         const context = Context.current();
@@ -163,7 +210,7 @@ export function waitingActivities(ctx: ActivityContext) {
         // Without the previous attempt's details we cannot tell a change from a repeat: report on the first only.
         if (resumed || activityInfo().attempt === 1) await reportStatus(job, progress);
         beat(progress);
-        if (isTerminalJobStatus(job.status)) return outcome(job, progress);
+        if (isTerminalJobStatus(job.status)) return finished(ctx, input, job, progress);
         const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
         if (stuck) return stuck;
         throw ApplicationFailure.create({

@@ -12,8 +12,9 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { WaitResult } from '../activities/waiting.js';
 import { deferredPolling, heartbeatWaiting } from '../contract/activity-options.js';
-import type { JobOptions, JobRun, JobSnapshot, JobSubmitted, JobWaitOutcome, Progress } from '../contract/index.js';
+import type { JobOptions, JobRun, JobSnapshot, JobSubmitted, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
@@ -22,13 +23,24 @@ export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
   return opts.expectedDurationMs >= 2 * 3_600_000 ? 'deferrable' : 'heartbeat';
 }
 
+/** What the wait reads as soon as it sees the job complete (a summary, the generation outlook), sparing activities. */
+export interface AfterCompletion {
+  summary?: 'profiling' | 'test_run';
+  awaitScoreMs?: number;
+  generationOutlookOf?: string;
+}
+
+/** What the wait read after completion; a read it could not make is absent, and the caller makes it itself. */
+export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook'>;
+
 /** Waits for a terminal status with the chosen strategy. Cancellable. */
 export async function waitForTerminal(
   opts: JobOptions,
   jobId: string,
   maxStatusDurationMs: number | undefined = undefined,
-): Promise<JobWaitOutcome> {
-  const bound = maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs };
+  after: AfterCompletion = {},
+): Promise<WaitResult> {
+  const bound = { ...(maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs }), ...after };
   if (strategyOf(opts) === 'deferrable') {
     const acts = proxyActivities<Activities>(
       deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs),
@@ -131,17 +143,23 @@ async function cancelForCancellation(t: Tracker, opts: JobOptions, jobId: string
  * Waits for a known job: cancellation of the workflow cancels the remote job (unless opted out); a job that ends in
  * `error` fails with JobFailed (with its error_message), one canceled from outside with JobCanceled.
  */
-export async function followJob(t: Tracker, role: string, opts: JobOptions, submitted: JobSubmitted): Promise<JobRun> {
+export async function followJob(
+  t: Tracker,
+  role: string,
+  opts: JobOptions,
+  submitted: JobSubmitted,
+  after: AfterCompletion = {},
+): Promise<{ run: JobRun; fetched: Fetched }> {
   // A job the service just accepted is pending (its later statuses come from the wait's reports); a reconciled or
   // found one's status is unknown until the wait reports it.
   t.addJob(role, submitted.jobId, submitted.reconciled, submitted.reconciled ? null : 'pending');
   t.stage(`waiting for ${role}`);
-  let outcome: JobWaitOutcome;
+  let outcome: WaitResult;
   // A stuck job is reported once per job: the wait then goes on without the bound.
   let bound = opts.maxStatusDurationMs;
   for (;;) {
     try {
-      outcome = await waitForTerminal(opts, submitted.jobId, bound);
+      outcome = await waitForTerminal(opts, submitted.jobId, bound, after);
     } catch (err) {
       // Whatever ends the wait (a cancel, a failure retries cannot fix: a schema break, a 404, a 401; the wait's own
       // deadline), the job may still be running: cancel it rather than leave it running with nobody watching.
@@ -163,8 +181,9 @@ export async function followJob(t: Tracker, role: string, opts: JobOptions, subm
     }
     bound = undefined;
   }
-  t.waited(outcome);
-  const job = outcome.job;
+  const { summary, generationOutlook, ...wait } = outcome;
+  t.waited(wait);
+  const job = wait.job;
   if (job.status === 'error')
     throw ApplicationFailure.create({
       type: 'JobFailed',
@@ -179,7 +198,10 @@ export async function followJob(t: Tracker, role: string, opts: JobOptions, subm
       message: `${role} job ${job.id} was canceled outside this workflow`,
       details: [{ job }],
     });
-  return { jobId: submitted.jobId, reconciled: submitted.reconciled, wait: outcome };
+  return {
+    run: { jobId: submitted.jobId, reconciled: submitted.reconciled, wait },
+    fetched: { ...(summary ? { summary } : {}), ...(generationOutlook ? { generationOutlook } : {}) },
+  };
 }
 
 /**
@@ -191,9 +213,10 @@ export async function runJob(
   role: string,
   opts: JobOptions,
   doSubmit: () => Promise<JobSubmitted>,
-): Promise<JobRun> {
+  after: AfterCompletion = {},
+): Promise<{ run: JobRun; fetched: Fetched }> {
   t.stage(`submitting ${role}`);
   const submitted = await CancellationScope.nonCancellable(doSubmit);
   log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
-  return followJob(t, role, opts, submitted);
+  return followJob(t, role, opts, submitted, after);
 }

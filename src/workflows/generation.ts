@@ -4,6 +4,7 @@
  * group, or not its first profiling run on TestGen), which spares the grace period.
  */
 import { ApplicationFailure, log, patched, sleep } from '@temporalio/workflow';
+import type { GenerationOutlook } from '../activities/summaries.js';
 import type { JobRun } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
 import { followJob, runJob } from './follow.js';
@@ -20,20 +21,28 @@ type Input = JobOptions & {
 const notFound = (message: string) =>
   ApplicationFailure.create({ type: 'GenerationJobNotFound', nonRetryable: true, message });
 
-export async function generationStep(t: Tracker, input: Input, profiledAt: string | null): Promise<JobRun | null> {
+/**
+ * `outlook`: whether a generation job will follow, as the profiling wait read it (absent when it could not, and in
+ * histories from before the wait read it: then an activity asks).
+ */
+export async function generationStep(
+  t: Tracker,
+  input: Input,
+  profiledAt: string | null,
+  outlook?: GenerationOutlook,
+): Promise<JobRun | null> {
   if (input.testGeneration === 'skip') return null;
   const { call } = activitiesWithin(input.outageToleranceMs);
   if (input.testGeneration === 'generate')
-    return runJob(t, 'generation', input, () => submitUnderLock(t, 'generation', input, input.testSuiteId));
+    return (await runJob(t, 'generation', input, () => submitUnderLock(t, 'generation', input, input.testSuiteId))).run;
 
   if (patched('generation-outlook-v1')) {
-    const outlook = await call.generationExpected({ profile: input.profile, tableGroupId: input.tableGroupId });
-    if (outlook.expected === false) {
+    const seen =
+      outlook ?? (await call.generationExpected({ profile: input.profile, tableGroupId: input.tableGroupId }));
+    if (seen.expected === false) {
       if (input.testGeneration === 'wait')
-        throw notFound(
-          `no test-generation job will follow the profiling run of ${input.tableGroupId}: ${outlook.reason}`,
-        );
-      log.info('no test generation to look for', { reason: outlook.reason });
+        throw notFound(`no test-generation job will follow the profiling run of ${input.tableGroupId}: ${seen.reason}`);
+      log.info('no test generation to look for', { reason: seen.reason });
       return null;
     }
   }
@@ -54,7 +63,9 @@ export async function generationStep(t: Tracker, input: Input, profiledAt: strin
     found = await lookup();
   }
   if (found)
-    return followJob(t, 'generation', input, { jobId: found.id, createdAt: found.created_at, reconciled: false });
+    return (
+      await followJob(t, 'generation', input, { jobId: found.id, createdAt: found.created_at, reconciled: false })
+    ).run;
   if (input.testGeneration === 'wait')
     throw notFound(
       `no test-generation job followed the profiling run of ${input.tableGroupId} within ${input.generationGraceMs} ms`,

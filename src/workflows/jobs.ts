@@ -1,34 +1,66 @@
 /** The single-job workflows, profileTableGroup and runTestSuite, and the steps the pipeline reuses from them. */
-import type { ProfileTableGroupResult, RunTestSuiteResult } from '../contract/index.js';
+import type {
+  ProfileTableGroupResult,
+  ProfilingSummary,
+  RunTestSuiteResult,
+  TestRunSummary,
+} from '../contract/index.js';
 import type { JobOptions, ProfileTableGroupInput, RunTestSuiteInput } from '../contract/workflows.js';
-import { runJob } from './follow.js';
+import { runJob, type Fetched } from './follow.js';
 import { checkedInput } from './input.js';
 import { Tracker, activitiesWithin } from './shared.js';
 import { submitUnderLock } from './submission.js';
 
+/**
+ * Profiles a table group and reads its summary: the wait reads it as it sees the run complete, and only when that
+ * read failed does a separate activity fetch it. With `generationOutlookOf`, the wait also reads whether a
+ * test-generation job will follow (the pipeline's next step).
+ */
 export async function profileStep(
   t: Tracker,
   opts: JobOptions,
   tableGroupId: string,
-): Promise<ProfileTableGroupResult> {
-  const job = await runJob(t, 'profiling', opts, () => submitUnderLock(t, 'profiling', opts, tableGroupId));
-  t.stage('fetching profiling summary');
-  const summary = await activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
-    profile: opts.profile,
-    jobId: job.jobId,
-  });
-  return { job, summary };
+  generationOutlookOf?: string,
+): Promise<{ result: ProfileTableGroupResult; fetched: Fetched }> {
+  const after = { summary: 'profiling' as const, ...(generationOutlookOf ? { generationOutlookOf } : {}) };
+  const { run: job, fetched } = await runJob(
+    t,
+    'profiling',
+    opts,
+    () => submitUnderLock(t, 'profiling', opts, tableGroupId),
+    after,
+  );
+  let summary = fetched.summary as ProfilingSummary | undefined;
+  if (!summary) {
+    t.stage('fetching profiling summary');
+    summary = await activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
+      profile: opts.profile,
+      jobId: job.jobId,
+    });
+  }
+  return { result: { job, summary }, fetched };
 }
 
+/** Runs a test suite and reads its summary (read by the wait when it can, as in profileStep). */
 export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
-  const job = await runJob(t, 'test_run', opts, () => submitUnderLock(t, 'tests', opts, testSuiteId));
-  t.stage('fetching test run summary');
   // The score may be rolled up a moment after the run completes (TestGen): give it up to a minute.
-  const summary = await activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
-    profile: opts.profile,
-    jobId: job.jobId,
-    awaitScoreMs: 60_000,
-  });
+  const awaitScoreMs = 60_000;
+  const { run: job, fetched } = await runJob(
+    t,
+    'test_run',
+    opts,
+    () => submitUnderLock(t, 'tests', opts, testSuiteId),
+    { summary: 'test_run', awaitScoreMs },
+  );
+  let summary = fetched.summary as TestRunSummary | undefined;
+  if (!summary) {
+    t.stage('fetching test run summary');
+    summary = await activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
+      profile: opts.profile,
+      jobId: job.jobId,
+      awaitScoreMs,
+    });
+  }
   return { job, summary };
 }
 
@@ -37,7 +69,7 @@ export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<Pr
   const t = new Tracker('profileTableGroup');
   return t.run(async () => {
     const input = await checkedInput('profileTableGroup', raw);
-    return profileStep(t, input, input.tableGroupId);
+    return (await profileStep(t, input, input.tableGroupId)).result;
   });
 }
 

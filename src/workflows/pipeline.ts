@@ -58,9 +58,21 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
         });
       log.warn('the order run did not complete; going on as asked', { orderId: order?.orderId, orderRunStatus });
     }
-    const profiling = await profileStep(t, input, input.tableGroupId);
+    const looksForGeneration = input.testGeneration === 'auto' || input.testGeneration === 'wait';
+    const profiled = await profileStep(
+      t,
+      input,
+      input.tableGroupId,
+      looksForGeneration ? input.tableGroupId : undefined,
+    );
+    const profiling = profiled.result;
 
-    const generation = await generationStep(t, input, profiling.job.wait.job.completed_at);
+    const generation = await generationStep(
+      t,
+      input,
+      profiling.job.wait.job.completed_at,
+      profiled.fetched.generationOutlook,
+    );
 
     const testRun = await testRunStep(t, input, input.testSuiteId);
     t.stage('applying quality gates');

@@ -1,0 +1,113 @@
+/**
+ * What the service says about a finished job, shaped for the workflow: the test-run and profiling summaries, and
+ * whether a test-generation job will follow a profiling run. Used by their own activities and by the waits, which
+ * fetch them as soon as they see the job finish (one activity, one workflow task, fewer history events).
+ */
+import { NotFound, type ServiceClient } from '../api/index.js';
+import type { ProfilingSummary, TestRunSummary } from '../contract/types.js';
+import { scorePercent, type ScoreScale } from '../vocabulary.js';
+
+interface Call {
+  signal: AbortSignal;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * The test-run summary. TestGen rolls the score up in a separate job after the run completes, so a completed run
+ * may show no score for a moment: with `awaitScoreMs`, it is fetched again (every 2 s) until the score is there or
+ * that time has passed, and only then reported without one.
+ */
+export async function testRunSummary(
+  client: ServiceClient,
+  scoreScale: ScoreScale,
+  jobId: string,
+  awaitScoreMs: number,
+  { signal, sleep }: Call,
+): Promise<TestRunSummary> {
+  const until = Date.now() + awaitScoreMs;
+  let s = await client.testRuns.summary(jobId, { signal });
+  while (s.status === 'completed' && (s.result?.score ?? null) === null && Date.now() < until) {
+    await sleep(Math.min(2_000, Math.max(until - Date.now(), 1)));
+    s = await client.testRuns.summary(jobId, { signal });
+  }
+  const c = s.result?.result_counts;
+  return {
+    jobId: s.id,
+    status: s.status,
+    testSuiteId: s.test_suite_id,
+    tableGroupId: s.table_group_id,
+    startedAt: s.started_at,
+    completedAt: s.completed_at,
+    scorePercent: scorePercent(s.result?.score, scoreScale),
+    resultCounts: c
+      ? {
+          passed: c.passed,
+          failed: c.failed,
+          warning: c.warning,
+          error: c.error,
+          log: c.log,
+          dismissed: c.dismissed,
+        }
+      : null,
+  };
+}
+
+export async function profilingSummary(
+  client: ServiceClient,
+  scoreScale: ScoreScale,
+  jobId: string,
+  { signal }: Pick<Call, 'signal'>,
+): Promise<ProfilingSummary> {
+  const s = await client.profilingRuns.summary(jobId, { signal });
+  const r = s.result;
+  const h = r?.issue_counts.hygiene_issues;
+  const pii = r?.issue_counts.potential_pii;
+  return {
+    jobId: s.id,
+    status: s.status,
+    tableGroupId: s.table_group_id,
+    startedAt: s.started_at,
+    completedAt: s.completed_at,
+    scorePercent: scorePercent(r?.score, scoreScale),
+    tableCount: r?.table_ct ?? null,
+    columnCount: r?.column_ct ?? null,
+    recordCount: r?.record_ct ?? null,
+    hygieneIssues: h ? { definite: h.definite, likely: h.likely, possible: h.possible } : null,
+    potentialPii: pii ? { high: pii.high, moderate: pii.moderate } : null,
+    dismissedIssues: r?.issue_counts.dismissed ?? null,
+  };
+}
+
+export interface GenerationOutlook {
+  expected: boolean | null;
+  reason: string;
+}
+
+/**
+ * Whether a test-generation job can follow this table group's profiling run, as far as the deployment says:
+ * false when the group has no default test suite, or (TestGen 5.134) when this was not its first completed
+ * profiling run (cancelled and failed ones do not count there);
+ * null when the deployment does not describe table groups (then the pipeline looks, as before).
+ */
+export async function generationOutlook(
+  client: ServiceClient,
+  tableGroupId: string,
+  { signal }: Pick<Call, 'signal'>,
+): Promise<GenerationOutlook> {
+  const unless404 = async <T>(call: () => Promise<T>): Promise<T | undefined> =>
+    call().catch((err: unknown) => {
+      if (err instanceof NotFound) return undefined;
+      throw err;
+    });
+  const group = await unless404(() => client.tableGroups.get(tableGroupId, { signal }));
+  if (!group) return { expected: null, reason: 'the deployment does not describe table groups' };
+  if ('default_test_suite_id' in group && group.default_test_suite_id === null)
+    return { expected: false, reason: 'the table group has no default test suite, so profiling generates no tests' };
+  const runs = await unless404(() => client.tableGroups.completedProfilingRuns(tableGroupId, { signal }));
+  if (runs !== undefined && runs > 1)
+    return {
+      expected: false,
+      reason: 'test generation follows only the first completed profiling run of a table group',
+    };
+  return { expected: null, reason: 'a follow-up may come' };
+}

@@ -1,0 +1,66 @@
+/**
+ * What a wait reads as it sees its job complete (the summary, the generation outlook), sparing the workflow an
+ * activity and a workflow task for each; and the fallback when such a read fails: the workflow reads it itself,
+ * retried like every call, and the wait neither fails nor cancels anything.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { History } from '@temporalio/common/lib/proto-utils.js';
+import type { runTestSuite } from '../../src/workflows/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+
+const TS = SEED_IDS.testSuites;
+const FAST = { pendingMs: 100, claimMs: 100, runMs: 300, cancelMs: 100, interruptMs: 100 };
+
+const scheduled = (history: History) =>
+  (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+
+describe('what the wait reads when the job completes', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+    ({ sim } = await startTestSimulator({ jobDurations: FAST }));
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  async function run(waitStrategy: 'heartbeat' | 'deferrable') {
+    return withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+        taskQueue,
+        workflowId: `reads-${waitStrategy}-${taskQueue}`,
+        args: [{ testSuiteId: TS.financeProd, waitStrategy, pollIntervalMs: 100, maxPollIntervalMs: 100 }],
+      });
+      return { result: await handle.result(), history: await handle.fetchHistory() };
+    });
+  }
+
+  for (const waitStrategy of ['heartbeat', 'deferrable'] as const) {
+    const wait = waitStrategy === 'heartbeat' ? 'waitForJob' : 'checkJob';
+
+    test(`${waitStrategy}: the summary comes with the wait, no activity of its own`, async () => {
+      const { result, history } = await run(waitStrategy);
+      assert.deepEqual(scheduled(history), [wait]);
+      assert.equal(result.summary.jobId, result.job.jobId);
+      assert.equal(result.summary.status, 'completed');
+      assert.ok(result.summary.resultCounts, 'counts read');
+      assert.equal('summary' in result.job.wait, false, 'the wait outcome in the result stays as the contract says');
+    });
+
+    test(`${waitStrategy}: a summary the wait cannot read is read by the workflow's own activity`, async () => {
+      const fault = sim.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: '/api/v1/test-runs/' });
+      const { result, history } = await run(waitStrategy);
+      assert.equal(sim.controls.faults().find((f) => f.id === fault.id)?.hits, 1, 'the wait met the fault');
+      assert.deepEqual(scheduled(history), [wait, 'getTestRunSummary']);
+      assert.equal(result.summary.jobId, result.job.jobId);
+      assert.ok(result.summary.resultCounts);
+      assert.equal(result.job.wait.job.status, 'completed');
+    });
+  }
+});
