@@ -36,15 +36,18 @@ export async function generationStep(
   if (input.testGeneration === 'generate')
     return (await runJob(t, 'generation', input, () => submitUnderLock(t, 'generation', input, input.testSuiteId))).run;
 
-  if (patched('generation-outlook-v1')) {
-    const seen =
-      outlook ?? (await call.generationExpected({ profile: input.profile, tableGroupId: input.tableGroupId }));
-    if (seen.expected === false) {
-      if (input.testGeneration === 'wait')
-        throw notFound(`no test-generation job will follow the profiling run of ${input.tableGroupId}: ${seen.reason}`);
-      log.info('no test generation to look for', { reason: seen.reason });
-      return null;
-    }
+  // The outlook the profiling wait read needs no patch check (a marker and a search-attribute upsert, 2 events):
+  // only histories from before the wait read it, or a wait that could not, reach the check, and then the activity.
+  const seen =
+    outlook ??
+    (patched('generation-outlook-v1')
+      ? await call.generationExpected({ profile: input.profile, tableGroupId: input.tableGroupId })
+      : undefined);
+  if (seen?.expected === false) {
+    if (input.testGeneration === 'wait')
+      throw notFound(`no test-generation job will follow the profiling run of ${input.tableGroupId}: ${seen.reason}`);
+    log.info('no test generation to look for', { reason: seen.reason });
+    return null;
   }
 
   t.stage('looking for test generation');
