@@ -112,6 +112,12 @@ export async function createWorker(
     maxHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     defaultHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     shutdownGraceTime: config.shutdownGraceMs,
+    maxConcurrentActivityTaskExecutions: config.capacity.maxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: config.capacity.maxConcurrentWorkflowTasks,
+    maxConcurrentLocalActivityExecutions: config.capacity.maxConcurrentLocalActivities,
+    maxCachedWorkflows: config.capacity.maxCachedWorkflows,
+    workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: config.capacity.workflowPollers },
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: config.capacity.activityPollers },
     ...extra,
   });
   return { worker, deps };

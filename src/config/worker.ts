@@ -78,6 +78,27 @@ export interface WorkerConfig {
    * cancelled. @default $DATAOPS_SHUTDOWN_GRACE_MS, else 30000
    */
   shutdownGraceMs: number;
+  /** How much this worker takes on at once (see the README, "Sizing a worker"). */
+  capacity: WorkerCapacity;
+}
+
+/**
+ * The worker's slots, pollers and cache. Heartbeating waits hold an activity slot for their whole job, so the
+ * activity slots bound the jobs waited on at once with that strategy (the deferrable one holds none between polls).
+ */
+export interface WorkerCapacity {
+  /** @default $DATAOPS_MAX_CONCURRENT_ACTIVITIES, else 500 */
+  maxConcurrentActivities: number;
+  /** @default $DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS, else 100 */
+  maxConcurrentWorkflowTasks: number;
+  /** @default $DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES, else 100 */
+  maxConcurrentLocalActivities: number;
+  /** Workflows kept in memory between tasks; others replay when they next have work. @default $DATAOPS_MAX_CACHED_WORKFLOWS, else 2000 */
+  maxCachedWorkflows: number;
+  /** @default $DATAOPS_WORKFLOW_POLLERS, else 4 */
+  workflowPollers: number;
+  /** @default $DATAOPS_ACTIVITY_POLLERS, else 4 */
+  activityPollers: number;
 }
 
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -105,6 +126,12 @@ const workerEnv = {
   DATAOPS_TEMPORAL_UI_URL: httpUrl(),
   DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: 5_000, min: 100, max: 10 * 60_000 }),
   DATAOPS_SHUTDOWN_GRACE_MS: int({ fallback: 30_000, min: 0, max: HOUR }),
+  DATAOPS_MAX_CONCURRENT_ACTIVITIES: int({ fallback: 500, min: 1, max: 100_000 }),
+  DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS: int({ fallback: 100, min: 2, max: 10_000 }),
+  DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES: int({ fallback: 100, min: 1, max: 10_000 }),
+  DATAOPS_MAX_CACHED_WORKFLOWS: int({ fallback: 2_000, min: 0, max: 1_000_000 }),
+  DATAOPS_WORKFLOW_POLLERS: int({ fallback: 4, min: 2, max: 100 }),
+  DATAOPS_ACTIVITY_POLLERS: int({ fallback: 4, min: 1, max: 100 }),
 };
 
 /** The variable prefix of a profile: `DATAOPS_` for `default`, else `DATAOPS_<NAME>_` (upper-cased, `-` → `_`). */
@@ -218,6 +245,14 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     heartbeatThrottleMs: v.DATAOPS_HEARTBEAT_THROTTLE_MS,
     submitSettleMs: v.DATAOPS_SUBMIT_SETTLE_MS,
     shutdownGraceMs: v.DATAOPS_SHUTDOWN_GRACE_MS,
+    capacity: {
+      maxConcurrentActivities: v.DATAOPS_MAX_CONCURRENT_ACTIVITIES,
+      maxConcurrentWorkflowTasks: v.DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxConcurrentLocalActivities: v.DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES,
+      maxCachedWorkflows: v.DATAOPS_MAX_CACHED_WORKFLOWS,
+      workflowPollers: v.DATAOPS_WORKFLOW_POLLERS,
+      activityPollers: v.DATAOPS_ACTIVITY_POLLERS,
+    },
   };
 }
 
@@ -249,5 +284,6 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
     blobDir: config.blobDir,
     exportDir: config.exportDir,
     metrics: config.prometheusAddress ?? 'off',
+    capacity: config.capacity,
   };
 }

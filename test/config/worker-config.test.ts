@@ -23,6 +23,33 @@ describe('worker configuration', () => {
     assert.equal(c.logLevel, 'INFO');
     assert.equal(c.logFormat, 'pretty');
     assert.equal(c.prometheusAddress, undefined);
+    assert.deepEqual(c.capacity, {
+      maxConcurrentActivities: 500,
+      maxConcurrentWorkflowTasks: 100,
+      maxConcurrentLocalActivities: 100,
+      maxCachedWorkflows: 2_000,
+      workflowPollers: 4,
+      activityPollers: 4,
+    });
+  });
+
+  test('slots, pollers and the cache are set by their variables, within bounds', () => {
+    const c = loadWorkerConfig({
+      ...minimal,
+      DATAOPS_MAX_CONCURRENT_ACTIVITIES: '6000',
+      DATAOPS_MAX_CACHED_WORKFLOWS: '5000',
+      DATAOPS_WORKFLOW_POLLERS: '8',
+    });
+    assert.equal(c.capacity.maxConcurrentActivities, 6_000);
+    assert.equal(c.capacity.maxCachedWorkflows, 5_000);
+    assert.equal(c.capacity.workflowPollers, 8);
+    assert.throws(
+      () => loadWorkerConfig({ ...minimal, DATAOPS_WORKFLOW_POLLERS: '1', DATAOPS_MAX_CACHED_WORKFLOWS: 'many' }),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        /DATAOPS_WORKFLOW_POLLERS: expected a whole number from 2 to 100, got '1'/.test(e.message) &&
+        /DATAOPS_MAX_CACHED_WORKFLOWS: expected a whole number/.test(e.message),
+    );
   });
 
   test('bad configuration names every wrong key and why, at once', () => {
