@@ -10,9 +10,18 @@ import { ActivityFailure, ApplicationFailure, patched, proxyLocalActivities } fr
 import type { Activities } from '../activities/index.js';
 import { INPUT_CHECK } from '../contract/activity-options.js';
 import type { CheckedWorkflow, WorkflowInputs } from '../contract/inputs.js';
+import { SUBMISSION_LOCK_PATCH } from './submission.js';
+
+/** The workflows whose first task submits under the lock, right after their input check. */
+const SUBMIT_FIRST = new Set<CheckedWorkflow>(['dataQualityPipeline', 'profileTableGroup', 'runTestSuite', 'runOrder']);
 
 /** Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. */
 export async function checkedInput<K extends CheckedWorkflow>(workflow: K, raw: unknown): Promise<WorkflowInputs[K]> {
+  // When replaying, Core meets a patch marker as it reads the task's events, while a local activity's result reaches
+  // the workflow in a later activation of that task: a patch check made right after this one would come too late (a
+  // nondeterminism error, seen on queries of evicted pipelines). So the submission lock's check is made first. It is
+  // remembered per workflow, and histories from before the input check have its marker first in this task too.
+  if (SUBMIT_FIRST.has(workflow)) patched(SUBMISSION_LOCK_PATCH);
   if (!patched('input-checked-by-worker')) {
     const { parseInSandbox } = await import(/* webpackMode: "eager" */ './input-in-sandbox.js');
     return parseInSandbox(workflow, raw);

@@ -18,6 +18,9 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { JobSubmitted, OrderResult } from '../contract/index.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
+/** The patch that brought the per-target lock (workflows started before it submit directly). */
+export const SUBMISSION_LOCK_PATCH = 'submission-lock-v1';
+
 export type SubmissionKind = 'profiling' | 'tests' | 'generation';
 
 const ACTIVITY = {
@@ -129,7 +132,7 @@ export async function submitUnderLock(
   targetId: string,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
-  if (!patched('submission-lock-v1'))
+  if (!patched(SUBMISSION_LOCK_PATCH))
     return CancellationScope.nonCancellable(() =>
       activitiesWithin(opts.outageToleranceMs).submit[ACTIVITY[kind]](args),
     );
@@ -152,7 +155,7 @@ export async function submitUnderLock(
 /** Creates an order under the lock of its kitchen, recipe and variation. */
 export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
   const { outageToleranceMs: _, ...args } = input;
-  if (!patched('submission-lock-v1'))
+  if (!patched(SUBMISSION_LOCK_PATCH))
     return CancellationScope.nonCancellable(() => activitiesWithin(input.outageToleranceMs).submit.runOrder(args));
   const lockId = `dataops-order/${input.profile}/${input.kitchen}/${input.recipe}/${input.variation}`;
   return underLock(t, `order of ${input.recipe}/${input.variation}`, lockId, createOrder, input);

@@ -72,8 +72,16 @@ export interface World {
   close: () => Promise<void>;
 }
 
+export interface WorldOptions {
+  /** Temporal on a database file (restartable, the default) or in memory (the benchmarks). */
+  temporalDb?: 'file' | 'memory';
+  /** The simulator's state file (restartable, the default), or none (no disk writes). */
+  simState?: 'file' | 'none';
+}
+
 /** Starts the dev server, the simulator and nothing else; workers come per task queue. */
-export async function startWorld(seed: SeedInput): Promise<World> {
+export async function startWorld(seed: SeedInput, options: WorldOptions = {}): Promise<World> {
+  const { temporalDb = 'file', simState = 'file' } = options;
   const dir = mkdtempSync(join(tmpdir(), 'fault-matrix-'));
   const seedFile = join(dir, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(seed));
@@ -93,8 +101,7 @@ export async function startWorld(seed: SeedInput): Promise<World> {
           '127.0.0.1',
           '--port',
           String(tPort),
-          '--db-filename',
-          join(dir, 'temporal.db'),
+          ...(temporalDb === 'file' ? ['--db-filename', join(dir, 'temporal.db')] : []),
           '--log-level',
           'error',
         ],
@@ -122,8 +129,7 @@ export async function startWorld(seed: SeedInput): Promise<World> {
           '--controls',
           '--seed',
           seedFile,
-          '--state-file',
-          join(dir, 'sim-state.json'),
+          ...(simState === 'file' ? ['--state-file', join(dir, 'sim-state.json')] : []),
           // Job objects name their targets (the spec's shape): without them, a lost submission's lookup reads the
           // run records of other cells' jobs, which would take faults armed for those cells. Lookups without
           // targets (TestGen's shape, the default) are tested in test/activities/exactly-once.test.ts.

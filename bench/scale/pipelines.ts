@@ -1,0 +1,80 @@
+/** The Temporal side of the scale benchmark: N pipelines started at once on the worker, and what their histories say. */
+import type { Client } from '@temporalio/client';
+import type { DataQualityPipelineResult } from '../../src/contract/index.js';
+import type { Target } from './loop.js';
+import { pooled } from './measure.js';
+
+export interface PipelineOptions {
+  pollIntervalMs: number;
+  waitStrategy?: 'heartbeat' | 'deferrable';
+}
+
+/** Starts one pipeline per target; answers the workflow ids once every start is accepted. */
+export async function startPipelines(
+  client: Client,
+  taskQueue: string,
+  label: string,
+  targets: Target[],
+  opts: PipelineOptions,
+): Promise<string[]> {
+  const ids = targets.map((_, i) => `scale-${label}-${i}`);
+  const started = await pooled(targets, 100, (target, i) =>
+    client.workflow.start('dataQualityPipeline', {
+      taskQueue,
+      workflowId: ids[i]!,
+      args: [
+        {
+          ...target,
+          pollIntervalMs: opts.pollIntervalMs,
+          maxPollIntervalMs: opts.pollIntervalMs,
+          onGateFailure: 'report',
+          ...(opts.waitStrategy ? { waitStrategy: opts.waitStrategy } : {}),
+        },
+      ],
+    }),
+  );
+  const refused = started.filter((s) => s.status === 'rejected');
+  if (refused.length) throw new Error(`${refused.length} starts refused: ${String(refused[0]!.reason)}`);
+  return ids;
+}
+
+export const results = (client: Client, ids: string[]) =>
+  pooled(ids, 2_000, (id) => client.workflow.getHandle(id).result() as Promise<DataQualityPipelineResult>);
+
+/** A protobuf timestamp (seconds may be a Long) in epoch milliseconds. */
+const ms = (t: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null | undefined) =>
+  t ? Number((t.seconds ?? 0).toString()) * 1000 + (t.nanos ?? 0) / 1e6 : NaN;
+
+/**
+ * From the histories of (a sample of) the pipelines: events per pipeline, and how long after each job completed
+ * (the service's completed_at) the workflow saw it (its wait activity's completion).
+ */
+export async function historyFigures(client: Client, ids: string[], outcomes: DataQualityPipelineResult[]) {
+  const events: number[] = [];
+  const lags: number[] = [];
+  await pooled(
+    ids.map((id, i) => [id, outcomes[i]] as const),
+    50,
+    async ([id, outcome]) => {
+      const history = await client.workflow.getHandle(id).fetchHistory();
+      const all = history.events ?? [];
+      events.push(all.length);
+      const waits = new Set(
+        all
+          .filter((e) =>
+            /^(waitForJob|checkJob)$/.test(e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''),
+          )
+          .map((e) => String(e.eventId)),
+      );
+      const seen = all
+        .filter((e) => waits.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')))
+        .map((e) => ms(e.eventTime));
+      const completed = [outcome?.profiling.job.wait.job.completed_at, outcome?.testRun.job.wait.job.completed_at];
+      seen.forEach((at, i) => {
+        const done = completed[i];
+        if (done) lags.push(at - Date.parse(done));
+      });
+    },
+  );
+  return { events, lags };
+}

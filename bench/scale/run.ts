@@ -1,0 +1,217 @@
+/**
+ * `npm run bench:scale`: N concurrent data-quality pipelines on one worker against a plain async loop making the same
+ * calls with the same client, side by side in one run (interleaved), on the dev server (in memory) and the simulator;
+ * then a capacity run that holds many pipelines waiting and reads the worker's memory per waiting workflow.
+ * Nothing passes or fails: the machine is shared, so the figures are ratios measured together.
+ *
+ *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--poll-ms 1000] [--run-ms 5000] [--rounds 1]
+ */
+import { parseArgs } from 'node:util';
+import { ServiceClient } from '../../src/api/index.js';
+import type { DataQualityPipelineResult } from '../../src/contract/index.js';
+import { SEED_USERS, defaultSeed, type SeedInput } from '../../src/simulator/index.js';
+import { startWorld, type World } from '../../test/helpers/matrix-world.js';
+import { eventually } from '../../test/helpers/wait.js';
+import { plainPipeline, type Target } from './loop.js';
+import { cpuSeconds, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
+import { historyFigures, results, startPipelines } from './pipelines.js';
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '10,100,1000' },
+    capacity: { type: 'string', default: '5000' },
+    'poll-ms': { type: 'string', default: '1000' },
+    'run-ms': { type: 'string', default: '5000' },
+    rounds: { type: 'string', default: '1' },
+  },
+});
+const sizes = values.n.split(',').map(Number);
+const capacity = Number(values.capacity);
+const pollMs = Number(values['poll-ms']);
+const runMs = Number(values['run-ms']);
+const rounds = Number(values.rounds);
+if (![...sizes, capacity, pollMs, runMs, rounds].every((v) => Number.isInteger(v) && v >= 0))
+  throw new Error('--n, --capacity, --poll-ms, --run-ms and --rounds take whole numbers');
+
+const hex = (i: number) => i.toString(16).padStart(12, '0');
+function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
+  const targets = Array.from({ length: n }, (_, i) => ({
+    tableGroupId: `a5000000-0000-4000-8000-${hex(i)}`,
+    testSuiteId: `b5000000-0000-4000-8000-${hex(i)}`,
+  }));
+  return {
+    targets,
+    seed: {
+      ...defaultSeed,
+      table_groups: targets.map((t, i) => ({
+        id: t.tableGroupId,
+        name: `scale-${i}`,
+        project_code: 'DEMO',
+        schema_name: `scale_${i}`,
+        tables: [{ name: 'facts', columns: ['id', 'amount'], record_ct: 1_000 }],
+      })),
+      test_suites: targets.map((t, i) => ({
+        id: t.testSuiteId,
+        name: `scale-${i}`,
+        project_code: 'DEMO',
+        table_group_id: t.tableGroupId,
+        definitions: [{ test_type: 'Unique', table_name: 'facts', column_name: 'id' }],
+      })),
+    },
+  };
+}
+
+interface Side {
+  wallS: number;
+  cpu: Record<string, number>;
+  requests: number;
+  lags: number[];
+  failures: number;
+  events?: number[];
+}
+
+const pids = (w: World, worker: number) => ({
+  worker,
+  server: w.temporal.proc!.child.pid!,
+  simulator: w.sim.proc!.child.pid!,
+  bench: process.pid,
+});
+
+async function measured(w: World, worker: number, body: () => Promise<Omit<Side, 'wallS' | 'cpu' | 'requests'>>) {
+  const p = pids(w, worker);
+  const cpu0 = Object.fromEntries(Object.entries(p).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const req0 = (await w.controls.call<{ requests: number }>('GET', '/_sim/counters')).requests;
+  const t0 = performance.now();
+  const out = await body();
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = Object.fromEntries(Object.entries(p).map(([k, pid]) => [k, cpuSeconds(pid) - cpu0[k]!]));
+  const requests = (await w.controls.call<{ requests: number }>('GET', '/_sim/counters')).requests - req0;
+  return { ...out, wallS, cpu, requests };
+}
+
+const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+
+async function main(): Promise<void> {
+  const largest = Math.max(...sizes, capacity, 1);
+  const { seed, targets } = scaleSeed(largest);
+  const w = await startWorld(seed, { temporalDb: 'memory', simState: 'none' });
+  const workerEnv = {
+    DATAOPS_TIMEOUT_MS: '30000',
+    DATAOPS_SUBMIT_SETTLE_MS: '60000',
+    DATAOPS_MAX_CONCURRENT_ACTIVITIES: String(Math.max(500, 2 * Math.max(...sizes))),
+    DATAOPS_MAX_CACHED_WORKFLOWS: String(largest + 100),
+    LOG_LEVEL: 'ERROR',
+  };
+  const client = new ServiceClient({ baseUrl: w.controls.url, credentials: { ...SEED_USERS.admin } });
+  const lines: string[] = [];
+  try {
+    await w.controls.jobDurations({ pendingMs: 500, claimMs: 500, runMs, cancelMs: 200, interruptMs: 200 });
+    const queue = 'scale';
+    const worker = w.startWorker(queue, workerEnv);
+    const workerPid = worker.child.pid!;
+    await results(
+      w.client,
+      await startPipelines(w.client, queue, 'warm', targets.slice(0, 1), { pollIntervalMs: pollMs }),
+    );
+    await client.login();
+    lines.push(
+      `jobs: pending 0.5 s, claimed 0.5 s, running ${runMs / 1000} s; polls every ${pollMs / 1000} s; ` +
+        `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating`,
+      '',
+      '| N | wall: worker / loop | CPU s: worker + server (+ sim) vs loop (+ sim) | HTTP requests: worker / loop | detection lag p50 / p99 (worker; loop) | history events / pipeline | failures (worker / loop) | worker peak RSS |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    let run = 0;
+    for (const n of sizes) {
+      const batch = targets.slice(0, n);
+      for (let r = 0; r < rounds; r++) {
+        const sides: Record<'loop' | 'worker', Side> = {} as never;
+        const order: ('loop' | 'worker')[] = run++ % 2 === 0 ? ['loop', 'worker'] : ['worker', 'loop'];
+        for (const side of order) {
+          if (side === 'loop')
+            sides.loop = await measured(w, workerPid, async () => {
+              const settled = await pooled(batch, n, (t) => plainPipeline(client, t, pollMs));
+              const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+              return { lags: ok.flat(), failures: n - ok.length };
+            });
+          else {
+            let ids: string[] = [];
+            let outcomes: DataQualityPipelineResult[] = [];
+            const side = await measured(w, workerPid, async () => {
+              ids = await startPipelines(w.client, queue, `n${n}-r${r}`, batch, { pollIntervalMs: pollMs });
+              const settled = await results(w.client, ids);
+              outcomes = settled.map((s) => (s.status === 'fulfilled' ? s.value : (undefined as never)));
+              return { lags: [], failures: settled.filter((s) => s.status === 'rejected').length };
+            });
+            const sample = ids.slice(0, 200);
+            const figures = await historyFigures(w.client, sample, outcomes.slice(0, 200));
+            sides.worker = { ...side, lags: figures.lags, events: figures.events };
+          }
+        }
+        const { loop, worker: wk } = sides;
+        const mem = memoryMiB(workerPid);
+        const line =
+          `| ${n} | ${f(wk.wallS)} s / ${f(loop.wallS)} s = **${f(wk.wallS / loop.wallS, 2)}×** ` +
+          `| ${f(wk.cpu.worker!)} + ${f(wk.cpu.server!)} (+ ${f(wk.cpu.simulator!)}) vs ${f(loop.cpu.bench!)} (+ ${f(loop.cpu.simulator!)}) ` +
+          `| ${wk.requests} / ${loop.requests} = ${f(wk.requests / loop.requests, 2)}× ` +
+          `| ${f(percentile(wk.lags, 50), 0)} / ${f(percentile(wk.lags, 99), 0)} ms; ${f(percentile(loop.lags, 50), 0)} / ${f(percentile(loop.lags, 99), 0)} ms ` +
+          `| ${f(percentile(wk.events!, 50), 0)} (max ${Math.max(...wk.events!)}) | ${wk.failures} / ${loop.failures} | ${f(mem.peak, 0)} MiB |`;
+        lines.push(line);
+        console.log(line, `load ${loadAverage()}`);
+      }
+    }
+    await worker.stop('SIGTERM');
+    if (capacity > 0) lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv));
+  } finally {
+    client.close();
+    await w.close();
+  }
+  console.log(['', ...lines, '', `load average (1 min) at the end: ${loadAverage()}`].join('\n'));
+}
+
+/** Holds `targets.length` pipelines waiting on one fresh worker; reads its memory per waiting workflow. */
+async function capacityRun(w: World, targets: Target[], env: Record<string, string>): Promise<string> {
+  await w.controls.jobDurations({ pendingMs: 0, claimMs: 100, runMs: 6 * 3_600_000 });
+  const queue = 'capacity';
+  const worker = w.startWorker(queue, env);
+  const pid = worker.child.pid!;
+  const opts = { pollIntervalMs: 30_000, waitStrategy: 'deferrable' as const };
+  // One pipeline first, so the baseline includes the loaded workflow bundle and a logged-in client.
+  const [warm] = await startPipelines(w.client, queue, 'cap-warm', targets.slice(0, 1), opts);
+  const alive = async () => {
+    const d = await w.client.workflow.getHandle(warm!).describe();
+    if (d.status.name !== 'RUNNING') throw new Error(`the first capacity pipeline ended ${d.status.name}`);
+  };
+  const ours = new Set(targets.map((t) => t.tableGroupId));
+  const running = async () =>
+    (await w.controls.jobs()).filter(
+      (j) => j.job_key === 'run-profile' && j.status === 'running' && ours.has(j.table_group_id),
+    ).length;
+  await eventually('the first pipeline to wait', async () => (await alive(), await running()) >= 1, {
+    tries: 600,
+    delayMs: 500,
+  });
+  await new Promise((r) => setTimeout(r, 3_000));
+  const before = memoryMiB(pid).rss;
+  const rest = targets.slice(1);
+  const started = performance.now();
+  await startPipelines(w.client, queue, 'cap', rest, opts);
+  await eventually('every pipeline to wait', async () => (await running()) >= targets.length, {
+    tries: 3_600,
+    delayMs: 1_000,
+  });
+  await new Promise((r) => setTimeout(r, 10_000));
+  const after = memoryMiB(pid);
+  await worker.stop('SIGKILL');
+  const perWorkflow = ((after.rss - before) * 1024) / rest.length;
+  return (
+    `capacity: ${targets.length} pipelines waiting (deferrable, 30 s polls) on one worker, all in its cache, ` +
+    `reached in ${f((performance.now() - started) / 1000, 0)} s: worker RSS ${f(before, 0)} → ${f(after.rss, 0)} MiB ` +
+    `(peak ${f(after.peak, 0)} MiB), **${f(perWorkflow, 0)} KiB per waiting workflow**`
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
