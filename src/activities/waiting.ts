@@ -15,7 +15,7 @@ import {
 } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat } from './keep-alive.js';
-import { parseInput, translated } from './errors.js';
+import { parseInput, toFailure, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { generationOutlook, profilingSummary, testRunSummary, type GenerationOutlook } from './summaries.js';
 
@@ -60,9 +60,9 @@ export interface WaitResult extends JobWaitOutcome {
 }
 
 /**
- * The outcome of a finished job, with the summary and generation outlook asked for when it completed. These reads
- * are best effort here: one that fails is left out (and logged), and the workflow then calls its own activity,
- * retried as every call is. So a summary that cannot be read never fails the wait, nor cancels anything.
+ * The outcome of a finished job, with the summary and generation outlook asked for when it completed. A read that
+ * fails for a reason retrying may cure (an outage, a 5xx, a garbled body) is left out and logged, and the workflow
+ * then calls the read's own activity, retried as every call is; one that retrying cannot change fails the wait.
  */
 async function finished(
   ctx: ActivityContext,
@@ -87,7 +87,11 @@ async function finished(
     if (input.generationOutlookOf)
       result.generationOutlook = await generationOutlook(client, input.generationOutlookOf, call);
   } catch (err) {
-    if (context.cancellationSignal.aborted) throw err;
+    // An answer retrying cannot change (a schema break, a 4xx) fails here as it would in the read's own activity,
+    // so it is never masked by a second read that happens to succeed. Anything else is left to that activity.
+    const failure = toFailure(err);
+    if (context.cancellationSignal.aborted || !(failure instanceof ApplicationFailure) || failure.nonRetryable)
+      throw err;
     log.warn('could not read the finished job; the workflow will', { jobId: job.id, error: String(err) });
   }
   return result;
