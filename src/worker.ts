@@ -14,6 +14,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from './activities/index.js';
+import { waitsTaskQueue } from './contract/activity-options.js';
 import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
 import { temporalConnectionOptions } from './config/temporal.js';
@@ -95,32 +96,69 @@ export async function connect(config: WorkerConfig): Promise<NativeConnection> {
   return NativeConnection.connect(temporalConnectionOptions(config.temporal));
 }
 
-/** Creates a worker for the configuration (on an existing connection, or a new one). */
+/**
+ * The worker for a configuration: one on the task queue (workflows, every activity, the Nexus service) and one on its
+ * waits queue (the heartbeating waits, each holding a slot for its whole job, so they get slots of their own).
+ * Run, stop and drain them as one.
+ */
+export class ProjectWorker {
+  constructor(
+    readonly main: Worker,
+    readonly waits: Worker,
+  ) {}
+  run(): Promise<void> {
+    return Promise.all([this.main.run(), this.waits.run()]).then(() => undefined);
+  }
+  async runUntil<T>(fn: Promise<T> | (() => Promise<T>)): Promise<T> {
+    const running = this.run();
+    try {
+      return await (typeof fn === 'function' ? fn() : fn);
+    } finally {
+      this.shutdown();
+      await running;
+    }
+  }
+  shutdown(): void {
+    for (const w of [this.main, this.waits]) if (w.getState() === 'RUNNING') w.shutdown();
+  }
+}
+
+/** Creates the worker pair for the configuration (on an existing connection, or a new one). */
 export async function createWorker(
   config: WorkerConfig,
   connection: NativeConnection,
   extra: Partial<WorkerOptions> = {},
-): Promise<{ worker: Worker; deps: ReturnType<typeof buildActivityDeps> }> {
+): Promise<{ worker: ProjectWorker; deps: ReturnType<typeof buildActivityDeps> }> {
   const deps = buildActivityDeps(config);
-  const worker = await Worker.create({
+  const activities = createActivities(deps);
+  const common = {
     connection,
     namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    activities: createActivities(deps),
-    nexusServices: [dataopsNexusHandler],
-    ...workflowSource(config),
     maxHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     defaultHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     shutdownGraceTime: config.shutdownGraceMs,
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: config.capacity.activityPollers } as const,
+  };
+  const main = await Worker.create({
+    ...common,
+    taskQueue: config.temporal.taskQueue,
+    activities,
+    nexusServices: [dataopsNexusHandler],
+    ...workflowSource(config),
     maxConcurrentActivityTaskExecutions: config.capacity.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.capacity.maxConcurrentWorkflowTasks,
     maxConcurrentLocalActivityExecutions: config.capacity.maxConcurrentLocalActivities,
     maxCachedWorkflows: config.capacity.maxCachedWorkflows,
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: config.capacity.workflowPollers },
-    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: config.capacity.activityPollers },
     ...extra,
   });
-  return { worker, deps };
+  const waits = await Worker.create({
+    ...common,
+    taskQueue: waitsTaskQueue(config.temporal.taskQueue),
+    activities: { waitForJob: activities.waitForJob, waitForOrderRun: activities.waitForOrderRun },
+    maxConcurrentActivityTaskExecutions: config.capacity.maxConcurrentWaits,
+  });
+  return { worker: new ProjectWorker(main, waits), deps };
 }
 
 async function main(): Promise<void> {

@@ -98,7 +98,8 @@ async function main(): Promise<void> {
   const workerEnv = {
     DATAOPS_TIMEOUT_MS: '30000',
     DATAOPS_SUBMIT_SETTLE_MS: '60000',
-    DATAOPS_MAX_CONCURRENT_ACTIVITIES: String(Math.max(500, 2 * Math.max(...sizes))),
+    DATAOPS_HEARTBEAT_THROTTLE_MS: '5000', // the worker's default (the test helpers use 500)
+    DATAOPS_MAX_CONCURRENT_WAITS: String(Math.max(2_000, 2 * Math.max(...sizes))),
     DATAOPS_MAX_CACHED_WORKFLOWS: String(largest + 100),
     LOG_LEVEL: 'ERROR',
   };

@@ -83,12 +83,15 @@ export interface WorkerConfig {
 }
 
 /**
- * The worker's slots, pollers and cache. Heartbeating waits hold an activity slot for their whole job, so the
- * activity slots bound the jobs waited on at once with that strategy (the deferrable one holds none between polls).
+ * The worker's slots, pollers and cache. Heartbeating waits hold an activity slot for their whole job: they run on
+ * the waits task queue with slots of their own, so they never starve submissions and reads (the deferrable strategy
+ * holds no slot between polls, and runs with the other activities).
  */
 export interface WorkerCapacity {
-  /** @default $DATAOPS_MAX_CONCURRENT_ACTIVITIES, else 500 */
+  /** Slots for submissions, reads, imports, cancels. @default $DATAOPS_MAX_CONCURRENT_ACTIVITIES, else 200 */
   maxConcurrentActivities: number;
+  /** Slots for heartbeating waits (the waits task queue): one per job waited on. @default $DATAOPS_MAX_CONCURRENT_WAITS, else 2000 */
+  maxConcurrentWaits: number;
   /** @default $DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS, else 100 */
   maxConcurrentWorkflowTasks: number;
   /** @default $DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES, else 100 */
@@ -126,7 +129,8 @@ const workerEnv = {
   DATAOPS_TEMPORAL_UI_URL: httpUrl(),
   DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: 5_000, min: 100, max: 10 * 60_000 }),
   DATAOPS_SHUTDOWN_GRACE_MS: int({ fallback: 30_000, min: 0, max: HOUR }),
-  DATAOPS_MAX_CONCURRENT_ACTIVITIES: int({ fallback: 500, min: 1, max: 100_000 }),
+  DATAOPS_MAX_CONCURRENT_ACTIVITIES: int({ fallback: 200, min: 1, max: 100_000 }),
+  DATAOPS_MAX_CONCURRENT_WAITS: int({ fallback: 2_000, min: 1, max: 1_000_000 }),
   DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS: int({ fallback: 100, min: 2, max: 10_000 }),
   DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES: int({ fallback: 100, min: 1, max: 10_000 }),
   DATAOPS_MAX_CACHED_WORKFLOWS: int({ fallback: 2_000, min: 0, max: 1_000_000 }),
@@ -247,6 +251,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     shutdownGraceMs: v.DATAOPS_SHUTDOWN_GRACE_MS,
     capacity: {
       maxConcurrentActivities: v.DATAOPS_MAX_CONCURRENT_ACTIVITIES,
+      maxConcurrentWaits: v.DATAOPS_MAX_CONCURRENT_WAITS,
       maxConcurrentWorkflowTasks: v.DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxConcurrentLocalActivities: v.DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES,
       maxCachedWorkflows: v.DATAOPS_MAX_CACHED_WORKFLOWS,

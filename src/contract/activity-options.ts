@@ -140,3 +140,10 @@ export const INPUT_CHECK: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: retry({ maximumAttempts: 5, nonRetryableErrorTypes: ['InvalidInput'] }),
 };
+
+/**
+ * The task queue of the heartbeating waits: `<task queue>-waits`. Each such wait holds an activity slot for its whole
+ * job, so they poll a queue of their own, with their own slots, and never take the slots that submissions, summaries
+ * and imports need. A worker for the workflows' task queue must also serve this one (ours does).
+ */
+export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits`;

@@ -10,10 +10,11 @@ import {
   proxyActivities,
   sleep,
   upsertMemo,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { WaitResult } from '../activities/waiting.js';
-import { deferredPolling, heartbeatWaiting } from '../contract/activity-options.js';
+import { deferredPolling, heartbeatWaiting, waitsTaskQueue } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSnapshot, JobSubmitted, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
 import { activitiesWithin, type Tracker } from './shared.js';
@@ -33,6 +34,13 @@ export interface AfterCompletion {
 /** What the wait read after completion; a read it could not make is absent, and the caller makes it itself. */
 export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook'>;
 
+/** The heartbeating wait, on the waits task queue (its own slots: see waitsTaskQueue). */
+const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number) =>
+  proxyActivities<Activities>({
+    ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
+    taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
+  }).waitForJob;
+
 /** Waits for a terminal status with the chosen strategy. Cancellable. */
 export async function waitForTerminal(
   opts: JobOptions,
@@ -47,8 +55,10 @@ export async function waitForTerminal(
     );
     return acts.checkJob({ profile: opts.profile, jobId, ...bound });
   }
-  const acts = proxyActivities<Activities>(heartbeatWaiting(opts.maxWaitMs, opts.heartbeatTimeoutMs));
-  return acts.waitForJob({
+  return heartbeatWait(
+    opts.maxWaitMs,
+    opts.heartbeatTimeoutMs,
+  )({
     profile: opts.profile,
     jobId,
     pollIntervalMs: opts.pollIntervalMs,
@@ -87,9 +97,11 @@ export async function cancelRemoteJob(
         if (round === 1) alreadyTerminal = res.alreadyTerminal;
         if (!isTerminalJobStatus(final.status)) {
           const left = Math.max(deadline - Date.now(), 1_000);
-          const acts = proxyActivities<Activities>(heartbeatWaiting(left, opts.heartbeatTimeoutMs));
           final = (
-            await acts.waitForJob({
+            await heartbeatWait(
+              left,
+              opts.heartbeatTimeoutMs,
+            )({
               profile: opts.profile,
               jobId,
               pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),

@@ -1,7 +1,7 @@
 /** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
-import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { WAIT } from '../contract/activity-options.js';
+import { WAIT, waitsTaskQueue } from '../contract/activity-options.js';
 import type { RunOrderResult } from '../contract/index.js';
 import type { RunOrderInput } from '../contract/workflows.js';
 import { checkedInput } from './input.js';
@@ -71,7 +71,10 @@ export async function orderStep(
   if (spec.wait) {
     t.stage('waiting for order run');
     try {
-      orderRun = await proxyActivities<Activities>(WAIT).waitForOrderRun({
+      orderRun = await proxyActivities<Activities>({
+        ...WAIT,
+        taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
+      }).waitForOrderRun({
         profile,
         kitchen: spec.kitchen,
         orderId: created.orderId,

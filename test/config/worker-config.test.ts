@@ -24,7 +24,8 @@ describe('worker configuration', () => {
     assert.equal(c.logFormat, 'pretty');
     assert.equal(c.prometheusAddress, undefined);
     assert.deepEqual(c.capacity, {
-      maxConcurrentActivities: 500,
+      maxConcurrentActivities: 200,
+      maxConcurrentWaits: 2_000,
       maxConcurrentWorkflowTasks: 100,
       maxConcurrentLocalActivities: 100,
       maxCachedWorkflows: 2_000,

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { waitsTaskQueue } from '../../src/contract/activity-options.js';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { resolveDevServer, resolveTestServer, type ResolvedServer } from '../../src/local/temporal-servers.js';
 
@@ -73,5 +74,13 @@ export async function withWorker<T>(
     workflowBundle: await workflowBundle(workflowsPath),
     ...rest,
   });
-  return worker.runUntil(fn(taskQueue));
+  if (!rest.activities) return worker.runUntil(fn(taskQueue));
+  // The heartbeating waits poll the waits queue, as with the project's worker (src/worker.ts).
+  const waits = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue: waitsTaskQueue(taskQueue),
+    activities: rest.activities,
+  });
+  return waits.runUntil(worker.runUntil(fn(taskQueue)));
 }

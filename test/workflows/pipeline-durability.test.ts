@@ -2,23 +2,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ActivityFailure, WorkflowFailedError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../src/activities/index.js';
 import {
   progressQuery,
   type DataQualityPipelineInput,
   type DataQualityPipelineResult,
 } from '../../src/contract/index.js';
 import { SEED_IDS, SEED_USERS, type RunningSimulator } from '../../src/simulator/index.js';
-import { simDeps, withProjectWorker, workflowsPath } from '../helpers/activities.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
-import {
-  startDevServerEnv,
-  startTimeSkippingEnv,
-  uniqueTaskQueue,
-  workflowBundle,
-  type TestEnv,
-} from '../helpers/temporal.js';
+import { startDevServerEnv, startTimeSkippingEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -174,43 +166,43 @@ describe('dataQualityPipeline: durability (outages, token expiry, long jobs, wor
     const before = { ...sim.controls.counters().submissions };
     sim.controls.setJobDurations({ runMs: 10 * HOUR });
     try {
-      const first = await Worker.create({
-        connection: d.env.nativeConnection,
+      // The first worker (both of its task queues) stops mid-wait, as a process would.
+      const { handle, job } = await withProjectWorker(
+        d.env,
+        await simDeps(sim),
+        async () => {
+          const handle = await d.env.client.workflow.start('dataQualityPipeline', {
+            taskQueue,
+            workflowId: `dq-restart-${taskQueue}`,
+            args: [
+              {
+                ...base,
+                tableGroupId: TG.finance,
+                testSuiteId: TS.financeProd,
+                onGateFailure: 'report',
+                testGeneration: 'skip',
+              },
+            ],
+          });
+          const job = await eventually('the profiling run', () =>
+            sim.controls
+              .jobs()
+              .find(
+                (j) =>
+                  j.job_key === 'run-profile' &&
+                  j.table_group_id === TG.finance &&
+                  j.durations.runMs === 10 * HOUR &&
+                  j.status !== 'completed',
+              ),
+          );
+          await eventually(
+            'polls',
+            () => sim.controls.requests().filter((r) => r.path === `/api/v1/jobs/${job.id}`).length >= 3,
+          );
+          return { handle, job };
+        },
         taskQueue,
-        workflowBundle: await workflowBundle(workflowsPath),
-        activities: createActivities(await simDeps(sim)),
-      });
-      const running = first.run();
-      const handle = await d.env.client.workflow.start('dataQualityPipeline', {
-        taskQueue,
-        workflowId: `dq-restart-${taskQueue}`,
-        args: [
-          {
-            ...base,
-            tableGroupId: TG.finance,
-            testSuiteId: TS.financeProd,
-            onGateFailure: 'report',
-            testGeneration: 'skip',
-          },
-        ],
-      });
-      const job = await eventually('the profiling run', () =>
-        sim.controls
-          .jobs()
-          .find(
-            (j) =>
-              j.job_key === 'run-profile' &&
-              j.table_group_id === TG.finance &&
-              j.durations.runMs === 10 * HOUR &&
-              j.status !== 'completed',
-          ),
       );
-      await eventually(
-        'polls',
-        () => sim.controls.requests().filter((r) => r.path === `/api/v1/jobs/${job.id}`).length >= 3,
-      );
-      first.shutdown();
-      await running;
       sim.controls.setJobDurations({ runMs: FAST.runMs });
       sim.controls.advanceClock(10 * HOUR);
       const result = (await withProjectWorker(
