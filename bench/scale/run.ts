@@ -4,7 +4,8 @@
  * then a capacity run that holds many pipelines waiting and reads the worker's memory per waiting workflow.
  * Nothing passes or fails: the machine is shared, so the figures are ratios measured together.
  *
- *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--poll-ms 1000] [--run-ms 5000] [--rounds 1]
+ *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--poll-ms 1000] [--run-ms 5000]
+ *     [--rounds 1]
  */
 import { parseArgs } from 'node:util';
 import { ServiceClient } from '../../src/api/index.js';
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     'poll-ms': { type: 'string', default: '1000' },
     'run-ms': { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '1' },
+    'capacity-cache': { type: 'string' },
   },
 });
 const sizes = values.n.split(',').map(Number);
@@ -30,8 +32,10 @@ const capacity = Number(values.capacity);
 const pollMs = Number(values['poll-ms']);
 const runMs = Number(values['run-ms']);
 const rounds = Number(values.rounds);
-if (![...sizes, capacity, pollMs, runMs, rounds].every((v) => Number.isInteger(v) && v >= 0))
-  throw new Error('--n, --capacity, --poll-ms, --run-ms and --rounds take whole numbers');
+/** The capacity worker's DATAOPS_MAX_CACHED_WORKFLOWS: all of them by default; fewer to bound its memory. */
+const capacityCache = values['capacity-cache'] === undefined ? undefined : Number(values['capacity-cache']);
+if (![...sizes, capacity, pollMs, runMs, rounds, capacityCache ?? 0].every((v) => Number.isInteger(v) && v >= 0))
+  throw new Error('--n, --capacity, --capacity-cache, --poll-ms, --run-ms and --rounds take whole numbers');
 
 const hex = (i: number) => i.toString(16).padStart(12, '0');
 function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
@@ -174,7 +178,8 @@ async function main(): Promise<void> {
 async function capacityRun(w: World, targets: Target[], env: Record<string, string>): Promise<string> {
   await w.controls.jobDurations({ pendingMs: 0, claimMs: 100, runMs: 6 * 3_600_000 });
   const queue = 'capacity';
-  const worker = w.startWorker(queue, env);
+  const cache = capacityCache ?? targets.length + 100;
+  const worker = w.startWorker(queue, { ...env, DATAOPS_MAX_CACHED_WORKFLOWS: String(cache) });
   const pid = worker.child.pid!;
   const opts = { pollIntervalMs: 30_000, waitStrategy: 'deferrable' as const };
   // One pipeline first, so the baseline includes the loaded workflow bundle and a logged-in client.
@@ -206,7 +211,8 @@ async function capacityRun(w: World, targets: Target[], env: Record<string, stri
   await worker.stop('SIGKILL');
   const perWorkflow = ((after.rss - before) * 1024) / rest.length;
   return (
-    `capacity: ${targets.length} pipelines waiting (deferrable, 30 s polls) on one worker, all in its cache, ` +
+    `capacity: ${targets.length} pipelines waiting (deferrable, 30 s polls) on one worker, ` +
+    `${cache >= targets.length ? 'all in its cache' : `at most ${cache} in its cache`}, ` +
     `reached in ${f((performance.now() - started) / 1000, 0)} s: worker RSS ${f(before, 0)} → ${f(after.rss, 0)} MiB ` +
     `(peak ${f(after.peak, 0)} MiB), **${f(perWorkflow, 0)} KiB per waiting workflow**`
   );
