@@ -22,11 +22,27 @@ export interface TestEnv {
   server: ResolvedServer;
 }
 
+/**
+ * Starts a local server, again when it did not answer in time: Core gives it 5 s (a constant in its ephemeral-server
+ * code), which a JVM on a loaded 2-core machine can overrun. Any other failure is thrown at once.
+ */
+async function starting<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt >= attempts || !/did not start within/.test(String(err))) throw err;
+    }
+  }
+}
+
 /** A time-skipping environment on the Java test server. Tear it down with `env.teardown()`. */
 export async function startTimeSkippingEnv(): Promise<TestEnv> {
   quietRuntime();
   const server = resolveTestServer(localServersConfig());
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: server.executable } });
+  const env = await starting(() =>
+    TestWorkflowEnvironment.createTimeSkipping({ server: { executable: server.executable } }),
+  );
   return { env, server };
 }
 
@@ -34,7 +50,7 @@ export async function startTimeSkippingEnv(): Promise<TestEnv> {
 export async function startDevServerEnv(): Promise<TestEnv> {
   quietRuntime();
   const server = resolveDevServer(localServersConfig());
-  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: server.executable } });
+  const env = await starting(() => TestWorkflowEnvironment.createLocal({ server: { executable: server.executable } }));
   return { env, server };
 }
 
