@@ -14,7 +14,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from './activities/index.js';
-import { waitsTaskQueue } from './contract/activity-options.js';
+import { waitsQueueActivities, waitsTaskQueue } from './contract/activity-options.js';
 import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
 import { temporalConnectionOptions } from './config/temporal.js';
@@ -155,7 +155,7 @@ export async function createWorker(
   const waits = await Worker.create({
     ...common,
     taskQueue: waitsTaskQueue(config.temporal.taskQueue),
-    activities: { waitForJob: activities.waitForJob, waitForOrderRun: activities.waitForOrderRun },
+    activities: waitsQueueActivities(activities),
     maxConcurrentActivityTaskExecutions: config.capacity.maxConcurrentWaits,
   });
   return { worker: new ProjectWorker(main, waits), deps };

@@ -147,3 +147,13 @@ export const INPUT_CHECK: LocalActivityOptions = {
  * and imports need. A worker for the workflows' task queue must also serve this one (ours does).
  */
 export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits`;
+
+/** The activities the workflows send to the waits task queue: what a worker there must register. */
+export const WAITS_QUEUE_ACTIVITIES = ['waitForJob', 'waitForOrderRun'] as const;
+
+/** The part of an activity set that serves the waits task queue. */
+export function waitsQueueActivities<A extends object>(activities: A): Partial<A> {
+  return Object.fromEntries(
+    Object.entries(activities).filter(([name]) => WAITS_QUEUE_ACTIVITIES.some((w) => w === name)),
+  ) as Partial<A>;
+}

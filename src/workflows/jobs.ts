@@ -11,6 +11,13 @@ import { checkedInput } from './input.js';
 import { Tracker, activitiesWithin } from './shared.js';
 import { submitUnderLock } from './submission.js';
 
+/** The summary the wait read, or, when it could not, the one the read's own activity fetches (retried as every call). */
+async function readUnlessFetched<S>(t: Tracker, kind: string, fetched: S | undefined, read: () => Promise<S>) {
+  if (fetched) return fetched;
+  t.stage(`fetching ${kind} summary`);
+  return read();
+}
+
 /**
  * Profiles a table group and reads its summary: the wait reads it as it sees the run complete, and only when that
  * read failed does a separate activity fetch it. With `generationOutlookOf`, the wait also reads whether a
@@ -30,14 +37,9 @@ export async function profileStep(
     () => submitUnderLock(t, 'profiling', opts, tableGroupId),
     after,
   );
-  let summary = fetched.summary as ProfilingSummary | undefined;
-  if (!summary) {
-    t.stage('fetching profiling summary');
-    summary = await activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
-      profile: opts.profile,
-      jobId: job.jobId,
-    });
-  }
+  const summary = await readUnlessFetched(t, 'profiling', fetched.summary as ProfilingSummary | undefined, () =>
+    activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({ profile: opts.profile, jobId: job.jobId }),
+  );
   return { result: { job, summary }, fetched };
 }
 
@@ -52,15 +54,13 @@ export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: str
     () => submitUnderLock(t, 'tests', opts, testSuiteId),
     { summary: 'test_run', awaitScoreMs },
   );
-  let summary = fetched.summary as TestRunSummary | undefined;
-  if (!summary) {
-    t.stage('fetching test run summary');
-    summary = await activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
+  const summary = await readUnlessFetched(t, 'test run', fetched.summary as TestRunSummary | undefined, () =>
+    activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
       profile: opts.profile,
       jobId: job.jobId,
       awaitScoreMs,
-    });
-  }
+    }),
+  );
   return { job, summary };
 }
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { waitsTaskQueue } from '../../src/contract/activity-options.js';
+import { waitsQueueActivities, waitsTaskQueue } from '../../src/contract/activity-options.js';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { resolveDevServer, resolveTestServer, type ResolvedServer } from '../../src/local/temporal-servers.js';
 
@@ -96,7 +96,7 @@ export async function withWorker<T>(
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: waitsTaskQueue(taskQueue),
-    activities: rest.activities,
+    activities: waitsQueueActivities(rest.activities),
   });
   return waits.runUntil(worker.runUntil(fn(taskQueue)));
 }
