@@ -90,13 +90,15 @@ export async function withWorker<T>(
     workflowBundle: await workflowBundle(workflowsPath),
     ...rest,
   });
-  if (!rest.activities) return worker.runUntil(fn(taskQueue));
-  // The heartbeating waits poll the waits queue, as with the project's worker (src/worker.ts).
+  // The heartbeating waits poll the waits queue, as with the project's worker (src/worker.ts); a worker without them
+  // (a fixture's own activities) has nothing to serve there.
+  const waitActivities = waitsQueueActivities(rest.activities ?? {});
+  if (Object.keys(waitActivities).length === 0) return worker.runUntil(fn(taskQueue));
   const waits = await Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: waitsTaskQueue(taskQueue),
-    activities: waitsQueueActivities(rest.activities),
+    activities: waitActivities,
   });
   return waits.runUntil(worker.runUntil(fn(taskQueue)));
 }
