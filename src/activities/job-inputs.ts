@@ -40,6 +40,8 @@ const AfterCompletion = {
   awaitScoreMs: AwaitScoreMs,
   /** The table group whose test-generation outlook to read after its profiling run (see summaries.ts). */
   generationOutlookOf: Id.optional(),
+  /** The project whose jobs list the follow-up generation job (the profile's when absent). */
+  projectCode: z.string().min(1).optional(),
 };
 
 export const WaitInput = z.object({

@@ -9,7 +9,13 @@ import type { CancelOutcome, JobSnapshot, ProfilingSummary, TestRunSummary } fro
 import type { ActivityContext } from './context.js';
 import { parseInput, translated } from './errors.js';
 import { AwaitScoreMs, Id, JobInput, Profile, snapshot } from './job-inputs.js';
-import { generationOutlook, profilingSummary, testRunSummary, type GenerationOutlook } from './summaries.js';
+import {
+  followUpGeneration,
+  generationOutlook,
+  profilingSummary,
+  testRunSummary,
+  type GenerationOutlook,
+} from './summaries.js';
 
 const SummaryInput = JobInput.extend({ awaitScoreMs: AwaitScoreMs });
 type SummaryInput = z.input<typeof SummaryInput>;
@@ -88,32 +94,12 @@ export function jobActivities(ctx: ActivityContext) {
         'findGenerationJob',
       );
       return translated(async () => {
-        const { client, projectCode: profileProject } = ctx.profile(input.profile);
-        const projectCode = input.projectCode ?? profileProject;
-        if (!projectCode) return null;
-        const after = Date.parse(input.after) - 1_000;
-        const list = await client.jobs.list(
-          projectCode,
-          { job_key: 'run-test-generation', limit: 100 },
+        const { client, projectCode } = ctx.profile(input.profile);
+        return followUpGeneration(
+          client,
+          { tableGroupId: input.tableGroupId, projectCode: input.projectCode ?? projectCode, after: input.after },
           { signal: Context.current().cancellationSignal },
         );
-        if (list.items.some((j) => 'table_group_id' in j)) {
-          const found = list.items.find(
-            (j) => j.table_group_id === input.tableGroupId && Date.parse(j.created_at) >= after,
-          );
-          return found ? snapshot(found) : null;
-        }
-        // A listing without targets (TestGen 5.134): the follow-up is the one job the service queued itself (not
-        // through the API) as the profiling run finished. Several such jobs cannot be told apart: none is taken.
-        const finished = Date.parse(input.after);
-        const near = list.items.filter(
-          (j) =>
-            typeof j.source === 'string' &&
-            j.source !== 'api' &&
-            Math.abs(Date.parse(j.created_at) - finished) <= 30_000,
-        );
-        if (near.length > 1) log.warn('several follow-up generation jobs; none taken', { ids: near.map((j) => j.id) });
-        return near.length === 1 ? snapshot(near[0]!) : null;
       });
     },
   };

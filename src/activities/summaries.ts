@@ -1,10 +1,12 @@
 /**
  * What the service says about a finished job, shaped for the workflow: the test-run and profiling summaries, and
- * whether a test-generation job will follow a profiling run. Used by their own activities and by the waits, which
+ * whether a test-generation job will follow a profiling run, and which one it is. Used by their own activities and by the waits, which
  * fetch them as soon as they see the job finish (one activity, one workflow task, fewer history events).
  */
+import { log } from '@temporalio/activity';
 import { NotFound, type ServiceClient } from '../api/index.js';
-import type { ProfilingSummary, TestRunSummary } from '../contract/types.js';
+import type { JobSnapshot, ProfilingSummary, TestRunSummary } from '../contract/types.js';
+import { snapshot } from './job-inputs.js';
 import { scorePercent, type ScoreScale } from '../vocabulary.js';
 
 interface Call {
@@ -110,4 +112,32 @@ export async function generationOutlook(
       reason: 'test generation follows only the first completed profiling run of a table group',
     };
   return { expected: null, reason: 'a follow-up may come' };
+}
+
+/**
+ * The test-generation job the deployment queued after the profiling run of `tableGroupId` that finished at `after`,
+ * or null when there is none (yet) or no project code to list jobs in.
+ */
+export async function followUpGeneration(
+  client: ServiceClient,
+  input: { tableGroupId: string; projectCode: string | undefined; after: string },
+  { signal }: Pick<Call, 'signal'>,
+): Promise<JobSnapshot | null> {
+  if (!input.projectCode) return null;
+  const finished = Date.parse(input.after);
+  const list = await client.jobs.list(input.projectCode, { job_key: 'run-test-generation', limit: 100 }, { signal });
+  if (list.items.some((j) => 'table_group_id' in j)) {
+    const found = list.items.find(
+      (j) => j.table_group_id === input.tableGroupId && Date.parse(j.created_at) >= finished - 1_000,
+    );
+    return found ? snapshot(found) : null;
+  }
+  // A listing without targets (TestGen 5.134): the follow-up is the one job the service queued itself (not
+  // through the API) as the profiling run finished. Several such jobs cannot be told apart: none is taken.
+  const near = list.items.filter(
+    (j) =>
+      typeof j.source === 'string' && j.source !== 'api' && Math.abs(Date.parse(j.created_at) - finished) <= 30_000,
+  );
+  if (near.length > 1) log.warn('several follow-up generation jobs; none taken', { ids: near.map((j) => j.id) });
+  return near.length === 1 ? snapshot(near[0]!) : null;
 }

@@ -6,18 +6,12 @@ import { activityInfo, Context, log } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { isTerminalJobStatus, type Job } from '../api/index.js';
 import { jobStatusSignal } from '../contract/messages.js';
-import {
-  WaitProgress,
-  type JobSnapshot,
-  type JobWaitOutcome,
-  type ProfilingSummary,
-  type TestRunSummary,
-} from '../contract/types.js';
+import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat } from './keep-alive.js';
-import { parseInput, toFailure, translated } from './errors.js';
+import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
-import { generationOutlook, profilingSummary, testRunSummary, type GenerationOutlook } from './summaries.js';
+import { finished, outcome, type WaitResult } from './completion.js';
 
 const MAX_CLAIMS_KEPT = 50;
 /** The least time between two status reports to the workflow: each one is a history event. */
@@ -38,63 +32,6 @@ function observe(progress: WaitProgress, job: Job): boolean {
     if (progress.claimsSeen.length > MAX_CLAIMS_KEPT) progress.claimsSeen.shift();
   }
   return changed;
-}
-
-function outcome(job: Job, progress: WaitProgress): JobWaitOutcome {
-  const started = job.started_at ? Date.parse(job.started_at) : null;
-  const end = job.completed_at ? Date.parse(job.completed_at) : Date.now();
-  return {
-    job: snapshot(job),
-    polls: progress.polls,
-    claims: progress.claimsSeen.length,
-    interrupts: progress.interrupts,
-    durationMs: started === null ? null : Math.max(0, end - started),
-    stuck: null,
-  };
-}
-
-/** A wait's outcome, with what it fetched once the job completed (each absent when not asked for or not fetched). */
-export interface WaitResult extends JobWaitOutcome {
-  summary?: ProfilingSummary | TestRunSummary;
-  generationOutlook?: GenerationOutlook;
-}
-
-/**
- * The outcome of a finished job, with the summary and generation outlook asked for when it completed. A read that
- * fails for a reason retrying may cure (an outage, a 5xx, a garbled body) is left out and logged, and the workflow
- * then calls the read's own activity, retried as every call is; one that retrying cannot change fails the wait.
- */
-async function finished(
-  ctx: ActivityContext,
-  input: {
-    profile: string;
-    summary?: 'profiling' | 'test_run' | undefined;
-    awaitScoreMs: number;
-    generationOutlookOf?: string | undefined;
-  },
-  job: Job,
-  progress: WaitProgress,
-): Promise<WaitResult> {
-  const result: WaitResult = outcome(job, progress);
-  if (job.status !== 'completed') return result;
-  const context = Context.current();
-  const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
-  const call = { signal: context.cancellationSignal, sleep: (ms: number) => context.sleep(ms) };
-  try {
-    if (input.summary === 'test_run')
-      result.summary = await testRunSummary(client, scoreScale, job.id, input.awaitScoreMs, call);
-    if (input.summary === 'profiling') result.summary = await profilingSummary(client, scoreScale, job.id, call);
-    if (input.generationOutlookOf)
-      result.generationOutlook = await generationOutlook(client, input.generationOutlookOf, call);
-  } catch (err) {
-    // An answer retrying cannot change (a schema break, a 4xx) fails here as it would in the read's own activity,
-    // so it is never masked by a second read that happens to succeed. Anything else is left to that activity.
-    const failure = toFailure(err);
-    if (context.cancellationSignal.aborted || !(failure instanceof ApplicationFailure) || failure.nonRetryable)
-      throw err;
-    log.warn('could not read the finished job; the workflow will', { jobId: job.id, error: String(err) });
-  }
-  return result;
 }
 
 /** The early return of a wait whose job has held one non-terminal status longer than the caller's bound. */

@@ -13,7 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { WaitResult } from '../activities/waiting.js';
+import type { WaitResult } from '../activities/completion.js';
 import { deferredPolling, heartbeatWaiting, waitsTaskQueue } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSnapshot, JobSubmitted, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
@@ -24,15 +24,16 @@ export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
   return opts.expectedDurationMs >= 2 * 3_600_000 ? 'deferrable' : 'heartbeat';
 }
 
-/** What the wait reads as soon as it sees the job complete (a summary, the generation outlook), sparing activities. */
+/** What the wait reads as soon as it sees the job complete (a summary, the generation outlook and job), sparing activities. */
 export interface AfterCompletion {
   summary?: 'profiling' | 'test_run';
   awaitScoreMs?: number;
   generationOutlookOf?: string;
+  projectCode?: string;
 }
 
 /** What the wait read after completion; a read it could not make is absent, and the caller makes it itself. */
-export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook'>;
+export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook' | 'generationJob'>;
 
 /** The heartbeating wait, on the waits task queue (its own slots: see waitsTaskQueue). */
 const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number) =>
@@ -193,7 +194,7 @@ export async function followJob(
     }
     bound = undefined;
   }
-  const { summary, generationOutlook, ...wait } = outcome;
+  const { summary, generationOutlook, generationJob, ...wait } = outcome;
   t.waited(wait);
   const job = wait.job;
   if (job.status === 'error')
@@ -212,7 +213,11 @@ export async function followJob(
     });
   return {
     run: { jobId: submitted.jobId, reconciled: submitted.reconciled, wait },
-    fetched: { ...(summary ? { summary } : {}), ...(generationOutlook ? { generationOutlook } : {}) },
+    fetched: {
+      ...(summary ? { summary } : {}),
+      ...(generationOutlook ? { generationOutlook } : {}),
+      ...(generationJob !== undefined ? { generationJob } : {}),
+    },
   };
 }
 

@@ -3,12 +3,12 @@
  * deployment queues after profiling, unless the deployment says none will come (no default suite on the table
  * group, or not its first profiling run on TestGen), which spares the grace period.
  */
-import { ApplicationFailure, log, patched, sleep } from '@temporalio/workflow';
-import type { GenerationOutlook } from '../activities/summaries.js';
+import { ApplicationFailure, log, sleep } from '@temporalio/workflow';
 import type { JobRun } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
-import { followJob, runJob } from './follow.js';
+import { followJob, runJob, type Fetched } from './follow.js';
 import { type Tracker, activitiesWithin } from './shared.js';
+import { applies } from './patches.js';
 import { submitUnderLock } from './submission.js';
 
 type Input = JobOptions & {
@@ -22,15 +22,16 @@ const notFound = (message: string) =>
   ApplicationFailure.create({ type: 'GenerationJobNotFound', nonRetryable: true, message });
 
 /**
- * `outlook`: whether a generation job will follow, as the profiling wait read it (absent when it could not, and in
- * histories from before the wait read it: then an activity asks).
+ * `fetched`: what the profiling wait read as the run completed: whether a generation job will follow, and the job
+ * itself (each absent when it could not read it, and in histories from before it did: then an activity asks).
  */
 export async function generationStep(
   t: Tracker,
   input: Input,
   profiledAt: string | null,
-  outlook?: GenerationOutlook,
+  fetched: Fetched = {},
 ): Promise<JobRun | null> {
+  const outlook = fetched.generationOutlook;
   if (input.testGeneration === 'skip') return null;
   const { call } = activitiesWithin(input.outageToleranceMs);
   if (input.testGeneration === 'generate')
@@ -40,7 +41,7 @@ export async function generationStep(
   // only histories from before the wait read it, or a wait that could not, reach the check, and then the activity.
   const seen =
     outlook ??
-    (patched('generation-outlook-v1')
+    (applies('generationOutlook')
       ? await call.generationExpected({ profile: input.profile, tableGroupId: input.tableGroupId })
       : undefined);
   if (seen?.expected === false) {
@@ -60,7 +61,8 @@ export async function generationStep(
       projectCode: input.projectCode,
       after,
     });
-  let found = await lookup();
+  // The profiling wait looked once as it saw the run complete (null: not listed yet); when it could not, look now.
+  let found = fetched.generationJob === undefined ? await lookup() : fetched.generationJob;
   for (let waited = 0; !found && waited < input.generationGraceMs; waited += step) {
     await sleep(step);
     found = await lookup();

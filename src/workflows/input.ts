@@ -6,11 +6,11 @@
  * Workflows started before the check moved have no `input-checked-by-worker` marker: they replay with the check they
  * ran, in the sandbox, whose schemas are loaded only then (input-in-sandbox.ts, a lazy import).
  */
-import { ActivityFailure, ApplicationFailure, patched, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { INPUT_CHECK } from '../contract/activity-options.js';
 import type { CheckedWorkflow, WorkflowInputs } from '../contract/inputs.js';
-import { SUBMISSION_LOCK_PATCH } from './submission.js';
+import { applies } from './patches.js';
 
 /** The workflows whose first task submits under the lock, right after their input check. */
 const SUBMIT_FIRST = new Set<CheckedWorkflow>(['dataQualityPipeline', 'profileTableGroup', 'runTestSuite', 'runOrder']);
@@ -19,10 +19,11 @@ const SUBMIT_FIRST = new Set<CheckedWorkflow>(['dataQualityPipeline', 'profileTa
 export async function checkedInput<K extends CheckedWorkflow>(workflow: K, raw: unknown): Promise<WorkflowInputs[K]> {
   // When replaying, Core meets a patch marker as it reads the task's events, while a local activity's result reaches
   // the workflow in a later activation of that task: a patch check made right after this one would come too late (a
-  // nondeterminism error, seen on queries of evicted pipelines). So the submission lock's check is made first. It is
-  // remembered per workflow, and histories from before the input check have its marker first in this task too.
-  if (SUBMIT_FIRST.has(workflow)) patched(SUBMISSION_LOCK_PATCH);
-  if (!patched('input-checked-by-worker')) {
+  // nondeterminism error, seen on queries of evicted pipelines). So the first check comes before the local activity:
+  // the baseline's in workflows started since it (patches.ts); in older ones that submit first, the submission
+  // lock's, remembered for the rest of the workflow, whose marker they have first in this task too.
+  if (SUBMIT_FIRST.has(workflow)) applies('submissionLock');
+  if (!applies('inputCheckedByWorker')) {
     const { parseInSandbox } = await import(/* webpackMode: "eager" */ './input-in-sandbox.js');
     return parseInSandbox(workflow, raw);
   }

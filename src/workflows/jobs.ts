@@ -21,7 +21,7 @@ async function readUnlessFetched<S>(t: Tracker, kind: string, fetched: S | undef
 /**
  * Profiles a table group and reads its summary: the wait reads it as it sees the run complete, and only when that
  * read failed does a separate activity fetch it. With `generationOutlookOf`, the wait also reads whether a
- * test-generation job will follow (the pipeline's next step).
+ * test-generation job will follow (the pipeline's next step), and looks for it once.
  */
 export async function profileStep(
   t: Tracker,
@@ -29,7 +29,11 @@ export async function profileStep(
   tableGroupId: string,
   generationOutlookOf?: string,
 ): Promise<{ result: ProfileTableGroupResult; fetched: Fetched }> {
-  const after = { summary: 'profiling' as const, ...(generationOutlookOf ? { generationOutlookOf } : {}) };
+  const after = {
+    summary: 'profiling' as const,
+    ...(generationOutlookOf ? { generationOutlookOf } : {}),
+    ...(generationOutlookOf && opts.projectCode ? { projectCode: opts.projectCode } : {}),
+  };
   const { run: job, fetched } = await runJob(
     t,
     'profiling',

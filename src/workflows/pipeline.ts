@@ -67,12 +67,7 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
     );
     const profiling = profiled.result;
 
-    const generation = await generationStep(
-      t,
-      input,
-      profiling.job.wait.job.completed_at,
-      profiled.fetched.generationOutlook,
-    );
+    const generation = await generationStep(t, input, profiling.job.wait.job.completed_at, profiled.fetched);
 
     const testRun = await testRunStep(t, input, input.testSuiteId);
     t.stage('applying quality gates');

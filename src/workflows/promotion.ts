@@ -8,7 +8,6 @@ import {
   CancellationScope,
   condition,
   log,
-  patched,
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
@@ -23,6 +22,7 @@ import { approveUpdate, previewQuery, rejectUpdate } from '../contract/messages.
 import { PRESETS } from '../contract/presets.js';
 import type { ExportTestDefinitionsInput, ImportReport, PromoteTestDefinitionsInput } from '../contract/promotion.js';
 import { checkedInput } from './input.js';
+import { applies } from './patches.js';
 import type * as InSandbox from './input-in-sandbox.js';
 import { Tracker, activitiesWithin } from './shared.js';
 
@@ -183,7 +183,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
       }
       // The approval may come a day later: apply only what the approver saw. A target that changed meanwhile (new,
       // removed or locked definitions) gets a new preview, and approval is asked again.
-      if (!patched('re-preview-after-approval-v1')) break; // histories from before the re-check
+      if (!applies('rePreviewAfterApproval')) break; // histories from before the re-check
       t.stage('re-checking the preview');
       const fresh = await takePreview();
       previews++;

@@ -9,17 +9,14 @@ import {
   CancellationScope,
   ChildWorkflowFailure,
   log,
-  patched,
   sleep,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { JobSubmitted, OrderResult } from '../contract/index.js';
+import { applies } from './patches.js';
 import { activitiesWithin, type Tracker } from './shared.js';
-
-/** The patch that brought the per-target lock (workflows started before it submit directly). */
-export const SUBMISSION_LOCK_PATCH = 'submission-lock-v1';
 
 export type SubmissionKind = 'profiling' | 'tests' | 'generation';
 
@@ -132,7 +129,8 @@ export async function submitUnderLock(
   targetId: string,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
-  if (!patched(SUBMISSION_LOCK_PATCH))
+  // Workflows started before the lock submit directly.
+  if (!applies('submissionLock'))
     return CancellationScope.nonCancellable(() =>
       activitiesWithin(opts.outageToleranceMs).submit[ACTIVITY[kind]](args),
     );
@@ -155,7 +153,7 @@ export async function submitUnderLock(
 /** Creates an order under the lock of its kitchen, recipe and variation. */
 export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
   const { outageToleranceMs: _, ...args } = input;
-  if (!patched(SUBMISSION_LOCK_PATCH))
+  if (!applies('submissionLock'))
     return CancellationScope.nonCancellable(() => activitiesWithin(input.outageToleranceMs).submit.runOrder(args));
   const lockId = `dataops-order/${input.profile}/${input.kitchen}/${input.recipe}/${input.variation}`;
   return underLock(t, `order of ${input.recipe}/${input.variation}`, lockId, createOrder, input);

@@ -5,11 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import type { DataQualityPipelineInput, DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { SimHttp, startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -90,15 +93,29 @@ describe('dataQualityPipeline: test generation', () => {
       const early = await http.as('admin', 'POST', `/api/v1/table-groups/${TG.sales}/profiling-runs`);
       await http.as('admin', 'POST', `/api/v1/jobs/${early.body.id}/cancel`);
       const deps = await simDeps(bare);
+      const histories: HistoryEvent[][] = [];
       const pipeline = (testGeneration: 'wait' | 'auto') =>
-        withProjectWorker(t.env, deps, (taskQueue) =>
-          t.env.client.workflow.execute('dataQualityPipeline', {
+        withProjectWorker(t.env, deps, async (taskQueue) => {
+          const handle = await t.env.client.workflow.start('dataQualityPipeline', {
             taskQueue,
             workflowId: `bare-${testGeneration}-${taskQueue}`,
             args: [{ ...base, tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration }],
-          }),
-        ) as Promise<DataQualityPipelineResult>;
+          });
+          try {
+            return await handle.result();
+          } finally {
+            histories.push((await handle.fetchHistory()).events ?? []);
+          }
+        }) as Promise<DataQualityPipelineResult>;
       const result = await pipeline('wait');
+      // The profiling wait read the outlook and found the follow-up as the run completed: no activity of the
+      // workflow's own looked for it, and one patch marker (the baseline) stands for every patch.
+      const events = histories[0] ?? [];
+      const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+      assert.deepEqual(activities, ['waitForJob', 'waitForJob', 'waitForJob'], 'profiling, generation, test run');
+      const markers = events.flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
+      assert.deepEqual(markers, ['core_patch', 'core_local_activity']);
+      console.log(`pipeline with a generation follow-up: ${events.length} history events`);
       const generated = bare.controls.jobs().filter((j) => j.job_key === 'run-test-generation');
       assert.equal(generated.length, 1);
       assert.equal(generated[0]?.source, 'system');

@@ -1,18 +1,19 @@
 /**
- * What a wait reads as it sees its job complete (the summary, the generation outlook), sparing the workflow an
+ * What a wait reads as it sees its job complete (the summary, the generation outlook and job), sparing the workflow an
  * activity and a workflow task for each; and the fallback when such a read fails: the workflow reads it itself,
  * retried like every call, and the wait neither fails nor cancels anything.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
-import type { runTestSuite } from '../../src/workflows/index.js';
+import type { dataQualityPipeline, runTestSuite } from '../../src/workflows/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 
 const TS = SEED_IDS.testSuites;
+const TG = SEED_IDS.tableGroups;
 const FAST = { pendingMs: 100, claimMs: 100, runMs: 300, cancelMs: 100, interruptMs: 100 };
 
 const scheduled = (history: History) =>
@@ -63,4 +64,29 @@ describe('what the wait reads when the job completes', () => {
       assert.equal(result.job.wait.job.status, 'completed');
     });
   }
+
+  test('a follow-up generation job the profiling wait cannot list is looked for by the workflow', async () => {
+    // TestGen 5.134's behaviour: the group's first completed profiling run queues a generation job.
+    const { sim: bare } = await startTestSimulator({ jobDurations: FAST });
+    try {
+      // The first listing is the profiling submission's watermark; the second, the wait's lookup.
+      const listing = '^/api/v1/projects/[^/]+/jobs';
+      const fault = bare.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: listing, skip: 1 });
+      const { result, history } = await withProjectWorker(t.env, await simDeps(bare), async (taskQueue) => {
+        const handle = await t.env.client.workflow.start<typeof dataQualityPipeline>('dataQualityPipeline', {
+          taskQueue,
+          workflowId: `reads-generation-${taskQueue}`,
+          args: [{ tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration: 'wait', pollIntervalMs: 100 }],
+        });
+        return { result: await handle.result(), history: await handle.fetchHistory() };
+      });
+      assert.equal(bare.controls.faults().find((f) => f.id === fault.id)?.hits, 1, 'the wait met the fault');
+      assert.deepEqual(scheduled(history), ['waitForJob', 'findGenerationJob', 'waitForJob', 'waitForJob']);
+      const generated = bare.controls.jobs().filter((j) => j.job_key === 'run-test-generation');
+      assert.equal(result.generation?.jobId, generated[0]?.id);
+      assert.equal(result.generation?.wait.job.status, 'completed');
+    } finally {
+      await bare.close();
+    }
+  });
 });
