@@ -18,11 +18,15 @@ export function buildProgram(io: CliIO, exit: (code: number) => void): { program
     .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (default: $TEMPORAL_NAMESPACE or default)')
     .option('--task-queue <name>', 'task queue of the workers (default: $TEMPORAL_TASK_QUEUE or dataops-temporal)')
+    .option(
+      '--profile <name>',
+      'profile of temporal.toml (default: $TEMPORAL_PROFILE or default; see $TEMPORAL_CONFIG_FILE)',
+    )
     .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   program.hook('preAction', () => {
-    const flags = program.opts<{ address?: string; namespace?: string; taskQueue?: string }>();
+    const flags = program.opts<{ address?: string; namespace?: string; taskQueue?: string; profile?: string }>();
     starter = new Starter(loadStarterConfig(flags, io.env), io);
   });
   const ctx: CommandContext = {

@@ -16,6 +16,8 @@ export interface StarterFlags {
   address?: string;
   namespace?: string;
   taskQueue?: string;
+  /** A profile of temporal.toml (TEMPORAL_PROFILE). */
+  profile?: string;
 }
 
 export function loadStarterConfig(
@@ -28,6 +30,7 @@ export function loadStarterConfig(
     ...(flags.address ? { TEMPORAL_ADDRESS: flags.address } : {}),
     ...(flags.namespace ? { TEMPORAL_NAMESPACE: flags.namespace } : {}),
     ...(flags.taskQueue ? { TEMPORAL_TASK_QUEUE: flags.taskQueue } : {}),
+    ...(flags.profile ? { TEMPORAL_PROFILE: flags.profile } : {}),
   };
   const problems = new Problems();
   const temporal = readTemporalConfig(merged, read, problems);

@@ -1,95 +1,182 @@
 /**
- * The Temporal connection settings that the worker and the starter share: address, namespace, task queue, TLS and
- * API key, read from the environment, and their mapping to the SDK's connection options.
+ * The Temporal connection settings that the worker and the starter share, read the way every Temporal SDK and the
+ * CLI read them (`@temporalio/envconfig`): a profile of `temporal.toml` (`TEMPORAL_CONFIG_FILE`, else
+ * `~/.config/temporalio/temporal.toml`; `TEMPORAL_PROFILE`, else `default`), overridden by the standard variables
+ * (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS*`, `TEMPORAL_GRPC_META_*`). Ours on
+ * top: `TEMPORAL_TASK_QUEUE` and `TEMPORAL_API_KEY_FILE`. The names this project read before are refused, naming
+ * their standard replacement, so a deployment that still sets them never connects without the TLS it asked for.
  */
-import {
-  type Env,
-  type Problems,
-  type ReadFile,
-  fileContents,
-  flag,
-  hostPort,
-  orDefault,
-  readEnv,
-  secret,
-  text,
-  textOr,
-} from './env.js';
+import { loadClientConfigProfile, type ClientConfigProfile, type ConfigDataSource } from '@temporalio/envconfig';
+import { type Env, type Problems, type ReadFile, flag, hostPort, readEnv, secret, textOr } from './env.js';
 
 export interface TemporalConfig {
-  /** @default $TEMPORAL_ADDRESS, else localhost:7233 */
+  /** @default the profile's address, else localhost:7233 */
   address: string;
-  /** @default $TEMPORAL_NAMESPACE, else default */
+  /** @default the profile's namespace, else default */
   namespace: string;
   /** @default $TEMPORAL_TASK_QUEUE, else dataops-temporal */
   taskQueue: string;
-  /** mTLS / TLS: $TEMPORAL_TLS_CERT, $TEMPORAL_TLS_KEY (client pair), $TEMPORAL_TLS_CA, $TEMPORAL_TLS_SERVER_NAME */
-  tls?: { cert?: Buffer; key?: Buffer; ca?: Buffer; serverName?: string };
-  /** Temporal Cloud API key: $TEMPORAL_API_KEY or $TEMPORAL_API_KEY_FILE (implies TLS). */
+  /** TLS (mTLS with a client pair); `false` when turned off explicitly (`TEMPORAL_TLS=false`, `tls.disabled`). */
+  tls?: { cert?: Buffer; key?: Buffer; ca?: Buffer; serverName?: string } | false;
+  /** API key ($TEMPORAL_API_KEY, $TEMPORAL_API_KEY_FILE or the profile's `api_key`); implies TLS. */
   apiKey?: string;
+  /** gRPC headers sent with every call (`TEMPORAL_GRPC_META_*`, the profile's `grpc_meta`). */
+  metadata?: Record<string, string>;
+}
+
+/** The names read before the standard ones, and what replaced each. */
+export const REPLACED_VARIABLES: Record<string, string> = {
+  TEMPORAL_TLS_CERT: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  TEMPORAL_TLS_KEY: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  TEMPORAL_TLS_CA: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+};
+
+/** The profile as envconfig resolves it; undefined (with the problem added) when it cannot. */
+function loadProfile(env: Env, read: ReadFile, problems: Problems): ClientConfigProfile | undefined {
+  const vars = Object.fromEntries(
+    Object.entries(env).filter(
+      (e): e is [string, string] => e[1] !== undefined && (e[1] !== '' || e[0].startsWith('TEMPORAL_GRPC_META_')),
+    ),
+  );
+  // envconfig ignores a config file that does not exist, which would hide a wrong TEMPORAL_CONFIG_FILE.
+  let configSource: ConfigDataSource | undefined;
+  if (vars.TEMPORAL_CONFIG_FILE !== undefined) {
+    try {
+      configSource = { data: read(vars.TEMPORAL_CONFIG_FILE) };
+    } catch (err) {
+      problems.add('TEMPORAL_CONFIG_FILE', `cannot read ${vars.TEMPORAL_CONFIG_FILE}: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+  try {
+    return loadClientConfigProfile({ overrideEnvVars: vars, ...(configSource ? { configSource } : {}) });
+  } catch (err) {
+    // The TOML parser and envconfig name the key or line; values are not echoed.
+    const where = vars.TEMPORAL_CONFIG_FILE ?? 'temporal.toml';
+    problems.add(vars.TEMPORAL_PROFILE ? `${where}, profile ${vars.TEMPORAL_PROFILE}` : where, (err as Error).message);
+    return undefined;
+  }
+}
+
+/** A certificate or key of the profile: its file read (the variable or TOML key named on failure), or its data. */
+function certificate(
+  source: ConfigDataSource | undefined,
+  names: { variable: string; toml: string },
+  env: Env,
+  read: ReadFile,
+  problems: Problems,
+): Buffer | undefined {
+  if (!source) return undefined;
+  if ('data' in source) return Buffer.from(source.data);
+  try {
+    return read(source.path);
+  } catch (err) {
+    const key = env[names.variable] ? names.variable : `${names.toml} of the profile`;
+    problems.add(key, `cannot read ${source.path}: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 export function readTemporalConfig(env: Env, read: ReadFile, problems: Problems): TemporalConfig {
-  const v = readEnv(
+  for (const [old, standard] of Object.entries(REPLACED_VARIABLES))
+    if (env[old] !== undefined)
+      problems.add(old, `no longer read; set ${standard} instead (the standard name the Temporal SDKs and CLI read)`);
+  // envconfig reads any word but `true` and `1` as false, so `TEMPORAL_TLS=yes` would turn TLS off: checked first.
+  const { TEMPORAL_TASK_QUEUE: taskQueue } = readEnv(
     {
-      TEMPORAL_ADDRESS: orDefault(hostPort(), 'localhost:7233'),
-      TEMPORAL_NAMESPACE: textOr('default'),
       TEMPORAL_TASK_QUEUE: textOr('dataops-temporal'),
       TEMPORAL_TLS: flag(false),
-      TEMPORAL_TLS_CERT: fileContents(read),
-      TEMPORAL_TLS_KEY: fileContents(read),
-      TEMPORAL_TLS_CA: fileContents(read),
-      TEMPORAL_TLS_SERVER_NAME: text(),
+      TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: flag(false),
     },
     env,
     problems,
   );
-  if (Boolean(env.TEMPORAL_TLS_CERT) !== Boolean(env.TEMPORAL_TLS_KEY))
-    problems.add('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY', 'set both (an mTLS client pair) or neither');
-  const apiKey = secret('TEMPORAL_API_KEY', env, read, problems);
-  const { TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: key, TEMPORAL_TLS_CA: ca } = v;
-  const serverName = v.TEMPORAL_TLS_SERVER_NAME;
-  const tlsWanted = Boolean(cert || key || ca || serverName || v.TEMPORAL_TLS);
-  return {
-    address: v.TEMPORAL_ADDRESS,
-    namespace: v.TEMPORAL_NAMESPACE,
-    taskQueue: v.TEMPORAL_TASK_QUEUE,
-    ...(tlsWanted || apiKey
-      ? {
-          tls: {
+  const fileKey = secret('TEMPORAL_API_KEY', env, read, problems);
+  const profile = loadProfile(env, read, problems) ?? {};
+  const address = profile.address ?? 'localhost:7233';
+  const parsedAddress = hostPort().safeParse(address);
+  if (!parsedAddress.success)
+    problems.add(
+      env.TEMPORAL_ADDRESS ? 'TEMPORAL_ADDRESS' : 'address of the profile',
+      `expected host:port, got '${address}'`,
+    );
+  const apiKey = fileKey ?? profile.apiKey;
+  const t = profile.tls;
+  const cert = certificate(
+    t?.clientCert,
+    { variable: 'TEMPORAL_TLS_CLIENT_CERT_PATH', toml: 'tls.client_cert_path' },
+    env,
+    read,
+    problems,
+  );
+  const key = certificate(
+    t?.clientKey,
+    { variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH', toml: 'tls.client_key_path' },
+    env,
+    read,
+    problems,
+  );
+  const ca = certificate(
+    t?.serverCACert,
+    { variable: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', toml: 'tls.server_ca_cert_path' },
+    env,
+    read,
+    problems,
+  );
+  if (Boolean(t?.clientCert) !== Boolean(t?.clientKey))
+    problems.add(
+      'TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH',
+      'set both (an mTLS client pair) or neither',
+    );
+  const tls: TemporalConfig['tls'] =
+    t?.disabled === true
+      ? false
+      : t || apiKey
+        ? {
             ...(cert ? { cert } : {}),
             ...(key ? { key } : {}),
             ...(ca ? { ca } : {}),
-            ...(serverName ? { serverName } : {}),
-          },
-        }
-      : {}),
+            ...(t?.serverName ? { serverName: t.serverName } : {}),
+          }
+        : undefined;
+  return {
+    address,
+    namespace: profile.namespace ?? 'default',
+    taskQueue,
+    ...(tls !== undefined ? { tls } : {}),
     ...(apiKey ? { apiKey } : {}),
+    ...(profile.grpcMeta && Object.keys(profile.grpcMeta).length ? { metadata: profile.grpcMeta } : {}),
   };
 }
 
 /** Connection options for `Connection.connect` (client) and `NativeConnection.connect` (worker): same shape. */
 export function temporalConnectionOptions(t: TemporalConfig): {
   address: string;
-  tls?: {
-    serverNameOverride?: string;
-    serverRootCACertificate?: Buffer;
-    clientCertPair?: { crt: Buffer; key: Buffer };
-  };
+  tls?:
+    | {
+        serverNameOverride?: string;
+        serverRootCACertificate?: Buffer;
+        clientCertPair?: { crt: Buffer; key: Buffer };
+      }
+    | false;
   apiKey?: string;
+  metadata?: Record<string, string>;
 } {
-  const { address, tls, apiKey } = t;
+  const { address, tls, apiKey, metadata } = t;
   return {
     address,
-    ...(tls
-      ? {
-          tls: {
-            ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
-            ...(tls.ca ? { serverRootCACertificate: tls.ca } : {}),
-            ...(tls.cert && tls.key ? { clientCertPair: { crt: tls.cert, key: tls.key } } : {}),
-          },
-        }
-      : {}),
+    ...(tls === false
+      ? { tls: false }
+      : tls
+        ? {
+            tls: {
+              ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
+              ...(tls.ca ? { serverRootCACertificate: tls.ca } : {}),
+              ...(tls.cert && tls.key ? { clientCertPair: { crt: tls.cert, key: tls.key } } : {}),
+            },
+          }
+        : {}),
     ...(apiKey ? { apiKey } : {}),
+    ...(metadata ? { metadata } : {}),
   };
 }

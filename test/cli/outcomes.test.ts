@@ -3,6 +3,9 @@
  * "ActivityFailure: Activity task failed"), and `status` prints a closed workflow's result or failure.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
@@ -83,5 +86,27 @@ describe('CLI outcomes on the dev server', () => {
       };
       assert.equal(json.result.status, 'passed');
     });
+  });
+
+  test('connects through a profile of temporal.toml (--profile), and names a profile that is not there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-toml-'));
+    const toml = join(dir, 'temporal.toml');
+    const address = t.env.connection.options.address;
+    writeFileSync(toml, `[profile.default]\naddress = "localhost:1"\n\n[profile.ops]\naddress = "${address}"\n`);
+    const byProfile = { TEMPORAL_CONFIG_FILE: toml, TEMPORAL_UI_URL: '' };
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `cli-profile-${taskQueue}`;
+      const args = ['--profile', 'ops', 'pipeline', '--workflow-id', workflowId, '--table-group', TG.finance];
+      const run = await cli([...args, '--test-suite', TS.financeProd, '--test-generation', 'skip'], {
+        ...byProfile,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+      });
+      assert.equal(run.code, 0, run.err);
+      const status = await cli(['--profile', 'ops', 'status', workflowId], byProfile);
+      assert.match(status.out, /status\s+COMPLETED/);
+    });
+    const missing = await cli(['--profile', 'staging', 'status', 'any'], byProfile);
+    assert.equal(missing.code, 2, missing.err);
+    assert.match(missing.err, /temporal\.toml, profile staging: Profile 'staging' not found/);
   });
 });

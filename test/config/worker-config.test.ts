@@ -59,6 +59,8 @@ describe('worker configuration', () => {
         loadWorkerConfig({
           TEMPORAL_ADDRESS: 'not an address',
           TEMPORAL_TLS_CERT: '/nonexistent/cert.pem',
+          TEMPORAL_TLS_CLIENT_CERT_PATH: '/nonexistent/cert.pem',
+          TEMPORAL_TLS: 'yes',
           DATAOPS_BASE_URL: 'ftp://service',
           DATAOPS_TIMEOUT_MS: 'soon',
           DATAOPS_PROFILES: 'default,finance,bad name',
@@ -78,7 +80,9 @@ describe('worker configuration', () => {
     for (const key of [
       'TEMPORAL_ADDRESS',
       'TEMPORAL_TLS_CERT',
-      'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY',
+      'TEMPORAL_TLS_CLIENT_CERT_PATH',
+      'TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH',
+      'TEMPORAL_TLS',
       'DATAOPS_BASE_URL',
       'DATAOPS_TIMEOUT_MS',
       'DATAOPS_PASSWORD_FILE',
@@ -106,12 +110,12 @@ describe('worker configuration', () => {
       DATAOPS_FINANCE_TEAM_PROJECT_CODE: 'FIN',
       TEMPORAL_ADDRESS: 'my-ns.a1b2c.tmprl.cloud:7233',
       TEMPORAL_API_KEY_FILE: join(dir, 'key'),
-      TEMPORAL_TLS_CA: join(dir, 'ca.pem'),
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: join(dir, 'ca.pem'),
     });
     assert.equal(c.service.profiles['finance-team']?.credentials?.password, 'from-a-file');
     assert.equal(c.service.profiles['finance-team']?.projectCode, 'FIN');
     assert.equal(c.temporal.apiKey, 'cloud-api-key');
-    assert.equal(c.temporal.tls?.ca?.toString(), 'CA');
+    assert.equal(c.temporal.tls && c.temporal.tls.ca?.toString(), 'CA');
     assert.deepEqual(temporalConnectionOptions(c.temporal), {
       address: 'my-ns.a1b2c.tmprl.cloud:7233',
       tls: { serverRootCACertificate: Buffer.from('CA') },

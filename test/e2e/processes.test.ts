@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -24,9 +24,12 @@ describe('end to end: separate processes on the dev server', () => {
   let t: TestEnv;
   let sim: { proc: Proc; url: string };
   let address: string;
+  let temporalToml: string;
   const workers: Proc[] = [];
+  // The worker processes connect through a profile of temporal.toml, as every Temporal SDK and the CLI read it.
   const workerEnv = (taskQueue: string) => ({
-    TEMPORAL_ADDRESS: address,
+    TEMPORAL_CONFIG_FILE: temporalToml,
+    TEMPORAL_PROFILE: 'e2e',
     TEMPORAL_TASK_QUEUE: taskQueue,
     DATAOPS_BASE_URL: sim.url,
     DATAOPS_USERNAME: SEED_USERS.admin.username,
@@ -39,6 +42,8 @@ describe('end to end: separate processes on the dev server', () => {
   before(async () => {
     t = await startDevServerEnv();
     address = t.env.connection.options.address;
+    temporalToml = join(mkdtempSync(join(tmpdir(), 'e2e-temporal-')), 'temporal.toml');
+    writeFileSync(temporalToml, `[profile.default]\naddress = "localhost:1"\n\n[profile.e2e]\naddress = "${address}"\n`);
     sim = await startSimulatorProcess();
     await simControl('PUT', '/_sim/job-durations', { pendingMs: 300, claimMs: 100, runMs: 1_000, cancelMs: 200 });
   });
