@@ -43,7 +43,10 @@ describe('end to end: separate processes on the dev server', () => {
     t = await startDevServerEnv();
     address = t.env.connection.options.address;
     temporalToml = join(mkdtempSync(join(tmpdir(), 'e2e-temporal-')), 'temporal.toml');
-    writeFileSync(temporalToml, `[profile.default]\naddress = "localhost:1"\n\n[profile.e2e]\naddress = "${address}"\n`);
+    writeFileSync(
+      temporalToml,
+      `[profile.default]\naddress = "localhost:1"\n\n[profile.e2e]\naddress = "${address}"\n`,
+    );
     sim = await startSimulatorProcess();
     await simControl('PUT', '/_sim/job-durations', { pendingMs: 300, claimMs: 100, runMs: 1_000, cancelMs: 200 });
   });
