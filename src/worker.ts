@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   DefaultLogger,
+  makeTelemetryFilterString,
   NativeConnection,
   Runtime,
   Worker,
@@ -82,13 +83,20 @@ function jsonLogger(level: WorkerConfig['logLevel']): DefaultLogger {
   return new DefaultLogger(level, (entry: LogEntry) => console.log(jsonLogLine(entry)));
 }
 
-/** Installs the SDK runtime once per process: logger, and Prometheus metrics when configured. */
+/**
+ * Installs the SDK runtime once per process: logger, and Prometheus metrics when configured. Core's own logs (the
+ * Rust side: polling, connections, nondeterminism) are forwarded to the same logger, so they come out in the same
+ * format (one JSON object per line with LOG_FORMAT=json) instead of Rust's console format on stderr. Core logs at
+ * WARN and above, or at LOG_LEVEL when that is DEBUG or TRACE.
+ */
 export function installRuntime(config: WorkerConfig): void {
+  const coreLevel = config.logLevel === 'DEBUG' || config.logLevel === 'TRACE' ? config.logLevel : 'WARN';
   Runtime.install({
     logger: config.logFormat === 'json' ? jsonLogger(config.logLevel) : new DefaultLogger(config.logLevel),
-    ...(config.prometheusAddress
-      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.prometheusAddress } } } }
-      : {}),
+    telemetryOptions: {
+      logging: { forward: {}, filter: makeTelemetryFilterString({ core: coreLevel, other: 'ERROR' }) },
+      ...(config.prometheusAddress ? { metrics: { prometheus: { bindAddress: config.prometheusAddress } } } : {}),
+    },
   });
 }
 

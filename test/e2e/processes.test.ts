@@ -63,6 +63,7 @@ describe('end to end: separate processes on the dev server', () => {
       ...workerEnv(taskQueue),
       METRICS_PROMETHEUS_ADDRESS: `127.0.0.1:${metricsPort}`,
       LOG_FORMAT: 'json',
+      LOG_LEVEL: 'DEBUG',
     });
     workers.push(worker);
     const run = await runProcess(
@@ -108,6 +109,23 @@ describe('end to end: separate processes on the dev server', () => {
       .find((l) => l.includes('"worker configuration"'));
     assert.ok(logLine && JSON.parse(logLine).level === 'INFO', 'LOG_FORMAT=json writes one JSON object per line');
     assert.equal(await worker.stop('SIGTERM'), 0, 'graceful shutdown on SIGTERM');
+    // Every line, Core's own logs included (forwarded, not Rust's console format), is one JSON object.
+    const lines = worker
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const notJson = lines.filter((l) => {
+      try {
+        return typeof JSON.parse(l) !== 'object';
+      } catch {
+        return true;
+      }
+    });
+    assert.deepEqual(notJson, [], 'lines that are not JSON');
+    assert.ok(
+      lines.some((l) => (JSON.parse(l) as { sdkComponent?: string }).sdkComponent === 'core'),
+      "Core's logs come through the same logger",
+    );
     assert.match(worker.output(), /worker configuration/);
     assert.ok(!worker.output().includes(SEED_USERS.admin.password), 'the password is never logged');
   });
