@@ -19,6 +19,7 @@ import { waitsQueueActivities, waitsTaskQueue } from './contract/activity-option
 import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
 import { temporalConnectionOptions } from './config/temporal.js';
+import { ensureSearchAttributes, missingSearchAttributes, registrationCommands } from './setup/search-attributes.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
 import { dataopsNexusHandler } from './nexus/handler.js';
 
@@ -45,6 +46,7 @@ export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(
     store: new LocalDirectoryBlobStore(config.blobDir),
     exportDir: config.exportDir,
     submitSettleMs: config.submitSettleMs,
+    searchAttributes: config.searchAttributes !== 'off',
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
     close: () => Object.values(profiles).forEach((p) => p.client.close()),
   };
@@ -131,12 +133,41 @@ export class ProjectWorker {
   }
 }
 
+/**
+ * Makes sure the namespace has the search attributes the workflows will set (an unregistered one would fail every
+ * workflow task): registers the missing ones, or with `require` (or without the right to register) refuses to
+ * start, naming the commands that register them.
+ */
+async function checkSearchAttributes(config: WorkerConfig, connection: NativeConnection): Promise<void> {
+  if (config.searchAttributes === 'off') return;
+  const { namespace } = config.temporal;
+  const help = () =>
+    `register them (${registrationCommands(namespace).join('; ')}; on Temporal Cloud with tcld or the Cloud UI), ` +
+    'or set DATAOPS_SEARCH_ATTRIBUTES=off';
+  let missing: string[];
+  try {
+    missing =
+      config.searchAttributes === 'register'
+        ? await ensureSearchAttributes(connection, namespace)
+        : await missingSearchAttributes(connection, namespace);
+  } catch (err) {
+    throw new ConfigError([
+      `DATAOPS_SEARCH_ATTRIBUTES: cannot ${config.searchAttributes === 'register' ? 'register' : 'check'} the search attributes of namespace ${namespace} (${(err as Error).message}): ${help()}`,
+    ]);
+  }
+  if (config.searchAttributes === 'require' && missing.length)
+    throw new ConfigError([`DATAOPS_SEARCH_ATTRIBUTES: namespace ${namespace} lacks ${missing.join(', ')}: ${help()}`]);
+  if (missing.length)
+    Runtime.instance().logger.info('registered search attributes', { namespace, searchAttributes: missing });
+}
+
 /** Creates the worker pair for the configuration (on an existing connection, or a new one). */
 export async function createWorker(
   config: WorkerConfig,
   connection: NativeConnection,
   extra: Partial<WorkerOptions> = {},
 ): Promise<{ worker: ProjectWorker; deps: ReturnType<typeof buildActivityDeps> }> {
+  await checkSearchAttributes(config, connection);
   const deps = buildActivityDeps(config);
   const activities = createActivities(deps);
   const common = {

@@ -32,6 +32,11 @@ export interface ActivityDeps {
   exportDir?: string;
   /** Temporal Web UI base; test runs then carry a link back to their workflow. @default none */
   temporalUiUrl?: string;
+  /**
+   * Whether workflows set the project's search attributes (src/contract/search-attributes.ts), which must then be
+   * registered in the namespace: the worker checks them at start. @default false
+   */
+  searchAttributes?: boolean;
 }
 
 export interface ActivityContext {

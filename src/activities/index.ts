@@ -23,7 +23,7 @@ export function createActivities(deps: ActivityDeps) {
         ctx.profile(input.profile).client.login({ signal: Context.current().cancellationSignal }),
       );
     },
-    ...inputActivities(),
+    ...inputActivities({ searchAttributes: deps.searchAttributes ?? false }),
     ...orderActivities(ctx),
     ...submissionActivities(ctx),
     ...waitingActivities(ctx),

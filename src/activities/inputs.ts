@@ -7,13 +7,24 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WORKFLOW_INPUTS, type CheckedWorkflow, type WorkflowInputs } from '../contract/inputs.js';
 import { checkInput, invalidInputMessage } from '../contract/issues.js';
 
-export function inputActivities() {
+/**
+ * The check's answer: the parsed input, and what the worker tells the workflow with it (recorded in the same
+ * marker, so a replay sees what the first run saw). Histories from before carry the parsed input alone.
+ */
+export interface CheckedInput<T> {
+  checkedInputVersion: 2;
+  input: T;
+  /** Whether the workflow sets the project's search attributes (registered in the namespace: see worker start). */
+  searchAttributes: boolean;
+}
+
+export function inputActivities(worker: { searchAttributes: boolean }) {
   return {
     /** The workflow's input, parsed with defaults; a bad one fails InvalidInput (non-retryable) listing every problem. */
     checkWorkflowInput: async <K extends CheckedWorkflow>(raw: {
       workflow: K;
       input: unknown;
-    }): Promise<WorkflowInputs[K]> => {
+    }): Promise<CheckedInput<WorkflowInputs[K]>> => {
       const schema = Object.hasOwn(WORKFLOW_INPUTS, raw.workflow) ? WORKFLOW_INPUTS[raw.workflow] : undefined;
       if (!schema)
         throw ApplicationFailure.create({
@@ -22,7 +33,12 @@ export function inputActivities() {
           message: `no input schema for workflow ${String(raw.workflow)}`,
         });
       const checked = checkInput(schema, raw.input);
-      if (checked.ok) return checked.data as WorkflowInputs[K];
+      if (checked.ok)
+        return {
+          checkedInputVersion: 2,
+          input: checked.data as WorkflowInputs[K],
+          searchAttributes: worker.searchAttributes,
+        };
       throw ApplicationFailure.create({
         type: 'InvalidInput',
         nonRetryable: true,

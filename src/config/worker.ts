@@ -80,6 +80,12 @@ export interface WorkerConfig {
   shutdownGraceMs: number;
   /** How much this worker takes on at once (see the README, "Sizing a worker"). */
   capacity: WorkerCapacity;
+  /**
+   * The project's search attributes (table group, test suite, stage, verdict): `register` adds the missing ones to
+   * the namespace at start, `require` refuses to start without them, `off` sets none.
+   * @default $DATAOPS_SEARCH_ATTRIBUTES, else register
+   */
+  searchAttributes: 'register' | 'require' | 'off';
 }
 
 /**
@@ -129,6 +135,7 @@ const workerEnv = {
   DATAOPS_TEMPORAL_UI_URL: httpUrl(),
   DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: 5_000, min: 100, max: 10 * 60_000 }),
   DATAOPS_SHUTDOWN_GRACE_MS: int({ fallback: 30_000, min: 0, max: HOUR }),
+  DATAOPS_SEARCH_ATTRIBUTES: oneOf(['register', 'require', 'off'], 'register'),
   DATAOPS_MAX_CONCURRENT_ACTIVITIES: int({ fallback: 200, min: 1, max: 100_000 }),
   DATAOPS_MAX_CONCURRENT_WAITS: int({ fallback: 2_000, min: 1, max: 1_000_000 }),
   DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS: int({ fallback: 100, min: 2, max: 10_000 }),
@@ -249,6 +256,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     heartbeatThrottleMs: v.DATAOPS_HEARTBEAT_THROTTLE_MS,
     submitSettleMs: v.DATAOPS_SUBMIT_SETTLE_MS,
     shutdownGraceMs: v.DATAOPS_SHUTDOWN_GRACE_MS,
+    searchAttributes: v.DATAOPS_SEARCH_ATTRIBUTES,
     capacity: {
       maxConcurrentActivities: v.DATAOPS_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWaits: v.DATAOPS_MAX_CONCURRENT_WAITS,
@@ -288,6 +296,7 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
     },
     blobDir: config.blobDir,
     exportDir: config.exportDir,
+    searchAttributes: config.searchAttributes,
     metrics: config.prometheusAddress ?? 'off',
     capacity: config.capacity,
   };

@@ -34,8 +34,10 @@ export async function generationStep(
   const outlook = fetched.generationOutlook;
   if (input.testGeneration === 'skip') return null;
   const { call } = activitiesWithin(input.outageToleranceMs);
-  if (input.testGeneration === 'generate')
+  if (input.testGeneration === 'generate') {
+    t.search.set({ stage: 'generation' });
     return (await runJob(t, 'generation', input, () => submitUnderLock(t, 'generation', input, input.testSuiteId))).run;
+  }
 
   // The outlook the profiling wait read needs no patch check (a marker and a search-attribute upsert, 2 events):
   // only histories from before the wait read it, or a wait that could not, reach the check, and then the activity.
@@ -67,10 +69,12 @@ export async function generationStep(
     await sleep(step);
     found = await lookup();
   }
-  if (found)
+  if (found) {
+    t.search.set({ stage: 'generation' });
     return (
       await followJob(t, 'generation', input, { jobId: found.id, createdAt: found.created_at, reconciled: false })
     ).run;
+  }
   if (input.testGeneration === 'wait')
     throw notFound(
       `no test-generation job followed the profiling run of ${input.tableGroupId} within ${input.generationGraceMs} ms`,

@@ -10,13 +10,27 @@ import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temp
 import type { Activities } from '../activities/index.js';
 import { INPUT_CHECK } from '../contract/activity-options.js';
 import type { CheckedWorkflow, WorkflowInputs } from '../contract/inputs.js';
+import type { CheckedInput } from '../activities/inputs.js';
 import { applies } from './patches.js';
+import type { Searchable } from './search.js';
+
+const isVersioned = <T>(answer: unknown): answer is CheckedInput<T> =>
+  typeof answer === 'object' &&
+  answer !== null &&
+  (answer as { checkedInputVersion?: unknown }).checkedInputVersion === 2;
 
 /** The workflows whose first task submits under the lock, right after their input check. */
 const SUBMIT_FIRST = new Set<CheckedWorkflow>(['dataQualityPipeline', 'profileTableGroup', 'runTestSuite', 'runOrder']);
 
-/** Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. */
-export async function checkedInput<K extends CheckedWorkflow>(workflow: K, raw: unknown): Promise<WorkflowInputs[K]> {
+/**
+ * Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. The worker's
+ * answer also says whether the run sets its search attributes (`search`).
+ */
+export async function checkedInput<K extends CheckedWorkflow>(
+  workflow: K,
+  raw: unknown,
+  search?: Searchable,
+): Promise<WorkflowInputs[K]> {
   // When replaying, Core meets a patch marker as it reads the task's events, while a local activity's result reaches
   // the workflow in a later activation of that task: a patch check made right after this one would come too late (a
   // nondeterminism error, seen on queries of evicted pipelines). So the first check comes before the local activity:
@@ -28,7 +42,13 @@ export async function checkedInput<K extends CheckedWorkflow>(workflow: K, raw: 
     return parseInSandbox(workflow, raw);
   }
   try {
-    return await proxyLocalActivities<Activities>(INPUT_CHECK).checkWorkflowInput({ workflow, input: raw });
+    const checked: unknown = await proxyLocalActivities<Activities>(INPUT_CHECK).checkWorkflowInput({
+      workflow,
+      input: raw,
+    });
+    if (!isVersioned<WorkflowInputs[K]>(checked)) return checked as WorkflowInputs[K]; // histories from before
+    if (search) search.enabled = checked.searchAttributes;
+    return checked.input;
   } catch (err) {
     // The check's refusal is the workflow's own failure, at the top of the chain, as callers know it.
     const cause = err instanceof ActivityFailure ? err.cause : undefined;

@@ -72,7 +72,8 @@ export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: str
 export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTableGroupResult> {
   const t = new Tracker('profileTableGroup');
   return t.run(async () => {
-    const input = await checkedInput('profileTableGroup', raw);
+    const input = await checkedInput('profileTableGroup', raw, t.search);
+    t.search.set({ tableGroupId: input.tableGroupId, stage: 'profiling' });
     return (await profileStep(t, input, input.tableGroupId)).result;
   });
 }
@@ -81,7 +82,8 @@ export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<Pr
 export async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuiteResult> {
   const t = new Tracker('runTestSuite');
   return t.run(async () => {
-    const input = await checkedInput('runTestSuite', raw);
+    const input = await checkedInput('runTestSuite', raw, t.search);
+    t.search.set({ testSuiteId: input.testSuiteId, stage: 'test_run' });
     return testRunStep(t, input, input.testSuiteId);
   });
 }

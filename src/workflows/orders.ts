@@ -100,7 +100,8 @@ export async function orderStep(
 export async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
   const t = new Tracker('runOrder');
   return t.run(async () => {
-    const input = await checkedInput('runOrder', raw);
+    const input = await checkedInput('runOrder', raw, t.search);
+    t.search.set({ stage: 'order' });
     return orderStep(t, input, input);
   });
 }

@@ -43,7 +43,9 @@ export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdic
 export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQualityPipelineResult> {
   const t = new Tracker('dataQualityPipeline');
   return t.run(async () => {
-    const input = await checkedInput('dataQualityPipeline', raw);
+    const input = await checkedInput('dataQualityPipeline', raw, t.search);
+    const about = { tableGroupId: input.tableGroupId, testSuiteId: input.testSuiteId };
+    t.search.set({ ...about, stage: input.order ? 'order' : 'profiling' });
     const order = input.order ? await orderStep(t, input, input.order) : null;
     // The checks that follow judge the data the order loads: after a failed or stopped run they would judge stale
     // data and could pass. So a run that did not complete fails the pipeline, unless the caller opted to go on.
@@ -58,6 +60,7 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
         });
       log.warn('the order run did not complete; going on as asked', { orderId: order?.orderId, orderRunStatus });
     }
+    if (input.order) t.search.set({ stage: 'profiling' });
     const looksForGeneration = input.testGeneration === 'auto' || input.testGeneration === 'wait';
     const profiled = await profileStep(
       t,
@@ -69,9 +72,11 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
 
     const generation = await generationStep(t, input, profiling.job.wait.job.completed_at, profiled.fetched);
 
+    t.search.set({ stage: 'test_run' });
     const testRun = await testRunStep(t, input, input.testSuiteId);
     t.stage('applying quality gates');
     const gates = evaluateGates(testRun.summary, input.gates);
+    t.search.set({ verdict: gates.passed ? 'passed' : 'failed' });
     const result: DataQualityPipelineResult = {
       status: gates.passed ? 'passed' : 'failed',
       order,

@@ -117,9 +117,11 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
   );
 
   return t.run(async () => {
-    const input = await checkedInput('promoteTestDefinitions', raw);
+    const input = await checkedInput('promoteTestDefinitions', raw, t.search);
     const policy = input.preset ? PRESETS[input.preset] : input.policy!;
     const target = input.targetTestSuiteId;
+    const fromSuite = 'testSuiteId' in input.source;
+    t.search.set({ testSuiteId: target, stage: fromSuite ? 'exporting' : 'previewing' });
 
     let file: BlobRef;
     let exported: number | null = null;
@@ -156,6 +158,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
       };
     };
     t.stage('previewing');
+    if (fromSuite) t.search.set({ stage: 'previewing' });
     preview = await takePreview();
     let previews = 1;
 
@@ -172,13 +175,16 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
       decision = { decision: 'not_required', by: null, comment: null, at: new Date().toISOString() };
     while (input.approval.required) {
       t.stage('awaiting approval');
+      t.search.set({ stage: 'awaiting_approval' });
       const decided = await condition(() => decision !== null, input.approval.timeoutMs);
       if (!decided) {
         t.stage('approval timed out');
+        t.search.set({ verdict: 'timed_out' });
         return finish('timed_out', { decision: 'timed_out', by: null, comment: null, at: new Date().toISOString() });
       }
       if (decision!.decision === 'rejected') {
         t.stage('rejected');
+        t.search.set({ verdict: 'rejected' });
         return finish('rejected', decision!);
       }
       // The approval may come a day later: apply only what the approver saw. A target that changed meanwhile (new,
@@ -199,6 +205,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
     // Once the import is sent it cannot be called back: a cancel that arrives now lets it finish and report. A retry
     // after a lost answer compares a fresh preview with this one first (see the import activity).
     t.stage('applying');
+    t.search.set({ stage: 'applying' });
     const approved = preview;
     let applied: ImportOutcome;
     try {
@@ -223,6 +230,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
       throw err;
     }
     const appliedReport = report(applied);
+    t.search.set({ verdict: 'applied' });
     return {
       status: 'applied',
       preview,
@@ -244,8 +252,9 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
 export async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Promise<ExportTestDefinitionsResult> {
   const t = new Tracker('exportTestDefinitions');
   return t.run(async () => {
-    const input = await checkedInput('exportTestDefinitions', raw);
+    const input = await checkedInput('exportTestDefinitions', raw, t.search);
     t.stage('exporting');
+    t.search.set({ testSuiteId: input.testSuiteId, stage: 'exporting' });
     const out = await activitiesWithin(input.outageToleranceMs).transfer.exportTestDefinitions({
       profile: input.profile,
       testSuiteId: input.testSuiteId,

@@ -8,6 +8,7 @@ import { callsWithin, submissionsWithin, transfersWithin } from '../contract/act
 import { jobStatusSignal, progressQuery } from '../contract/messages.js';
 import type { Progress } from '../contract/progress.js';
 import type { JobStatusReport, JobWaitOutcome } from '../contract/types.js';
+import { Searchable } from './search.js';
 
 /** The activities, retried through an outage of up to `outageToleranceMs` (the workflow's input). */
 export function activitiesWithin(outageToleranceMs: number) {
@@ -21,6 +22,8 @@ export function activitiesWithin(outageToleranceMs: number) {
 /** The workflow's progress, answered by the `progress` query. */
 export class Tracker {
   readonly progress: Progress;
+  /** The run's search attributes (search.ts). */
+  readonly search = new Searchable();
 
   constructor(workflowType: string) {
     const now = new Date().toISOString();

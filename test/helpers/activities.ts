@@ -26,6 +26,7 @@ export async function simDeps(
     // A lost submission is looked up again after this; tests hold requests for a few seconds at most.
     submitSettleMs: extra.submitSettleMs ?? 1_500,
     ...(extra.inlineItemsMaxBytes !== undefined ? { inlineItemsMaxBytes: extra.inlineItemsMaxBytes } : {}),
+    ...(extra.searchAttributes !== undefined ? { searchAttributes: extra.searchAttributes } : {}),
   };
 }
 

@@ -1,0 +1,102 @@
+/**
+ * `list`: this project's runs, found by what they are about (the search attributes the workflows set: table group,
+ * test suite, stage, verdict) and by their status; newest first.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { SEARCH_ATTRIBUTES as SA, STAGES, VERDICTS } from '../../contract/search-attributes.js';
+import { WORKFLOW_TYPES } from '../../contract/index.js';
+
+const TYPES = Object.values(WORKFLOW_TYPES);
+import { table } from '../format.js';
+import type { CommandContext } from '../runner.js';
+
+const STATUSES = ['Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'TimedOut', 'ContinuedAsNew'] as const;
+
+export interface ListFilters {
+  tableGroup?: string;
+  testSuite?: string;
+  stage?: string;
+  verdict?: string;
+  status?: string;
+  type?: string;
+}
+
+const ID = /^[\w.:@/-]+$/;
+
+/** An id flag: letters, digits and `. : @ / - _` only, so a quote (an injected condition) is refused as a usage error. */
+const id = (value: string): string => {
+  if (!ID.test(value)) throw new InvalidArgumentError(`expected an id (letters, digits, . : @ / - _), got '${value}'`);
+  return value;
+};
+
+/** A value for the visibility query (checked again here, for callers of listQuery). */
+function literal(value: string): string {
+  return `"${id(value)}"`;
+}
+
+/** The visibility query for the filters: always limited to this project's workflow types. */
+export function listQuery(f: ListFilters): string {
+  const types = f.type ? [f.type] : TYPES;
+  const where = [`WorkflowType IN (${types.map((t) => literal(t)).join(', ')})`];
+  if (f.tableGroup) where.push(`${SA.tableGroupId.name} = ${literal(f.tableGroup)}`);
+  if (f.testSuite) where.push(`${SA.testSuiteId.name} = ${literal(f.testSuite)}`);
+  if (f.stage) where.push(`${SA.stage.name} = ${literal(f.stage)}`);
+  if (f.verdict) where.push(`${SA.verdict.name} = ${literal(f.verdict)}`);
+  if (f.status) where.push(`ExecutionStatus = ${literal(f.status)}`);
+  return where.join(' AND ');
+}
+
+export function registerListCommand(program: Command, { starter: s, action }: CommandContext): void {
+  program
+    .command('list')
+    .description("list this project's runs, newest first, by what they are about (the search attributes)")
+    .option('--table-group <id>', 'runs about this table group', id)
+    .option('--test-suite <id>', 'runs about this test suite (pipelines, test runs; promotions: the target)', id)
+    .addOption(new Option('--stage <stage>', 'the last stage reached').choices(STAGES))
+    .addOption(new Option('--verdict <verdict>', "the gates' or the promotion's outcome").choices(VERDICTS))
+    .addOption(new Option('--status <status>', 'execution status').choices(STATUSES))
+    .addOption(new Option('--type <workflowType>', 'one workflow type').choices(TYPES))
+    .option(
+      '--limit <n>',
+      'at most this many',
+      (v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`--limit: expected 1 to 1000, got '${v}'`);
+        return n;
+      },
+      20,
+    )
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (f: ListFilters & { limit: number; json?: boolean }) => {
+        const query = listQuery(f);
+        const rows = [];
+        for await (const w of (await s().connect()).workflow.list({ query, pageSize: Math.min(f.limit, 100) })) {
+          const sa = w.typedSearchAttributes;
+          rows.push({
+            workflowId: w.workflowId,
+            type: w.type,
+            status: w.status.name,
+            startTime: w.startTime.toISOString(),
+            tableGroupId: sa.get(SA.tableGroupId) ?? null,
+            testSuiteId: sa.get(SA.testSuiteId) ?? null,
+            stage: sa.get(SA.stage) ?? null,
+            verdict: sa.get(SA.verdict) ?? null,
+          });
+          if (rows.length >= f.limit) break;
+        }
+        if (f.json) return s().print(JSON.stringify(rows, null, 2));
+        if (!rows.length) return s().print(`no runs match: ${query}`);
+        for (const r of rows)
+          s().print(
+            table([
+              ['workflow', `${r.type} ${r.workflowId}`],
+              ['status', `${r.status} since ${r.startTime}`],
+              ['about', [r.tableGroupId, r.testSuiteId].filter(Boolean).join(', ') || null],
+              ['stage', r.stage],
+              ['verdict', r.verdict],
+            ]) + '\n',
+          );
+      }),
+    );
+}

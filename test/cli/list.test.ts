@@ -1,0 +1,173 @@
+/**
+ * Runs found by what they are about, on the dev server: the search attributes the workflows set as they progress
+ * (table group, test suite, stage, verdict), registered by `dataops setup search-attributes`, and `dataops list`
+ * filtering by them; and the worker's start-up check of a namespace without them.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { listQuery } from '../../src/cli/commands/list.js';
+import { loadWorkerConfig } from '../../src/config/worker.js';
+import { ConfigError } from '../../src/config/env.js';
+import { ensureNamespace } from '../../src/setup/nexus.js';
+import { missingSearchAttributes } from '../../src/setup/search-attributes.js';
+import { createWorker } from '../../src/worker.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { cli } from '../helpers/cli.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };
+
+interface Listed {
+  workflowId: string;
+  type: string;
+  status: string;
+  tableGroupId: string | null;
+  testSuiteId: string | null;
+  stage: string | null;
+  verdict: string | null;
+}
+
+describe('search attributes and dataops list, on the dev server', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  let env: Record<string, string>;
+  before(async () => {
+    t = await startDevServerEnv();
+    ({ sim } = await startTestSimulator({ jobDurations: FAST }));
+    env = { TEMPORAL_ADDRESS: t.env.connection.options.address, TEMPORAL_UI_URL: '' };
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  const list = async (...flags: string[]) => {
+    const r = await cli(['list', ...flags, '--json'], env);
+    assert.equal(r.code, 0, r.err);
+    return JSON.parse(r.out) as Listed[];
+  };
+
+  test('the setup registers them; pipelines and a promotion are found by table group, suite, stage and verdict', async () => {
+    const setup = await cli(['setup', 'search-attributes'], env);
+    assert.equal(setup.code, 0, setup.err);
+    assert.match(setup.out, /search attribute DataopsTableGroupId \(Keyword\) in default: (registered|exists)/);
+    assert.deepEqual(await missingSearchAttributes(t.env.connection, 'default'), []);
+
+    await withProjectWorker(t.env, await simDeps(sim, { searchAttributes: true }), async (taskQueue) => {
+      const run = (workflowId: string, minScorePercent: number) =>
+        t.env.client.workflow.execute('dataQualityPipeline', {
+          taskQueue,
+          workflowId,
+          args: [
+            {
+              tableGroupId: TG.finance,
+              testSuiteId: TS.financeProd,
+              testGeneration: 'skip',
+              onGateFailure: 'report',
+              gates: { minScorePercent },
+              pollIntervalMs: 100,
+            },
+          ],
+        });
+      await run(`passing-${taskQueue}`, 0);
+      // The scale issue's bound holds with the search attributes set: 3 upserts (what it is about with its first
+      // stage, the test-run stage, the verdict) on top of the 46 events.
+      const history = await t.env.client.workflow.getHandle(`passing-${taskQueue}`).fetchHistory();
+      const upserts = history.events?.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length;
+      assert.equal(upserts, 4, 'the patch baseline (TemporalChangeVersion) and our 3');
+      assert.ok((history.events?.length ?? 0) <= 50, `${history.events?.length} events`);
+      await run(`failing-${taskQueue}`, 100);
+      const promotion = await t.env.client.workflow.start('promoteTestDefinitions', {
+        taskQueue,
+        workflowId: `promotion-${taskQueue}`,
+        args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'promotion' }],
+      });
+
+      const byGroup = await eventually('both pipelines listed', async () => {
+        const found = await list('--table-group', TG.finance);
+        return found.filter((w) => w.workflowId.endsWith(taskQueue)).length === 2 && found;
+      });
+      const passing = byGroup.find((w) => w.workflowId === `passing-${taskQueue}`);
+      assert.deepEqual(
+        { ...passing, workflowId: undefined },
+        {
+          workflowId: undefined,
+          type: 'dataQualityPipeline',
+          status: 'COMPLETED',
+          startTime: (passing as { startTime?: string }).startTime,
+          tableGroupId: TG.finance,
+          testSuiteId: TS.financeProd,
+          stage: 'test_run',
+          verdict: 'passed',
+        },
+      );
+      const failed = await list('--table-group', TG.finance, '--verdict', 'failed');
+      assert.deepEqual(
+        failed.filter((w) => w.workflowId.endsWith(taskQueue)).map((w) => w.workflowId),
+        [`failing-${taskQueue}`],
+      );
+
+      const waiting = await eventually('the promotion awaiting approval', async () =>
+        (await list('--stage', 'awaiting_approval', '--test-suite', TS.salesProd)).find(
+          (w) => w.workflowId === promotion.workflowId,
+        ),
+      );
+      assert.equal(waiting.type, 'promoteTestDefinitions');
+      await promotion.cancel();
+
+      const shown = await cli(['list', '--table-group', TG.finance, '--verdict', 'passed'], env);
+      assert.match(shown.out, new RegExp(`dataQualityPipeline passing-${taskQueue}`));
+      assert.match(shown.out, /verdict\s+passed/);
+    });
+  });
+
+  test('a filter that is not an id, or a stage that does not exist, is a usage error', async () => {
+    const injected = await cli(['list', '--table-group', 'x" OR WorkflowId != "'], env);
+    assert.equal(injected.code, 2, injected.err);
+    assert.match(injected.err, /--table-group.*expected an id/);
+    const stage = await cli(['list', '--stage', 'baking'], env);
+    assert.equal(stage.code, 2);
+    assert.match(stage.err, /--stage.*Allowed choices are order, profiling/);
+    assert.equal(
+      listQuery({ testSuite: 'ts-1', stage: 'test_run', status: 'Running', type: 'runTestSuite' }),
+      'WorkflowType IN ("runTestSuite") AND DataopsTestSuiteId = "ts-1" AND DataopsStage = "test_run" AND ExecutionStatus = "Running"',
+    );
+  });
+
+  test('a worker refuses to start on a namespace without them (require), or registers them (register)', async () => {
+    const namespace = `no-attributes-${Date.now()}`;
+    await ensureNamespace(t.env.connection, namespace);
+    const config = (mode: string) =>
+      loadWorkerConfig({
+        TEMPORAL_ADDRESS: t.env.connection.options.address,
+        TEMPORAL_NAMESPACE: namespace,
+        DATAOPS_USERNAME: 'u',
+        DATAOPS_PASSWORD: 'p',
+        DATAOPS_SEARCH_ATTRIBUTES: mode,
+      });
+    // A new namespace reaches the server's namespace cache after a few seconds.
+    const refused = await eventually(
+      'the namespace known to the operator service',
+      async () => {
+        const err = await createWorker(config('require'), t.env.nativeConnection).catch((e: unknown) => e);
+        return err instanceof ConfigError && !/is not found/.test(err.message) && err;
+      },
+      { tries: 120, delayMs: 250 },
+    );
+    assert.match(refused.message, new RegExp(`namespace ${namespace} lacks DataopsTableGroupId, DataopsTestSuiteId`));
+    assert.match(refused.message, /temporal operator search-attribute create --namespace \S+ --name DataopsStage/);
+    assert.match(refused.message, /DATAOPS_SEARCH_ATTRIBUTES=off/);
+
+    const { worker, deps } = await createWorker(config('register'), t.env.nativeConnection);
+    const running = worker.run();
+    worker.shutdown();
+    await running;
+    deps.close();
+    assert.deepEqual(await missingSearchAttributes(t.env.connection, namespace), []);
+  });
+});
