@@ -1,5 +1,5 @@
 # One image for the worker, the simulator and the starter CLI (docker-compose.yml picks the command).
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +9,7 @@ COPY test ./test
 COPY scripts ./scripts
 RUN npx tsc -p tsconfig.build.json && node scripts/bundle-workflows.mjs && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
