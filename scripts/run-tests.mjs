@@ -30,7 +30,15 @@ if (files.length === 0) {
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...passThrough, ...files],
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-timeout=300000',
+    // TAP on every Node (22 and 24 print the spec format by default), so logs read the same: `not ok` marks a failure.
+    ...(passThrough.some((a) => a.startsWith('--test-reporter')) ? [] : ['--test-reporter=tap']),
+    ...passThrough,
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);
