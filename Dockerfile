@@ -15,6 +15,6 @@ ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
-COPY --from=build /app/dist/workflow-bundle.js ./dist/workflow-bundle.js
+COPY --from=build /app/dist/workflow-bundle.js /app/dist/workflow-bundle-otel.js ./dist/
 USER node
 CMD ["node", "dist/src/worker.js"]

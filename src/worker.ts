@@ -19,6 +19,9 @@ import { waitsQueueActivities, waitsTaskQueue } from './contract/activity-option
 import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
 import { temporalConnectionOptions } from './config/temporal.js';
+import { countFailures } from './telemetry/activity-failures.js';
+import { observeServiceCalls } from './telemetry/service-calls.js';
+import { OTEL_WORKFLOW_INTERCEPTORS, startTracing, type Tracing } from './telemetry/tracing.js';
 import { ensureSearchAttributes, missingSearchAttributes, registrationCommands } from './setup/search-attributes.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
 import { dataopsNexusHandler } from './nexus/handler.js';
@@ -36,6 +39,7 @@ export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(
         paths: config.service.paths,
         timeoutMs: config.service.timeoutMs,
         tokenLifetimeMs: config.service.tokenLifetimeMs,
+        onResponse: observeServiceCalls(Runtime.instance().metricMeter, name),
       }),
       ...(p.projectCode ? { projectCode: p.projectCode } : {}),
       scoreScale: config.service.scoreScale,
@@ -54,12 +58,17 @@ export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(
 
 /** The workflows: the prebuilt bundle for production when there is one, otherwise bundled at start (development). */
 export function workflowSource(
-  config: Pick<WorkerConfig, 'workflowBundle'>,
-): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
-  const prebuilt = config.workflowBundle ?? fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+  config: Pick<WorkerConfig, 'workflowBundle' | 'tracing'>,
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'> {
+  // With tracing, the workflows run with the OpenTelemetry interceptor module: the bundle built with it.
+  const name = config.tracing ? 'workflow-bundle-otel.js' : 'workflow-bundle.js';
+  const prebuilt = config.workflowBundle ?? fileURLToPath(new URL(`../${name}`, import.meta.url));
   if (existsSync(prebuilt)) return { workflowBundle: { codePath: prebuilt } };
   if (config.workflowBundle) throw new ConfigError([`DATAOPS_WORKFLOW_BUNDLE: no file at '${config.workflowBundle}'`]);
-  return { workflowsPath: fileURLToPath(new URL('./workflows/index.js', import.meta.url)) };
+  return {
+    workflowsPath: fileURLToPath(new URL('./workflows/index.js', import.meta.url)),
+    ...(config.tracing ? { interceptors: { workflowModules: [OTEL_WORKFLOW_INTERCEPTORS] } } : {}),
+  };
 }
 
 /** One JSON object per log entry. Errors keep their name, message and stack (JSON.stringify alone writes `{}`). */
@@ -166,24 +175,39 @@ export async function createWorker(
   config: WorkerConfig,
   connection: NativeConnection,
   extra: Partial<WorkerOptions> = {},
+  tracing?: Tracing,
 ): Promise<{ worker: ProjectWorker; deps: ReturnType<typeof buildActivityDeps> }> {
   await checkSearchAttributes(config, connection);
   const deps = buildActivityDeps(config);
   const activities = createActivities(deps);
+  const activityInterceptors = [...(tracing?.worker.interceptors?.activity ?? []), countFailures];
   const common = {
     connection,
     namespace: config.temporal.namespace,
     maxHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     defaultHeartbeatThrottleInterval: config.heartbeatThrottleMs,
     shutdownGraceTime: config.shutdownGraceMs,
+    ...(config.deployment
+      ? {
+          workerDeploymentOptions: {
+            useWorkerVersioning: true,
+            version: config.deployment,
+            // Every workflow declares its own (src/workflows/index.ts); this covers one that would not.
+            defaultVersioningBehavior: 'PINNED',
+          } as const,
+        }
+      : {}),
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: config.capacity.activityPollers } as const,
   };
+  const source = workflowSource(config);
   const main = await Worker.create({
     ...common,
     taskQueue: config.temporal.taskQueue,
     activities,
     nexusServices: [dataopsNexusHandler],
-    ...workflowSource(config),
+    ...source,
+    interceptors: { ...source.interceptors, ...tracing?.worker.interceptors, activity: activityInterceptors },
+    ...(tracing ? { sinks: tracing.worker.sinks } : {}),
     maxConcurrentActivityTaskExecutions: config.capacity.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.capacity.maxConcurrentWorkflowTasks,
     maxConcurrentLocalActivityExecutions: config.capacity.maxConcurrentLocalActivities,
@@ -195,6 +219,7 @@ export async function createWorker(
     ...common,
     taskQueue: waitsTaskQueue(config.temporal.taskQueue),
     activities: waitsQueueActivities(activities),
+    interceptors: { activity: activityInterceptors },
     maxConcurrentActivityTaskExecutions: config.capacity.maxConcurrentWaits,
   });
   return { worker: new ProjectWorker(main, waits), deps };
@@ -204,9 +229,10 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig();
   installRuntime(config);
   Runtime.instance().logger.info('worker configuration', describeConfig(config));
+  const tracing = config.tracing ? startTracing(config.tracing) : undefined;
   const connection = await connect(config);
   try {
-    const { worker, deps } = await createWorker(config, connection);
+    const { worker, deps } = await createWorker(config, connection, {}, tracing);
     try {
       await worker.run();
     } finally {
@@ -214,6 +240,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await connection.close();
+    await tracing?.shutdown();
   }
 }
 

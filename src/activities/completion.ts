@@ -57,8 +57,17 @@ export async function finished(
   progress: WaitProgress,
 ): Promise<WaitResult> {
   const result: WaitResult = outcome(job, progress);
-  if (job.status !== 'completed') return result;
   const context = Context.current();
+  if (result.durationMs !== null)
+    context.metricMeter
+      .createHistogram(
+        'dataops_job_duration',
+        'float',
+        's',
+        'Durations of the jobs waited for, by kind and final status',
+      )
+      .record(result.durationMs / 1000, { kind: job.job_key, status: job.status });
+  if (job.status !== 'completed') return result;
   const { client, scoreScale = 'fraction', projectCode } = ctx.profile(input.profile);
   const call = { signal: context.cancellationSignal, sleep: (ms: number) => context.sleep(ms) };
   try {

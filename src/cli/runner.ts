@@ -18,6 +18,7 @@ import { describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
 import { EXIT, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
+import { startTracing, type Tracing } from '../telemetry/tracing.js';
 
 export interface CliIO {
   out: NodeJS.WriteStream;
@@ -29,6 +30,7 @@ export interface CliIO {
 export class Starter {
   private client?: Client;
   private connection?: Connection;
+  private tracing?: Tracing | undefined;
   exitCode: number = EXIT.ok;
 
   constructor(
@@ -39,12 +41,19 @@ export class Starter {
   async connect(): Promise<Client> {
     if (this.client) return this.client;
     this.connection = await Connection.connect(temporalConnectionOptions(this.config.temporal));
-    this.client = new Client({ connection: this.connection, namespace: this.config.temporal.namespace });
+    // With an OTLP endpoint, a workflow started here continues this process's trace.
+    this.tracing ??= this.config.tracing ? startTracing(this.config.tracing) : undefined;
+    this.client = new Client({
+      connection: this.connection,
+      namespace: this.config.temporal.namespace,
+      ...(this.tracing ? { interceptors: this.tracing.clientInterceptors } : {}),
+    });
     return this.client;
   }
 
   async close(): Promise<void> {
     await this.connection?.close();
+    await this.tracing?.shutdown();
   }
 
   print(line: string): void {

@@ -4,11 +4,15 @@
  */
 import { type Env, Problems, type ReadFile, httpUrl, processEnv, readEnv, readFromDisk } from './env.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
+import { readTracingConfig } from './telemetry.js';
+import type { TracingConfig } from '../telemetry/tracing.js';
 
 export interface StarterConfig {
   temporal: TemporalConfig;
   /** @default $TEMPORAL_UI_URL, else http://localhost:8233 for a local server, else none */
   uiUrl?: string;
+  /** OTLP tracing (src/config/telemetry.ts). @default off */
+  tracing?: TracingConfig;
 }
 
 /** Global flags of the CLI that override the environment. */
@@ -35,8 +39,9 @@ export function loadStarterConfig(
   const problems = new Problems();
   const temporal = readTemporalConfig(merged, read, problems);
   const v = readEnv({ TEMPORAL_UI_URL: httpUrl() }, merged, problems);
+  const tracing = readTracingConfig(merged, problems, 'dataops-cli');
   problems.check();
   const local = /^(localhost|127\.0\.0\.1):7233$/.test(temporal.address);
   const uiUrl = v.TEMPORAL_UI_URL ?? (local ? 'http://localhost:8233' : undefined);
-  return { temporal, ...(uiUrl ? { uiUrl } : {}) };
+  return { temporal, ...(uiUrl ? { uiUrl } : {}), ...(tracing ? { tracing } : {}) };
 }

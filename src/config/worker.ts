@@ -22,6 +22,8 @@ import {
 } from './env.js';
 import { SCORE_SCALES, type ScoreScale } from '../vocabulary.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
+import { readTracingConfig } from './telemetry.js';
+import type { TracingConfig } from '../telemetry/tracing.js';
 
 export interface ProfileConfig {
   /**
@@ -86,6 +88,14 @@ export interface WorkerConfig {
    * @default $DATAOPS_SEARCH_ATTRIBUTES, else register
    */
   searchAttributes: 'register' | 'require' | 'off';
+  /** OTLP tracing (src/config/telemetry.ts). @default off */
+  tracing?: TracingConfig;
+  /**
+   * Worker Deployment Versioning: this worker's deployment and build id ($DATAOPS_DEPLOYMENT_NAME,
+   * $DATAOPS_BUILD_ID, both or neither). Each workflow declares PINNED or AUTO_UPGRADE (src/workflows/index.ts).
+   * @default unversioned
+   */
+  deployment?: { deploymentName: string; buildId: string };
 }
 
 /**
@@ -136,6 +146,8 @@ const workerEnv = {
   DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: 5_000, min: 100, max: 10 * 60_000 }),
   DATAOPS_SHUTDOWN_GRACE_MS: int({ fallback: 30_000, min: 0, max: HOUR }),
   DATAOPS_SEARCH_ATTRIBUTES: oneOf(['register', 'require', 'off'], 'register'),
+  DATAOPS_DEPLOYMENT_NAME: text(),
+  DATAOPS_BUILD_ID: text(),
   DATAOPS_MAX_CONCURRENT_ACTIVITIES: int({ fallback: 200, min: 1, max: 100_000 }),
   DATAOPS_MAX_CONCURRENT_WAITS: int({ fallback: 2_000, min: 1, max: 1_000_000 }),
   DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS: int({ fallback: 100, min: 2, max: 10_000 }),
@@ -220,6 +232,9 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
   const problems = new Problems();
   const temporal = readTemporalConfig(env, read, problems);
   const v = readEnv(workerEnv, env, problems);
+  const tracing = readTracingConfig(env, problems, 'dataops-temporal-worker');
+  if (Boolean(env.DATAOPS_DEPLOYMENT_NAME) !== Boolean(env.DATAOPS_BUILD_ID))
+    problems.add('DATAOPS_DEPLOYMENT_NAME and DATAOPS_BUILD_ID', 'set both (a versioned worker) or neither');
 
   const profiles: Record<string, ProfileConfig> = {};
   for (const name of v.DATAOPS_PROFILES.split(',')
@@ -257,6 +272,10 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     submitSettleMs: v.DATAOPS_SUBMIT_SETTLE_MS,
     shutdownGraceMs: v.DATAOPS_SHUTDOWN_GRACE_MS,
     searchAttributes: v.DATAOPS_SEARCH_ATTRIBUTES,
+    ...(tracing ? { tracing } : {}),
+    ...(v.DATAOPS_DEPLOYMENT_NAME && v.DATAOPS_BUILD_ID
+      ? { deployment: { deploymentName: v.DATAOPS_DEPLOYMENT_NAME, buildId: v.DATAOPS_BUILD_ID } }
+      : {}),
     capacity: {
       maxConcurrentActivities: v.DATAOPS_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWaits: v.DATAOPS_MAX_CONCURRENT_WAITS,
@@ -297,6 +316,8 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
     blobDir: config.blobDir,
     exportDir: config.exportDir,
     searchAttributes: config.searchAttributes,
+    tracing: config.tracing ?? 'off',
+    deployment: config.deployment ?? 'unversioned',
     metrics: config.prometheusAddress ?? 'off',
     capacity: config.capacity,
   };

@@ -1,7 +1,34 @@
 // Every workflow of this project, registered by the worker under these names (see src/contract WORKFLOW_TYPES).
-export { dataQualityPipeline } from './pipeline.js';
-export { profileTableGroup, runTestSuite } from './jobs.js';
-export { runOrder } from './orders.js';
-export { exportTestDefinitions, promoteTestDefinitions } from './promotion.js';
+import { setWorkflowOptions } from '@temporalio/workflow';
+import { dataQualityPipeline } from './pipeline.js';
+import { profileTableGroup, runTestSuite } from './jobs.js';
+import { runOrder } from './orders.js';
+import { exportTestDefinitions, promoteTestDefinitions } from './promotion.js';
 // Internal: the lock holders of submissions and order creations (src/workflows/submission.ts).
-export { createOrder, submitJob } from './submission.js';
+import { createOrder, submitJob } from './submission.js';
+
+// Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/versioning.md).
+// PINNED: a run stays on the version that started it, to its end: the workflows that follow jobs (hours, a day at
+// most) and the lock holders (seconds). The old version's workers serve them until they drain; no patch needed.
+const pinned = { versioningBehavior: 'PINNED' } as const;
+setWorkflowOptions(pinned, dataQualityPipeline);
+setWorkflowOptions(pinned, profileTableGroup);
+setWorkflowOptions(pinned, runTestSuite);
+setWorkflowOptions(pinned, runOrder);
+setWorkflowOptions(pinned, exportTestDefinitions);
+setWorkflowOptions(pinned, submitJob);
+setWorkflowOptions(pinned, createOrder);
+// AUTO_UPGRADE: a promotion may wait days for its approval, too long to keep an old version running for it; it moves
+// to the current version at its next task, so its changes go through patches and replay fixtures (patches.ts).
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, promoteTestDefinitions);
+
+export {
+  dataQualityPipeline,
+  profileTableGroup,
+  runTestSuite,
+  runOrder,
+  exportTestDefinitions,
+  promoteTestDefinitions,
+  createOrder,
+  submitJob,
+};

@@ -1,0 +1,156 @@
+/**
+ * Traces and metrics of a real run: a worker process and the CLI with an OTLP endpoint export their spans with the
+ * real OTLP/HTTP exporter to a receiver on a socket (one trace from the CLI's start through the workflow to every
+ * service call, no secret in it), and the worker's Prometheus endpoint serves the project's metrics beside the SDK's.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
+import {
+  dist,
+  freePort,
+  runProcess,
+  simControls,
+  startSimulatorProcess,
+  startWorkerProcess,
+  type Proc,
+} from '../helpers/processes.js';
+import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+interface OtlpSpan {
+  traceId: string;
+  name: string;
+  attributes?: { key: string; value: Record<string, unknown> }[];
+}
+interface OtlpExport {
+  resourceSpans: {
+    resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+    scopeSpans: { spans: OtlpSpan[] }[];
+  }[];
+}
+
+/** An OTLP/HTTP traces receiver: keeps every export's body as it came. */
+async function startReceiver(): Promise<{ server: Server; url: string; bodies: string[] }> {
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') bodies.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as { port: number };
+  return { server, url: `http://127.0.0.1:${port}`, bodies };
+}
+
+const spansOf = (bodies: string[]) =>
+  bodies.flatMap((b) =>
+    (JSON.parse(b) as OtlpExport).resourceSpans.flatMap((r) => {
+      const service = r.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue;
+      return r.scopeSpans.flatMap((s) => s.spans.map((span) => ({ ...span, service })));
+    }),
+  );
+const attr = (span: OtlpSpan, key: string) => span.attributes?.find((a) => a.key === key)?.value;
+
+describe('traces and metrics of a run (worker and CLI processes, dev server, OTLP receiver)', () => {
+  let t: TestEnv;
+  let sim: { proc: Proc; url: string };
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const workers: Proc[] = [];
+  before(async () => {
+    t = await startDevServerEnv();
+    sim = await startSimulatorProcess();
+    receiver = await startReceiver();
+    await simControls(() => sim.url)('PUT', '/_sim/job-durations', { pendingMs: 200, claimMs: 100, runMs: 800 });
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+    await sim?.proc.stop();
+    receiver?.server.close();
+    await t?.env.teardown();
+  });
+
+  test('one trace from the CLI through the workflow to each service call; the metrics on the Prometheus endpoint', async () => {
+    const taskQueue = uniqueTaskQueue('otel');
+    const address = t.env.connection.options.address;
+    const metricsPort = await freePort();
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+    const worker = startWorkerProcess({
+      ...otel,
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATAOPS_BASE_URL: sim.url,
+      DATAOPS_USERNAME: SEED_USERS.admin.username,
+      DATAOPS_PASSWORD: SEED_USERS.admin.password,
+      DATAOPS_PROJECT_CODE: 'DEMO',
+      DATAOPS_BLOB_DIR: mkdtempSync(join(tmpdir(), 'otel-blobs-')),
+      METRICS_PROMETHEUS_ADDRESS: `127.0.0.1:${metricsPort}`,
+    });
+    workers.push(worker);
+    const workflowId = `otel-${taskQueue}`;
+    const run = await runProcess(
+      process.execPath,
+      [
+        dist('starter.js'),
+        'pipeline',
+        '--workflow-id',
+        workflowId,
+        '--table-group',
+        SEED_IDS.tableGroups.finance,
+        '--test-suite',
+        SEED_IDS.testSuites.financeProd,
+        '--test-generation',
+        'skip',
+        '--on-gate-failure',
+        'report',
+        '--poll-interval',
+        '200ms',
+      ],
+      { ...otel, TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue, OTEL_SERVICE_NAME: 'nightly-dq' },
+    );
+    assert.equal(run.code, 0, run.out);
+
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    assert.match(
+      metrics,
+      /dataops_service_calls\S*\{[^}]*endpoint="POST \/api\/v1\/table-groups\/\{id\}\/profiling-runs"[^}]*status="20\d"/,
+    );
+    assert.match(metrics, /dataops_service_call_latency\S*_bucket\{[^}]*endpoint="GET \/api\/v1\/jobs\/\{id\}"/);
+    assert.match(metrics, /dataops_job_duration\S*_bucket\{[^}]*kind="run-profile"[^}]*status="completed"/);
+    assert.match(metrics, /dataops_gate_verdicts\S*\{[^}]*verdict="passed"[^}]*\} 1/);
+    assert.match(metrics, /temporal_activity_execution_latency/, "beside the SDK's own");
+    assert.equal(await worker.stop('SIGTERM'), 0, 'the worker flushes its spans as it stops');
+
+    const spans = await eventually('the worker and the CLI spans exported', () => {
+      const all = spansOf(receiver.bodies);
+      return (
+        all.some((s) => s.name === 'StartWorkflow:dataQualityPipeline') &&
+        all.some((s) => s.name.startsWith('GET /api/v1/jobs/')) &&
+        all
+      );
+    });
+    const start = spans.find((s) => s.name === 'StartWorkflow:dataQualityPipeline');
+    assert.equal(start?.service, 'nightly-dq', 'OTEL_SERVICE_NAME names the CLI');
+    const trace = spans.filter((s) => s.traceId === start?.traceId);
+    for (const name of ['RunWorkflow:dataQualityPipeline', 'RunActivity:submitProfilingRun', 'RunActivity:waitForJob'])
+      assert.ok(
+        trace.some((s) => s.name === name),
+        `${name} in the CLI's trace: ${[...new Set(trace.map((s) => s.name))].join(', ')}`,
+      );
+    const submit = trace.find((s) => s.name === 'POST /api/v1/table-groups/{id}/profiling-runs');
+    assert.ok(submit, 'the service call, in the same trace');
+    assert.equal(attr(submit, 'http.request.method')?.stringValue, 'POST');
+    assert.equal(attr(submit, 'url.template')?.stringValue, '/api/v1/table-groups/{id}/profiling-runs');
+    assert.match(String(attr(submit, 'http.response.status_code')?.intValue), /^20\d$/);
+    const exported = receiver.bodies.join('\n');
+    assert.ok(!exported.includes(SEED_USERS.admin.password), 'no password in any span');
+    assert.doesNotMatch(exported, /Bearer|authorization|eyJ[\w-]{10,}/i, 'no token in any span');
+  });
+});
