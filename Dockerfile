@@ -16,5 +16,9 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/workflow-bundle.js /app/dist/workflow-bundle-otel.js ./dist/
+# The mount points of docker-compose.yml's named volumes (and the defaults of DATAOPS_BLOB_DIR and DATAOPS_EXPORT_DIR),
+# owned by the user the image runs as: a new named volume copies this ownership, so the worker can write to it.
+RUN mkdir -p /shared/blobs /shared/exports /data /app/.dataops/blobs /app/.dataops/exports \
+ && chown -R node:node /shared /data /app/.dataops
 USER node
 CMD ["node", "dist/src/worker.js"]

