@@ -1,5 +1,5 @@
 // Every workflow of this project, registered by the worker under these names (see src/contract WORKFLOW_TYPES).
-import { setWorkflowOptions } from '@temporalio/workflow';
+import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { dataQualityPipeline } from './pipeline.js';
 import { profileTableGroup, runTestSuite } from './jobs.js';
 import { runOrder } from './orders.js';
@@ -8,19 +8,21 @@ import { exportTestDefinitions, promoteTestDefinitions } from './promotion.js';
 import { createOrder, submitJob } from './submission.js';
 
 // Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/versioning.md).
+// The behaviour is declared only on a versioned worker: an unversioned one must send none (the server refuses it).
 // PINNED: a run stays on the version that started it, to its end: the workflows that follow jobs (hours, a day at
 // most) and the lock holders (seconds). The old version's workers serve them until they drain; no patch needed.
-const pinned = { versioningBehavior: 'PINNED' } as const;
-setWorkflowOptions(pinned, dataQualityPipeline);
-setWorkflowOptions(pinned, profileTableGroup);
-setWorkflowOptions(pinned, runTestSuite);
-setWorkflowOptions(pinned, runOrder);
-setWorkflowOptions(pinned, exportTestDefinitions);
-setWorkflowOptions(pinned, submitJob);
-setWorkflowOptions(pinned, createOrder);
 // AUTO_UPGRADE: a promotion may wait days for its approval, too long to keep an old version running for it; it moves
 // to the current version at its next task, so its changes go through patches and replay fixtures (patches.ts).
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, promoteTestDefinitions);
+const when = (versioningBehavior: 'PINNED' | 'AUTO_UPGRADE') => () =>
+  workflowInfo().currentDeploymentVersion ? { versioningBehavior } : {};
+setWorkflowOptions(when('PINNED'), dataQualityPipeline);
+setWorkflowOptions(when('PINNED'), profileTableGroup);
+setWorkflowOptions(when('PINNED'), runTestSuite);
+setWorkflowOptions(when('PINNED'), runOrder);
+setWorkflowOptions(when('PINNED'), exportTestDefinitions);
+setWorkflowOptions(when('PINNED'), submitJob);
+setWorkflowOptions(when('PINNED'), createOrder);
+setWorkflowOptions(when('AUTO_UPGRADE'), promoteTestDefinitions);
 
 export {
   dataQualityPipeline,

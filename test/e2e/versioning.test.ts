@@ -115,6 +115,21 @@ describe('worker deployment versioning, two versions on the dev server', () => {
 
     await startVersion(taskQueue, deployment, 'v2');
     await makeCurrent(deployment, 'v2');
+    // The new current version reaches the task queue's routing a moment later: new runs start on v2 from then on.
+    const fresh = await eventually(
+      'a new run started on v2',
+      async () => {
+        const probe = await t.env.client.workflow.start('runTestSuite', {
+          taskQueue,
+          workflowId: `fresh-${taskQueue}-${Date.now()}`,
+          args: [{ testSuiteId: TS.financeProd, pollIntervalMs: 200 }],
+        });
+        await probe.result();
+        return (await versionOf(probe)).buildId === 'v2' && probe;
+      },
+      { tries: 20, delayMs: 500 },
+    );
+    assert.deepEqual(await versionOf(fresh), { behavior: 1, buildId: 'v2' }, 'a new run starts on the current v2');
 
     await promotion.executeUpdate(approveUpdate, { args: [{ previewId: preview.previewId, by: 'ops' }] });
     const promoted = (await promotion.result().catch((e: Error & { cause?: Error }) => {
@@ -127,13 +142,6 @@ describe('worker deployment versioning, two versions on the dev server', () => {
     await testRun.result();
     assert.deepEqual(await versionOf(testRun), { behavior: 1, buildId: 'v1' }, 'still PINNED on v1 at its end');
 
-    const fresh = await t.env.client.workflow.start('runTestSuite', {
-      taskQueue,
-      workflowId: `fresh-${taskQueue}`,
-      args: [{ testSuiteId: TS.financeProd, pollIntervalMs: 200 }],
-    });
-    await fresh.result();
-    assert.deepEqual(await versionOf(fresh), { behavior: 1, buildId: 'v2' }, 'a new run starts on the current v2');
     await v1.stop();
   });
 });
