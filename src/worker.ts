@@ -15,6 +15,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from './activities/index.js';
+import { retainLocalBlobs } from './activities/blob-store.js';
 import { waitsQueueActivities, waitsTaskQueue } from './contract/activity-options.js';
 import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
@@ -45,6 +46,14 @@ export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(
       scoreScale: config.service.scoreScale,
     };
   }
+  const stopRetention = config.blobRetentionDays
+    ? retainLocalBlobs(config.blobDir, config.blobRetentionDays, (removed) => {
+        Runtime.instance().logger.info('removed claim-check blobs past their retention', {
+          removed,
+          days: config.blobRetentionDays,
+        });
+      })
+    : () => undefined;
   return {
     profiles,
     store: new LocalDirectoryBlobStore(config.blobDir),
@@ -52,7 +61,10 @@ export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(
     submitSettleMs: config.submitSettleMs,
     searchAttributes: config.searchAttributes !== 'off',
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
-    close: () => Object.values(profiles).forEach((p) => p.client.close()),
+    close: () => {
+      stopRetention();
+      Object.values(profiles).forEach((p) => p.client.close());
+    },
   };
 }
 

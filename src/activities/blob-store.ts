@@ -4,7 +4,7 @@
  * The default store is a local directory; the interface is open to object stores (S3, GCS) for many workers.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
@@ -42,7 +42,7 @@ export class LocalDirectoryBlobStore implements BlobStore {
       const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
       await writeFile(tmp, await gz(text));
       await rename(tmp, path);
-    }
+    } else await touch(path); // written again: its retention starts over
     return { ref: `local:${name}`, sha256, bytes: Buffer.byteLength(text) };
   }
 
@@ -55,6 +55,7 @@ export class LocalDirectoryBlobStore implements BlobStore {
     } catch {
       throw new BlobNotFound(`blob ${ref.ref} not found in ${this.dir}`);
     }
+    await touch(join(this.dir, match[1])); // in use: its retention starts over
     let text: string;
     try {
       text = (await gunz(packed)).toString('utf8');
@@ -69,4 +70,49 @@ export class LocalDirectoryBlobStore implements BlobStore {
       throw new BlobCorrupt(`blob ${ref.ref} is corrupt: not JSON (${(err as Error).message})`);
     }
   }
+}
+
+/** Sets a file's modification time to now (its age for the retention rule); a file removed meanwhile is no error. */
+async function touch(path: string): Promise<void> {
+  const now = new Date();
+  await utimes(path, now, now).catch(() => undefined);
+}
+
+/**
+ * The retention rule of a local store: removes the blobs neither written nor read for `maxAgeMs` (and temporary
+ * files of writes that died). Returns how many it removed. A blob is read again when a workflow uses it, so only
+ * blobs no run has touched for that long go; set the age above the longest approval wait of a promotion.
+ */
+export async function pruneLocalBlobs(dir: string, maxAgeMs: number, now = Date.now()): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    if (!/^sha256-[0-9a-f]{64}\.json\.gz(\..+\.tmp)?$/.test(name)) continue;
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (
+      info &&
+      now - info.mtimeMs > maxAgeMs &&
+      (await unlink(path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      removed++;
+  }
+  return removed;
+}
+
+/** Applies the retention rule now and then daily, until the returned function is called. */
+export function retainLocalBlobs(
+  dir: string,
+  days: number,
+  log: (removed: number) => void,
+  everyMs = 24 * 3_600_000,
+): () => void {
+  const run = () => void pruneLocalBlobs(dir, days * 24 * 3_600_000).then((n) => n > 0 && log(n));
+  run();
+  const timer = setInterval(run, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

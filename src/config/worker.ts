@@ -59,6 +59,11 @@ export interface WorkerConfig {
   };
   /** Claim-check store shared by all workers. @default $DATAOPS_BLOB_DIR, else .dataops/blobs */
   blobDir: string;
+  /**
+   * Blobs neither written nor read for this many days are removed (at start and daily). Set it above the longest
+   * approval wait of a promotion. @default $DATAOPS_BLOB_RETENTION_DAYS, else kept forever
+   */
+  blobRetentionDays?: number;
   /** Where export workflows write files. @default $DATAOPS_EXPORT_DIR, else .dataops/exports */
   exportDir: string;
   /** @default $LOG_LEVEL, else INFO */
@@ -138,6 +143,7 @@ const workerEnv = {
   DATAOPS_SCORE_SCALE: oneOf(SCORE_SCALES, 'fraction'),
   DATAOPS_BLOB_DIR: textOr(join('.dataops', 'blobs')),
   DATAOPS_EXPORT_DIR: textOr(join('.dataops', 'exports')),
+  DATAOPS_BLOB_RETENTION_DAYS: int({ fallback: 0, min: 0, max: 3650 }),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'INFO', true),
   LOG_FORMAT: oneOf(['pretty', 'json'], 'pretty'),
   METRICS_PROMETHEUS_ADDRESS: hostPort(),
@@ -263,6 +269,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     },
     blobDir: v.DATAOPS_BLOB_DIR,
     exportDir: v.DATAOPS_EXPORT_DIR,
+    ...(v.DATAOPS_BLOB_RETENTION_DAYS ? { blobRetentionDays: v.DATAOPS_BLOB_RETENTION_DAYS } : {}),
     logLevel: v.LOG_LEVEL,
     logFormat: v.LOG_FORMAT,
     ...(v.METRICS_PROMETHEUS_ADDRESS ? { prometheusAddress: v.METRICS_PROMETHEUS_ADDRESS } : {}),
@@ -314,6 +321,7 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
       ),
     },
     blobDir: config.blobDir,
+    blobRetentionDays: config.blobRetentionDays ?? 'forever',
     exportDir: config.exportDir,
     searchAttributes: config.searchAttributes,
     tracing: config.tracing ?? 'off',
