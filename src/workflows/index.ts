@@ -9,12 +9,13 @@ import { createOrder, submitJob } from './submission.js';
 
 // Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/versioning.md).
 // The behaviour is declared only on a versioned worker: an unversioned one must send none (the server refuses it).
+// An unversioned worker's tasks carry a build id but no deployment name.
 // PINNED: a run stays on the version that started it, to its end: the workflows that follow jobs (hours, a day at
 // most) and the lock holders (seconds). The old version's workers serve them until they drain; no patch needed.
 // AUTO_UPGRADE: a promotion may wait days for its approval, too long to keep an old version running for it; it moves
 // to the current version at its next task, so its changes go through patches and replay fixtures (patches.ts).
 const when = (versioningBehavior: 'PINNED' | 'AUTO_UPGRADE') => () =>
-  workflowInfo().currentDeploymentVersion ? { versioningBehavior } : {};
+  workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior } : {};
 setWorkflowOptions(when('PINNED'), dataQualityPipeline);
 setWorkflowOptions(when('PINNED'), profileTableGroup);
 setWorkflowOptions(when('PINNED'), runTestSuite);
