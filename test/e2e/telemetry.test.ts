@@ -94,6 +94,13 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
       METRICS_PROMETHEUS_ADDRESS: `127.0.0.1:${metricsPort}`,
     });
     workers.push(worker);
+    // One failed attempt, retried: counted by dataops_activity_failures with its type.
+    await simControls(() => sim.url)('POST', '/_sim/faults', {
+      kind: 'status',
+      status: 503,
+      method: 'POST',
+      path: '^/api/v1/test-suites/[^/]+/test-runs$',
+    });
     const workflowId = `otel-${taskQueue}`;
     const run = await runProcess(
       process.execPath,
@@ -125,6 +132,13 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     assert.match(metrics, /dataops_service_call_latency\S*_bucket\{[^}]*endpoint="GET \/api\/v1\/jobs\/\{id\}"/);
     assert.match(metrics, /dataops_job_duration\S*_bucket\{[^}]*kind="run-profile"[^}]*status="completed"/);
     assert.match(metrics, /dataops_gate_verdicts\S*\{[^}]*verdict="passed"[^}]*\} 1/);
+    const failures = metrics
+      .split('\n')
+      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="submitTestRun"'));
+    assert.ok(
+      failures.some((l) => /retryable="true"/.test(l) && /type="\w+"/.test(l) && /\} [1-9]\d*$/.test(l)),
+      `the retried submission counted: ${failures.join(' | ') || metrics.match(/dataops_activity_failures.*/g)?.join(' | ')}`,
+    );
     assert.match(metrics, /temporal_activity_execution_latency/, "beside the SDK's own");
     assert.equal(await worker.stop('SIGTERM'), 0, 'the worker flushes its spans as it stops');
 
