@@ -1,0 +1,88 @@
+/**
+ * The worker's credential profiles for the service: a `/v2` login, a project code and an `/api/v1` bearer per
+ * profile, from `DATAOPS_*` (profile `default`) or `DATAOPS_<NAME>_*` variables. Secrets come from variables or
+ * `*_FILE` files and are never shown.
+ */
+import { type Env, type Problems, type ReadFile, httpUrl, readEnv, secret, text } from './env.js';
+
+export interface ProfileConfig {
+  /**
+   * The `/v2/login` credentials. The password is a secret: from DATAOPS[_<PROFILE>]_PASSWORD or the file named by
+   * ..._PASSWORD_FILE. Absent for a deployment without `/v2` (TestGen), which then needs an `apiBearer`.
+   */
+  credentials?: { username: string; password: string };
+  projectCode?: string;
+  /** Bearer for /api/v1 where the deployment issues its own. @default the /v2 session */
+  apiBearer?:
+    | { type: 'static'; token: string }
+    | { type: 'file'; path: string }
+    | { type: 'oauth'; tokenUrl: string; clientId: string; clientSecret?: string; refreshToken: string };
+}
+
+/** The variable prefix of a profile: `DATAOPS_` for `default`, else `DATAOPS_<NAME>_` (upper-cased, `-` → `_`). */
+export const profilePrefix = (name: string): string =>
+  name === 'default' ? 'DATAOPS_' : `DATAOPS_${name.toUpperCase().replace(/-/g, '_')}_`;
+
+/** The `/api/v1` bearer of a profile: an OAuth refresh grant, a static token or a token file; one at most. */
+function readApiBearer(prefix: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig['apiBearer'] {
+  const v = readEnv(
+    {
+      [`${prefix}API_TOKEN_PATH`]: text(),
+      [`${prefix}OAUTH_TOKEN_URL`]: httpUrl(),
+      [`${prefix}OAUTH_CLIENT_ID`]: text(),
+    },
+    env,
+    problems,
+  );
+  const token = secret(`${prefix}API_TOKEN`, env, read, problems);
+  const tokenFile = v[`${prefix}API_TOKEN_PATH`];
+  const tokenUrl = v[`${prefix}OAUTH_TOKEN_URL`];
+  const clientId = v[`${prefix}OAUTH_CLIENT_ID`];
+  const clientSecret = secret(`${prefix}OAUTH_CLIENT_SECRET`, env, read, problems);
+  const refreshToken = secret(`${prefix}OAUTH_REFRESH_TOKEN`, env, read, problems);
+  const oauth = Boolean(tokenUrl || clientId || clientSecret || refreshToken);
+  const kinds = [token && 'API_TOKEN', tokenFile && 'API_TOKEN_PATH', oauth && 'OAUTH_*'].filter(Boolean);
+  if (kinds.length > 1)
+    problems.add(`${prefix}${kinds.join(` / ${prefix}`)}`, 'set one /api/v1 bearer source, not several');
+  if (oauth) {
+    for (const [key, value] of [
+      ['OAUTH_TOKEN_URL', tokenUrl],
+      ['OAUTH_CLIENT_ID', clientId],
+      ['OAUTH_REFRESH_TOKEN or _FILE', refreshToken],
+    ] as const)
+      if (!value) problems.add(`${prefix}${key}`, 'required with the other OAUTH_* settings');
+    return {
+      type: 'oauth',
+      tokenUrl: tokenUrl ?? '',
+      clientId: clientId ?? '',
+      ...(clientSecret ? { clientSecret } : {}),
+      refreshToken: refreshToken ?? '',
+    };
+  }
+  if (token) return { type: 'static', token };
+  if (tokenFile) return { type: 'file', path: tokenFile };
+  return undefined;
+}
+
+export function readProfile(name: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig {
+  const prefix = profilePrefix(name);
+  const v = readEnv({ [`${prefix}USERNAME`]: text(), [`${prefix}PROJECT_CODE`]: text() }, env, problems);
+  const username = v[`${prefix}USERNAME`];
+  const password = secret(`${prefix}PASSWORD`, env, read, problems);
+  const apiBearer = readApiBearer(prefix, env, read, problems);
+  if (!apiBearer || username || password) {
+    // Without a bearer of its own the profile logs in through /v2; a half-given login is always a mistake.
+    if (!username) problems.add(`${prefix}USERNAME`, `required for profile '${name}' (or an /api/v1 bearer alone)`);
+    if (!password)
+      problems.add(
+        `${prefix}PASSWORD or ${prefix}PASSWORD_FILE`,
+        `required for profile '${name}' (or an /api/v1 bearer alone)`,
+      );
+  }
+  const projectCode = v[`${prefix}PROJECT_CODE`];
+  return {
+    ...(username && password ? { credentials: { username, password } } : {}),
+    ...(projectCode ? { projectCode } : {}),
+    ...(apiBearer ? { apiBearer } : {}),
+  };
+}
