@@ -6,7 +6,12 @@
  * top: `TEMPORAL_TASK_QUEUE` and `TEMPORAL_API_KEY_FILE`. The names this project read before are refused, naming
  * their standard replacement, so a deployment that still sets them never connects without the TLS it asked for.
  */
-import { loadClientConfigProfile, type ClientConfigProfile, type ConfigDataSource } from '@temporalio/envconfig';
+import {
+  loadClientConfigProfile,
+  type ClientConfigProfile,
+  type ClientConfigTLS,
+  type ConfigDataSource,
+} from '@temporalio/envconfig';
 import { type Env, type Problems, type ReadFile, flag, hostPort, readEnv, secret, textOr } from './env.js';
 
 export interface TemporalConfig {
@@ -58,23 +63,36 @@ function loadProfile(env: Env, read: ReadFile, problems: Problems): ClientConfig
   }
 }
 
-/** A certificate or key of the profile: its file read (the variable or TOML key named on failure), or its data. */
-function certificate(
-  source: ConfigDataSource | undefined,
-  names: { variable: string; toml: string },
+/** The profile's certificates and key, with the variable and the TOML key that name each when it cannot be read. */
+const CERTIFICATES = [
+  { field: 'clientCert', as: 'cert', variable: 'TEMPORAL_TLS_CLIENT_CERT_PATH', toml: 'tls.client_cert_path' },
+  { field: 'clientKey', as: 'key', variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH', toml: 'tls.client_key_path' },
+  { field: 'serverCACert', as: 'ca', variable: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', toml: 'tls.server_ca_cert_path' },
+] as const;
+
+/** Each certificate or key the profile names: its file read (the variable or TOML key named on failure), or its data. */
+function certificates(
+  tls: ClientConfigTLS | undefined,
   env: Env,
   read: ReadFile,
   problems: Problems,
-): Buffer | undefined {
-  if (!source) return undefined;
-  if ('data' in source) return Buffer.from(source.data);
-  try {
-    return read(source.path);
-  } catch (err) {
-    const key = env[names.variable] ? names.variable : `${names.toml} of the profile`;
-    problems.add(key, `cannot read ${source.path}: ${(err as Error).message}`);
-    return undefined;
+): { cert?: Buffer; key?: Buffer; ca?: Buffer } {
+  const out: { cert?: Buffer; key?: Buffer; ca?: Buffer } = {};
+  for (const c of CERTIFICATES) {
+    const source = tls?.[c.field];
+    if (!source) continue;
+    if ('data' in source) {
+      out[c.as] = Buffer.from(source.data);
+      continue;
+    }
+    try {
+      out[c.as] = read(source.path);
+    } catch (err) {
+      const key = env[c.variable] ? c.variable : `${c.toml} of the profile`;
+      problems.add(key, `cannot read ${source.path}: ${(err as Error).message}`);
+    }
   }
+  return out;
 }
 
 export function readTemporalConfig(env: Env, read: ReadFile, problems: Problems): TemporalConfig {
@@ -102,27 +120,7 @@ export function readTemporalConfig(env: Env, read: ReadFile, problems: Problems)
     );
   const apiKey = fileKey ?? profile.apiKey;
   const t = profile.tls;
-  const cert = certificate(
-    t?.clientCert,
-    { variable: 'TEMPORAL_TLS_CLIENT_CERT_PATH', toml: 'tls.client_cert_path' },
-    env,
-    read,
-    problems,
-  );
-  const key = certificate(
-    t?.clientKey,
-    { variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH', toml: 'tls.client_key_path' },
-    env,
-    read,
-    problems,
-  );
-  const ca = certificate(
-    t?.serverCACert,
-    { variable: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', toml: 'tls.server_ca_cert_path' },
-    env,
-    read,
-    problems,
-  );
+  const { cert, key, ca } = certificates(t, env, read, problems);
   if (Boolean(t?.clientCert) !== Boolean(t?.clientKey))
     problems.add(
       'TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH',
