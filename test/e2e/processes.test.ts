@@ -13,6 +13,7 @@ import {
   startSimulatorProcess,
   startWorkerProcess,
   type Proc,
+  simulatorService,
 } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
@@ -31,10 +32,7 @@ describe('end to end: separate processes on the dev server', () => {
     TEMPORAL_CONFIG_FILE: temporalToml,
     TEMPORAL_PROFILE: 'e2e',
     TEMPORAL_TASK_QUEUE: taskQueue,
-    DATAOPS_BASE_URL: sim.url,
-    DATAOPS_USERNAME: SEED_USERS.admin.username,
-    DATAOPS_PASSWORD: SEED_USERS.admin.password,
-    DATAOPS_PROJECT_CODE: 'DEMO',
+    ...simulatorService(sim.url),
     DATAOPS_BLOB_DIR: mkdtempSync(join(tmpdir(), 'e2e-blobs-')),
   });
   const simControl = simControls(() => sim.url);

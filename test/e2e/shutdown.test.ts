@@ -5,8 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
-import { simControls, startSimulatorProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import {
+  simControls,
+  startSimulatorProcess,
+  startWorkerProcess,
+  type Proc,
+  simulatorService,
+} from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -62,10 +68,7 @@ describe('graceful shutdown of a worker process', () => {
     const worker = startWorkerProcess({
       TEMPORAL_ADDRESS: t.env.connection.options.address,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      DATAOPS_BASE_URL: sim.url,
-      DATAOPS_USERNAME: SEED_USERS.admin.username,
-      DATAOPS_PASSWORD: SEED_USERS.admin.password,
-      DATAOPS_PROJECT_CODE: 'DEMO',
+      ...simulatorService(sim.url),
       DATAOPS_SHUTDOWN_GRACE_MS: String(graceMs),
     });
     procs.push(worker);

@@ -4,8 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
-import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
-import { dist, freePort, simControls, startProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import {
+  dist,
+  freePort,
+  simControls,
+  startProcess,
+  startWorkerProcess,
+  type Proc,
+  simulatorService,
+} from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -41,10 +49,7 @@ describe('reliability: the service goes away and comes back', () => {
     const worker = startWorkerProcess({
       TEMPORAL_ADDRESS: t.env.connection.options.address,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      DATAOPS_BASE_URL: url,
-      DATAOPS_USERNAME: SEED_USERS.admin.username,
-      DATAOPS_PASSWORD: SEED_USERS.admin.password,
-      DATAOPS_PROJECT_CODE: 'DEMO',
+      ...simulatorService(url),
       DATAOPS_BLOB_DIR: mkdtempSync(join(tmpdir(), 'blobs-')),
     });
     procs.push(worker);

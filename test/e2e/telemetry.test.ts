@@ -18,6 +18,7 @@ import {
   startSimulatorProcess,
   startWorkerProcess,
   type Proc,
+  simulatorService,
 } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
@@ -86,10 +87,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
       ...otel,
       TEMPORAL_ADDRESS: address,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      DATAOPS_BASE_URL: sim.url,
-      DATAOPS_USERNAME: SEED_USERS.admin.username,
-      DATAOPS_PASSWORD: SEED_USERS.admin.password,
-      DATAOPS_PROJECT_CODE: 'DEMO',
+      ...simulatorService(sim.url),
       DATAOPS_BLOB_DIR: mkdtempSync(join(tmpdir(), 'otel-blobs-')),
       METRICS_PROMETHEUS_ADDRESS: `127.0.0.1:${metricsPort}`,
     });

@@ -11,8 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import { approveUpdate, previewQuery, progressQuery } from '../../src/contract/index.js';
-import { SEED_IDS, SEED_USERS, type RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { createWorker } from '../../src/worker.js';
+import { simulatorService } from '../helpers/processes.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
@@ -38,10 +39,7 @@ describe('worker deployment versioning, two versions on the dev server', () => {
     const config = loadWorkerConfig({
       TEMPORAL_ADDRESS: t.env.connection.options.address,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      DATAOPS_BASE_URL: sim.url,
-      DATAOPS_USERNAME: SEED_USERS.admin.username,
-      DATAOPS_PASSWORD: SEED_USERS.admin.password,
-      DATAOPS_PROJECT_CODE: 'DEMO',
+      ...simulatorService(sim.url),
       DATAOPS_BLOB_DIR: blobs, // shared by both versions, as every worker of a task queue must
       DATAOPS_SEARCH_ATTRIBUTES: 'off',
       DATAOPS_DEPLOYMENT_NAME: deploymentName,

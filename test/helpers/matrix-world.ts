@@ -8,10 +8,18 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { resolveDevServer } from '../../src/local/temporal-servers.js';
-import { SEED_USERS, type JobRecord } from '../../src/simulator/index.js';
+import type { JobRecord } from '../../src/simulator/index.js';
 import type { Fault, FaultInput } from '../../src/simulator/faults.js';
 import type { SeedInput } from '../../src/simulator/index.js';
-import { dist, freePort, simControls, startProcess, startWorkerProcess, type Proc } from './processes.js';
+import {
+  dist,
+  freePort,
+  simControls,
+  startProcess,
+  startWorkerProcess,
+  type Proc,
+  simulatorService,
+} from './processes.js';
 import { eventually } from './wait.js';
 
 export interface SimOrder {
@@ -150,10 +158,7 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
     const w = startWorkerProcess({
       TEMPORAL_ADDRESS: address,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      DATAOPS_BASE_URL: url,
-      DATAOPS_USERNAME: SEED_USERS.admin.username,
-      DATAOPS_PASSWORD: SEED_USERS.admin.password,
-      DATAOPS_PROJECT_CODE: 'DEMO',
+      ...simulatorService(url),
       DATAOPS_BLOB_DIR: blobs,
       DATAOPS_TIMEOUT_MS: '1000',
       DATAOPS_SUBMIT_SETTLE_MS: '5000',

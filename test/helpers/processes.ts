@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { SEED_USERS } from '../../src/simulator/index.js';
 import { eventually } from './wait.js';
 
 export const dist = (rel: string) => fileURLToPath(new URL(`../../src/${rel}`, import.meta.url));
@@ -75,6 +76,14 @@ export async function startSimulatorProcess(): Promise<{ proc: Proc; url: string
   const url = await eventually('the simulator to listen', () => /listening on (http:\/\/\S+)/.exec(proc.output())?.[1]);
   return { proc, url };
 }
+
+/** A worker's service settings for the simulator at `url`: its seed admin, in the seed project. */
+export const simulatorService = (url: string) => ({
+  DATAOPS_BASE_URL: url,
+  DATAOPS_USERNAME: SEED_USERS.admin.username,
+  DATAOPS_PASSWORD: SEED_USERS.admin.password,
+  DATAOPS_PROJECT_CODE: 'DEMO',
+});
 
 export function startWorkerProcess(env: Record<string, string>): Proc {
   return startProcess([dist('worker.js')], {
