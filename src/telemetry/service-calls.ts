@@ -32,7 +32,8 @@ export function observeServiceCalls(
     'Latency of the calls to the service, by endpoint',
   );
   return (e) => {
-    const endpoint = `${e.method} ${routeTemplate(e.path)}`;
+    const route = routeTemplate(e.path);
+    const endpoint = `${e.method} ${route}`;
     const status = e.status === null ? 'no_answer' : String(e.status);
     calls.add(1, { endpoint, status, profile });
     latency.record(e.durationMs, { endpoint, profile });
@@ -41,7 +42,7 @@ export function observeServiceCalls(
       startTime: Date.now() - e.durationMs,
       attributes: {
         'http.request.method': e.method,
-        'url.template': routeTemplate(e.path),
+        'url.template': route,
         'dataops.profile': profile,
         ...(e.status === null ? {} : { 'http.response.status_code': e.status }),
       },
