@@ -9,12 +9,13 @@
  *   DATAOPS_TESTGEN_USERNAME / _PASSWORD  its login (default: the installed peer's)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
+import { reapMarkedProcesses } from './marked-processes.js';
 import { freePort } from './processes.js';
 import { eventually } from './wait.js';
 
@@ -42,6 +43,9 @@ export interface TestGenPeer {
   log(): string;
   close(): Promise<void>;
 }
+
+/** The environment variable that marks every process of one started TestGen. */
+const PEER_MARKER = 'DATAOPS_TESTGEN_PEER';
 
 const installDir = () => join(localServersConfig().cacheDir, `testgen-${pinnedVersions().testgen}`);
 
@@ -131,90 +135,108 @@ export async function startTestGen(): Promise<TestGenPeer> {
   const external = process.env.DATAOPS_TESTGEN_URL?.replace(/\/+$/, '');
   let child: ChildProcess | undefined;
   let home: string | undefined;
-  let output = '';
-  let url: string;
-  let username = process.env.DATAOPS_TESTGEN_USERNAME ?? 'admin';
-  let password = process.env.DATAOPS_TESTGEN_PASSWORD ?? '';
-  let version = 'external';
-  if (external) url = external;
-  else {
-    const dir = installDir();
-    const peer = JSON.parse(readFileSync(join(dir, 'peer.json'), 'utf8')) as {
-      username: string;
-      password: string;
-      version: string;
-    };
-    ({ username, password, version } = peer);
-    home = join(mkdtempSync(join(tmpdir(), 'testgen-')), 'home');
-    // cp -a keeps owners: run as root, pgserver runs PostgreSQL as its own user, who owns the data files.
-    const copied = spawnSync('cp', ['-a', join(dir, 'template-home'), home], { encoding: 'utf8' });
-    if (copied.status !== 0) throw new Error(`copying the TestGen home failed: ${copied.stderr}`);
-    const [apiPort, uiPort] = [await freePort(), await freePort()];
-    url = `http://127.0.0.1:${apiPort}`;
-    const closed = 'http://127.0.0.1:9'; // TestGen's outbound calls (analytics, release check) fail at once
-    child = spawn(join(dir, 'venv', 'bin', 'testgen'), ['run-app', 'all'], {
-      detached: true, // its own process group: close() stops the UI, API, scheduler and PostgreSQL together
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        HOME: join(dir, 'user-home'),
-        TG_TESTGEN_HOME: home,
-        TESTGEN_LOG_FILE_PATH: join(home, 'log'),
-        TG_API_PORT: String(apiPort),
-        TG_API_HOST: '127.0.0.1',
-        TG_UI_PORT: String(uiPort),
-        TG_JOB_POLL_INTERVAL: '1',
-        TG_ANALYTICS: 'no',
-        HTTP_PROXY: closed,
-        HTTPS_PROXY: closed,
-        http_proxy: closed,
-        https_proxy: closed,
-        NO_PROXY: '127.0.0.1,localhost,::1',
-        no_proxy: '127.0.0.1,localhost,::1',
-      },
-    });
-    child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
-    child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
-    await eventually(
-      `TestGen to answer on ${url}`,
-      async () => {
-        if (child?.exitCode !== null) throw new Error(`TestGen exited (${child?.exitCode}):\n${output.slice(-3000)}`);
-        return (await fetch(`${url}/api/v1/health`).catch(() => null))?.ok;
-      },
-      { tries: 600, delayMs: 250 },
-    );
-  }
-  const api = peerApi(url);
-  const first = await authorize(url, username, password);
-  const suites = await api<{ items: { test_suite_id: string; table_group_id: string; test_count: number }[] }>(
-    'GET',
-    '/projects/DEFAULT/test-suites',
-    first.accessToken,
-  );
-  const suite = suites.items[0];
-  if (!suite) throw new Error('the TestGen demo project DEFAULT has no test suite (was `testgen quick-start` run?)');
-  return {
-    url,
-    version,
-    username,
-    authorize: () => authorize(url, username, password),
-    api: (method, path, token, body) => api(method, path, token, body),
-    demo: {
-      projectCode: 'DEFAULT',
-      tableGroupId: suite.table_group_id,
-      testSuiteId: suite.test_suite_id,
-      definitions: suite.test_count,
-    },
-    log: () => output,
-    close: async () => {
-      if (child && child.exitCode === null && child.pid) {
-        const exited = new Promise((r) => child?.once('exit', r));
-        process.kill(-child.pid, 'SIGTERM');
-        const timer = setTimeout(() => child?.pid && process.kill(-child.pid, 'SIGKILL'), 15_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      if (home) rmSync(dirname(home), { recursive: true, force: true });
-    },
+  let outputFile: string | undefined;
+  const marker = randomUUID(); // in every process TestGen starts: close() finds them all by it
+  const output = () => {
+    try {
+      return outputFile ? readFileSync(outputFile, 'utf8').slice(-20_000) : '';
+    } catch {
+      return '';
+    }
   };
+  const close = async () => {
+    if (child?.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM'); // it stops its own children
+    // Then whatever it started that is still there after the grace, in any session, is killed: nothing outlives us.
+    if (child) await reapMarkedProcesses(PEER_MARKER, marker, 30_000);
+    if (home) rmSync(dirname(home), { recursive: true, force: true });
+  };
+  try {
+    return await startOrAttach();
+  } catch (error) {
+    await close(); // a TestGen that failed to come up is stopped too
+    throw error;
+  }
+
+  async function startOrAttach(): Promise<TestGenPeer> {
+    let url: string;
+    let username = process.env.DATAOPS_TESTGEN_USERNAME ?? 'admin';
+    let password = process.env.DATAOPS_TESTGEN_PASSWORD ?? '';
+    let version = 'external';
+    if (external) url = external;
+    else {
+      const dir = installDir();
+      const peer = JSON.parse(readFileSync(join(dir, 'peer.json'), 'utf8')) as {
+        username: string;
+        password: string;
+        version: string;
+      };
+      ({ username, password, version } = peer);
+      home = join(mkdtempSync(join(tmpdir(), 'testgen-')), 'home');
+      // cp -a keeps owners: run as root, pgserver runs PostgreSQL as its own user, who owns the data files.
+      const copied = spawnSync('cp', ['-a', join(dir, 'template-home'), home], { encoding: 'utf8' });
+      if (copied.status !== 0) throw new Error(`copying the TestGen home failed: ${copied.stderr}`);
+      const [apiPort, uiPort] = [await freePort(), await freePort()];
+      url = `http://127.0.0.1:${apiPort}`;
+      const closed = 'http://127.0.0.1:9'; // TestGen's outbound calls (analytics, release check) fail at once
+      // Output to a file, not a pipe: a pipe held open by a process that outlives close() would keep this test alive.
+      outputFile = join(dirname(home), 'testgen.out');
+      const out = openSync(outputFile, 'w');
+      child = spawn(join(dir, 'venv', 'bin', 'testgen'), ['run-app', 'all'], {
+        detached: true, // its own process group, so the signal in close() does not reach the test runner
+        stdio: ['ignore', out, out],
+        env: {
+          ...process.env,
+          [PEER_MARKER]: marker,
+          HOME: join(dir, 'user-home'),
+          TG_TESTGEN_HOME: home,
+          TESTGEN_LOG_FILE_PATH: join(home, 'log'),
+          TG_API_PORT: String(apiPort),
+          TG_API_HOST: '127.0.0.1',
+          TG_UI_PORT: String(uiPort),
+          TG_JOB_POLL_INTERVAL: '1',
+          TG_ANALYTICS: 'no',
+          HTTP_PROXY: closed,
+          HTTPS_PROXY: closed,
+          http_proxy: closed,
+          https_proxy: closed,
+          NO_PROXY: '127.0.0.1,localhost,::1',
+          no_proxy: '127.0.0.1,localhost,::1',
+        },
+      });
+      closeSync(out);
+      await eventually(
+        `TestGen to answer on ${url}`,
+        async () => {
+          if (child?.exitCode !== null)
+            throw new Error(`TestGen exited (${child?.exitCode}):\n${output().slice(-3000)}`);
+          return (await fetch(`${url}/api/v1/health`).catch(() => null))?.ok;
+        },
+        { tries: 600, delayMs: 250 },
+      );
+    }
+    const api = peerApi(url);
+    const first = await authorize(url, username, password);
+    const suites = await api<{ items: { test_suite_id: string; table_group_id: string; test_count: number }[] }>(
+      'GET',
+      '/projects/DEFAULT/test-suites',
+      first.accessToken,
+    );
+    const suite = suites.items[0];
+    if (!suite) throw new Error('the TestGen demo project DEFAULT has no test suite (was `testgen quick-start` run?)');
+    return {
+      url,
+      version,
+      username,
+      authorize: () => authorize(url, username, password),
+      api: (method, path, token, body) => api(method, path, token, body),
+      demo: {
+        projectCode: 'DEFAULT',
+        tableGroupId: suite.table_group_id,
+        testSuiteId: suite.test_suite_id,
+        definitions: suite.test_count,
+      },
+      log: () => output(),
+      close,
+    };
+  }
 }
