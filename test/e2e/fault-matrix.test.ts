@@ -362,13 +362,20 @@ describe('the fault matrix', () => {
       method: 'POST',
       path: `/table-groups/${atSubmit.tableGroup}/profiling-runs`,
     });
+    // Planned before the jobs exist, so a loaded machine cannot let a job end before the test is in place: the wait's
+    // job runs long enough to be polled when the worker dies; the summary's job runs until its fault is in place.
+    await w.controls.planJobs({ job_key: 'run-profile', target_id: atWait.tableGroup, durations: { runMs: 8_000 } });
+    await w.controls.planJobs({
+      job_key: 'run-profile',
+      target_id: atSummary.tableGroup,
+      durations: { runMs: 600_000 },
+    });
     const handles = await Promise.all(
       [atSubmit, atWait, atSummary].map((ids, n) =>
         start('dataQualityPipeline', `kill-${n}`, pipelineArgs(ids), queue),
       ),
     );
     const waitJob = await firstJob(atWait, 'profiling');
-    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 8_000, cancelMs: 200 }, waitJob.id);
     const summaryJob = await firstJob(atSummary, 'profiling');
     const summaryHeld = await w.controls.addFault({
       kind: 'delay',
@@ -376,6 +383,7 @@ describe('the fault matrix', () => {
       method: 'GET',
       path: `/api/v1/profiling-runs/${summaryJob.id}`,
     });
+    await w.controls.jobDurations({ runMs: 1_000 }, summaryJob.id);
     await eventually(
       'all three at their stage',
       async () => {

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { stampOnce } from '../fixtures/workflows/proof.js';
 import { startDevServerEnv, withWorker, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/workflows/proof.js', import.meta.url));
 const activities = { stamp: async (label: string) => `stamped ${label}` };
@@ -57,9 +58,13 @@ describe('dev server (Temporal CLI)', () => {
       } finally {
         await handle.delete();
       }
-      const listed: string[] = [];
-      for await (const s of t.env.client.schedule.list()) listed.push(s.scheduleId);
-      assert.ok(!listed.includes(scheduleId), 'the schedule is still listed after delete');
+      await assert.rejects(handle.describe(), ScheduleNotFoundError);
+      // The list is read from visibility, which catches up with the delete a moment later.
+      await eventually('the deleted schedule to leave the list', async () => {
+        const listed: string[] = [];
+        for await (const s of t.env.client.schedule.list()) listed.push(s.scheduleId);
+        return !listed.includes(scheduleId);
+      });
     });
   });
 });
