@@ -14,8 +14,8 @@ import {
   type LogEntry,
   type WorkerOptions,
 } from '@temporalio/worker';
-import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from './activities/index.js';
-import { retainLocalBlobs } from './activities/blob-store.js';
+import { createActivities, type ActivityDeps } from './activities/index.js';
+import { openClaimChecks } from './setup/claim-checks.js';
 import { waitsQueueActivities, waitsTaskQueue } from './contract/activity-options.js';
 import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
@@ -28,7 +28,11 @@ import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/wo
 import { dataopsNexusHandler } from './nexus/handler.js';
 
 /** One client per credential profile. Secrets stay inside the clients; nothing else holds them. */
-export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(): void } {
+export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityDeps & { close(): void }> {
+  const logger = Runtime.instance().logger;
+  const claimChecks = await openClaimChecks(config, (message, meta) => {
+    logger.info(message, meta);
+  });
   const profiles: ActivityDeps['profiles'] = {};
   for (const [name, p] of Object.entries(config.service.profiles)) {
     profiles[name] = {
@@ -46,23 +50,15 @@ export function buildActivityDeps(config: WorkerConfig): ActivityDeps & { close(
       scoreScale: config.service.scoreScale,
     };
   }
-  const stopRetention = config.blobRetentionDays
-    ? retainLocalBlobs(config.blobDir, config.blobRetentionDays, (removed) => {
-        Runtime.instance().logger.info('removed claim-check blobs past their retention', {
-          removed,
-          days: config.blobRetentionDays,
-        });
-      })
-    : () => undefined;
   return {
     profiles,
-    store: new LocalDirectoryBlobStore(config.blobDir),
+    store: claimChecks.store,
     exportDir: config.exportDir,
     submitSettleMs: config.submitSettleMs,
     searchAttributes: config.searchAttributes !== 'off',
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
     close: () => {
-      stopRetention();
+      claimChecks.close();
       Object.values(profiles).forEach((p) => p.client.close());
     },
   };
@@ -188,9 +184,9 @@ export async function createWorker(
   connection: NativeConnection,
   extra: Partial<WorkerOptions> = {},
   tracing?: Tracing,
-): Promise<{ worker: ProjectWorker; deps: ReturnType<typeof buildActivityDeps> }> {
+): Promise<{ worker: ProjectWorker; deps: Awaited<ReturnType<typeof buildActivityDeps>> }> {
   await checkSearchAttributes(config, connection);
-  const deps = buildActivityDeps(config);
+  const deps = await buildActivityDeps(config);
   const activities = createActivities(deps);
   const activityInterceptors = [...(tracing?.worker.interceptors?.activity ?? []), countFailures];
   const common = {

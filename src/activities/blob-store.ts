@@ -1,7 +1,7 @@
 /**
  * Claim checks: large documents (export files of 20,000 definitions, import items) are stored outside workflow
  * history, which only holds a small reference. Keys are content hashes, so a retried write is idempotent.
- * The default store is a local directory; the interface is open to object stores (S3, GCS) for many workers.
+ * The default store is a local directory; an S3-compatible object store (s3-blob-store.ts) serves many hosts.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
@@ -29,10 +29,8 @@ export class LocalDirectoryBlobStore implements BlobStore {
   constructor(readonly dir: string) {}
 
   async putJson(value: unknown): Promise<BlobRef> {
-    const text = JSON.stringify(value);
-    const sha256 = createHash('sha256').update(text).digest('hex');
-    const name = `sha256-${sha256}.json.gz`;
-    const path = join(this.dir, name);
+    const blob = await packJson(value);
+    const path = join(this.dir, blob.name);
     await mkdir(this.dir, { recursive: true });
     const exists = await stat(path).then(
       () => true,
@@ -40,10 +38,10 @@ export class LocalDirectoryBlobStore implements BlobStore {
     );
     if (!exists) {
       const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-      await writeFile(tmp, await gz(text));
+      await writeFile(tmp, blob.packed);
       await rename(tmp, path);
     } else await touch(path); // written again: its retention starts over
-    return { ref: `local:${name}`, sha256, bytes: Buffer.byteLength(text) };
+    return { ref: `local:${blob.name}`, sha256: blob.sha256, bytes: blob.bytes };
   }
 
   async getJson(ref: BlobRef): Promise<unknown> {
@@ -56,19 +54,64 @@ export class LocalDirectoryBlobStore implements BlobStore {
       throw new BlobNotFound(`blob ${ref.ref} not found in ${this.dir}`);
     }
     await touch(join(this.dir, match[1])); // in use: its retention starts over
-    let text: string;
-    try {
-      text = (await gunz(packed)).toString('utf8');
-    } catch (err) {
-      throw new BlobCorrupt(`blob ${ref.ref} is corrupt: not gzip (${(err as Error).message})`);
-    }
-    const sha256 = createHash('sha256').update(text).digest('hex');
-    if (sha256 !== ref.sha256) throw new BlobCorrupt(`blob ${ref.ref} is corrupt: content hash ${sha256} differs`);
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (err) {
-      throw new BlobCorrupt(`blob ${ref.ref} is corrupt: not JSON (${(err as Error).message})`);
-    }
+    return unpackJson(ref, packed);
+  }
+}
+
+/** A document as every store keeps it: its JSON gzipped, named by the SHA-256 of the JSON (so a retried write is idempotent). */
+export interface PackedBlob {
+  name: string;
+  sha256: string;
+  /** The JSON's size, before compression. */
+  bytes: number;
+  packed: Buffer;
+}
+
+export async function packJson(value: unknown): Promise<PackedBlob> {
+  const text = JSON.stringify(value);
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  return { name: `sha256-${sha256}.json.gz`, sha256, bytes: Buffer.byteLength(text), packed: await gz(text) };
+}
+
+/** The document back from its stored bytes; BlobCorrupt when they are not gzip, not JSON, or not what the hash names. */
+export async function unpackJson(ref: BlobRef, packed: Buffer): Promise<unknown> {
+  let text: string;
+  try {
+    text = (await gunz(packed)).toString('utf8');
+  } catch (err) {
+    throw new BlobCorrupt(`blob ${ref.ref} is corrupt: not gzip (${(err as Error).message})`);
+  }
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  if (sha256 !== ref.sha256) throw new BlobCorrupt(`blob ${ref.ref} is corrupt: content hash ${sha256} differs`);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new BlobCorrupt(`blob ${ref.ref} is corrupt: not JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * Writes to one store and reads each reference from the store its scheme names (`local:`, `s3:`): a deployment that
+ * moves to an object store still finishes the promotions whose exports were written to the local directory.
+ */
+export class SchemeRoutedBlobStore implements BlobStore {
+  constructor(
+    private readonly writeTo: BlobStore,
+    private readonly byScheme: Record<string, BlobStore>,
+  ) {}
+
+  putJson(value: unknown): Promise<BlobRef> {
+    return this.writeTo.putJson(value);
+  }
+
+  getJson(ref: BlobRef): Promise<unknown> {
+    const scheme = /^([a-z0-9]+):/.exec(ref.ref)?.[1];
+    const store = scheme === undefined ? undefined : this.byScheme[scheme];
+    if (!store)
+      throw new BlobNotFound(
+        `blob ${ref.ref}: no store for '${scheme ?? ref.ref}' references here (configured: ${Object.keys(this.byScheme).join(', ')})`,
+      );
+    return store.getJson(ref);
   }
 }
 

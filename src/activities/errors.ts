@@ -48,6 +48,16 @@ export class BlobNotFound extends Error {
   override readonly name = 'BlobNotFound';
 }
 
+/** Thrown when the object store refuses (credentials, permissions, no such bucket): retrying cannot help. */
+export class BlobStoreRefused extends Error {
+  override readonly name = 'BlobStoreRefused';
+}
+
+/** Thrown when the object store fails in a way that may pass (5xx, throttling, the network): retried. */
+export class BlobStoreUnavailable extends Error {
+  override readonly name = 'BlobStoreUnavailable';
+}
+
 /** Thrown when a stored file is damaged (not gzip, a content hash that differs, not JSON): reading it again cannot help. */
 export class BlobCorrupt extends Error {
   override readonly name = 'BlobCorrupt';
@@ -119,7 +129,8 @@ export function toFailure(err: unknown): Error {
     err instanceof OrderOutcomeUnknown ||
     err instanceof ImportOutcomeUnknown ||
     err instanceof BlobNotFound ||
-    err instanceof BlobCorrupt
+    err instanceof BlobCorrupt ||
+    err instanceof BlobStoreRefused
   ) {
     return ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
   }

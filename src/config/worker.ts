@@ -23,6 +23,7 @@ import { SCORE_SCALES, type ScoreScale } from '../vocabulary.js';
 import { type ProfileConfig, readProfile } from './profiles.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
+import { type ObjectStoreConfig, readObjectStoreConfig } from './object-store.js';
 import type { TracingConfig } from '../telemetry/tracing.js';
 
 export interface WorkerConfig {
@@ -43,11 +44,17 @@ export interface WorkerConfig {
     /** How the deployment reports `result.score`. @default $DATAOPS_SCORE_SCALE, else fraction (TestGen 5.134) */
     scoreScale: ScoreScale;
   };
-  /** Claim-check store shared by all workers. @default $DATAOPS_BLOB_DIR, else .dataops/blobs */
-  blobDir: string;
   /**
-   * Blobs neither written nor read for this many days are removed (at start and daily). Set it above the longest
-   * approval wait of a promotion. @default $DATAOPS_BLOB_RETENTION_DAYS, else kept forever
+   * The local claim-check directory: the store when there is no object store (all workers must share it), and where
+   * `local:` references written before a move to an object store are read. @default $DATAOPS_BLOB_DIR, else .dataops/blobs
+   */
+  blobDir: string;
+  /** The S3-compatible claim-check store shared by every host ($DATAOPS_BLOB_STORE=s3). @default none: blobDir */
+  objectStore?: ObjectStoreConfig;
+  /**
+   * Blobs not written (nor, locally, read) for this many days are removed: in the local directory at start and
+   * daily; in the object store by a lifecycle rule the worker sets on its prefix. Set it above the longest approval
+   * wait of a promotion. @default $DATAOPS_BLOB_RETENTION_DAYS, else kept forever
    */
   blobRetentionDays?: number;
   /** Where export workflows write files. @default $DATAOPS_EXPORT_DIR, else .dataops/exports */
@@ -157,6 +164,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
   const temporal = readTemporalConfig(env, read, problems);
   const v = readEnv(workerEnv, env, problems);
   const tracing = readTracingConfig(env, problems, 'dataops-temporal-worker');
+  const objectStore = readObjectStoreConfig(env, problems);
   if (Boolean(env.DATAOPS_DEPLOYMENT_NAME) !== Boolean(env.DATAOPS_BUILD_ID))
     problems.add('DATAOPS_DEPLOYMENT_NAME and DATAOPS_BUILD_ID', 'set both (a versioned worker) or neither');
 
@@ -186,6 +194,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
       scoreScale: v.DATAOPS_SCORE_SCALE,
     },
     blobDir: v.DATAOPS_BLOB_DIR,
+    ...(objectStore ? { objectStore } : {}),
     exportDir: v.DATAOPS_EXPORT_DIR,
     ...(v.DATAOPS_BLOB_RETENTION_DAYS ? { blobRetentionDays: v.DATAOPS_BLOB_RETENTION_DAYS } : {}),
     logLevel: v.LOG_LEVEL,
@@ -239,6 +248,10 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
       ),
     },
     blobDir: config.blobDir,
+    blobStore: config.objectStore
+      ? `s3://${config.objectStore.bucket}/${config.objectStore.prefix}` +
+        (config.objectStore.endpoint ? ` at ${config.objectStore.endpoint}` : '')
+      : 'local',
     blobRetentionDays: config.blobRetentionDays ?? 'forever',
     exportDir: config.exportDir,
     searchAttributes: config.searchAttributes,

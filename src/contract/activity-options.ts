@@ -19,6 +19,8 @@ export const NON_RETRYABLE = [
   'OrderOutcomeUnknown',
   'ImportOutcomeUnknown',
   'BlobNotFound',
+  'BlobCorrupt',
+  'BlobStoreRefused',
 ] as const;
 
 /** Failure types that retrying may fix. */
@@ -29,6 +31,7 @@ export const RETRYABLE = [
   'RequestTimedOut',
   'GarbledResponse',
   'JobStillRunning',
+  'BlobStoreUnavailable',
 ] as const;
 
 /** A retry policy; `maximumAttempts: 'unlimited'` leaves the key out (the SDK wants a positive number or nothing). */

@@ -55,6 +55,8 @@ export const FAILURE_TYPES: readonly FailureType[] = [
   f('UnknownProfile', 'activity', false, 'the input names a credential profile the worker does not have'),
   f('BlobNotFound', 'activity', false, 'a claim-check reference names no stored file (another host, or removed)'),
   f('BlobCorrupt', 'activity', false, 'a stored file does not match its hash'),
+  f('BlobStoreRefused', 'activity', false, 'the object store refused: credentials, permissions, or no such bucket'),
+  f('BlobStoreUnavailable', 'activity', true, 'the object store failed: 5xx, throttling, the network'),
   f('ServerError', 'activity', true, 'the service answered 5xx (after outageToleranceMs)'),
   f('RateLimited', 'activity', true, 'the service answered 429 (after outageToleranceMs)'),
   f('ConnectionFailed', 'activity', true, 'the service could not be reached (after outageToleranceMs)'),

@@ -27,15 +27,18 @@ export interface PinnedVersions {
   testServer: string;
   /** The TestGen version the peer tests run against, from PyPI. */
   testgen: string;
+  /** The moto server version the object-store tests run against, from PyPI. */
+  objectStore: string;
 }
 
 /** The versions pinned in package.json: the one place where they are set. */
 export function pinnedVersions(root: string = packageRoot()): PinnedVersions {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
-    config: { temporalCli: string; temporalTestServer: string; testgen: string };
+    config: { temporalCli: string; temporalTestServer: string; testgen: string; objectStore: string };
   };
   const sdk = pkg.dependencies['@temporalio/client'];
   if (!sdk) throw new Error('package.json has no @temporalio/client dependency');
-  return { sdk, cli: pkg.config.temporalCli, testServer: pkg.config.temporalTestServer, testgen: pkg.config.testgen };
+  const { temporalCli: cli, temporalTestServer: testServer, testgen, objectStore } = pkg.config;
+  return { sdk, cli, testServer, testgen, objectStore };
 }

@@ -14,14 +14,17 @@ describe('docker-compose.yml (validated with compose-go; no Docker engine here)'
   test('is a valid Compose project with the whole stack', async () => {
     const r = await check();
     assert.equal(r.code, 0, r.out);
-    assert.match(r.out, /is valid: 6 services \(\[postgresql simulator starter temporal temporal-ui worker\]\)/);
+    assert.match(
+      r.out,
+      /is valid: 8 services \(\[minio minio-bucket postgresql simulator starter temporal temporal-ui worker\]\)/,
+    );
   });
 
   test('the worker scales (no fixed name or host port) and every long-running service has a healthcheck and restart policy', () => {
     const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
     const worker = text.slice(text.indexOf('\n  worker:'), text.indexOf('\n  starter:'));
     assert.ok(!/container_name|ports:/.test(worker), 'worker can run with --scale worker=N');
-    for (const service of ['postgresql', 'temporal', 'temporal-ui', 'simulator', 'worker']) {
+    for (const service of ['postgresql', 'temporal', 'temporal-ui', 'minio', 'simulator', 'worker']) {
       const start = text.indexOf(`\n  ${service}:`);
       const block = text.slice(
         start,
@@ -31,6 +34,26 @@ describe('docker-compose.yml (validated with compose-go; no Docker engine here)'
       if (service !== 'temporal-ui') assert.match(block, /healthcheck:/, `${service} healthcheck`);
     }
     assert.match(text.slice(text.indexOf('\n  starter:')), /restart: 'no'/, 'the starter is one-shot');
+  });
+
+  test('the workers share the object store as their claim-check store, with a retention rule, after its bucket exists', () => {
+    const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+    const worker = text.slice(text.indexOf('\n  worker:'), text.indexOf('\n  starter:'));
+    assert.match(worker, /DATAOPS_BLOB_STORE: s3\n/);
+    assert.match(worker, /DATAOPS_S3_BUCKET: dataops-claims\n/);
+    assert.match(worker, /DATAOPS_S3_ENDPOINT: http:\/\/minio:9000\n/);
+    assert.match(worker, /DATAOPS_BLOB_RETENTION_DAYS: '\d+'\n/);
+    assert.match(worker, /minio-bucket:\n\s+condition: service_completed_successfully/);
+    assert.match(worker, /AWS_SHARED_CREDENTIALS_FILE: \/run\/secrets\/s3_credentials/);
+    assert.ok(!/AWS_SECRET_ACCESS_KEY/.test(text), 'no key in the compose file itself');
+    const bucket = text.slice(text.indexOf('\n  minio-bucket:'), text.indexOf('\n  simulator:'));
+    assert.match(bucket, /mc mb --ignore-existing store\/dataops-claims/);
+    // The credentials file's key is the store's password: the one secret, in two forms.
+    const password = readFileSync(join(root, 'deploy/demo-minio-password.txt'), 'utf8').trim();
+    const ini = readFileSync(join(root, 'deploy/demo-s3-credentials.ini'), 'utf8');
+    assert.match(ini, new RegExp(`^aws_secret_access_key = ${password}$`, 'm'));
+    assert.match(ini, /^aws_access_key_id = dataops$/m);
+    assert.match(text, /MINIO_ROOT_USER: dataops\n/);
   });
 
   test("the image owns every mount point of the app's named volumes (it runs as node; a new volume copies the ownership)", () => {
