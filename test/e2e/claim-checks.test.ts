@@ -15,6 +15,7 @@ import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { createWorker } from '../../src/worker.js';
 import { objectStoreSkipReason, startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
 import { simulatorService } from '../helpers/processes.js';
+import { startCuttableProxy } from '../helpers/cuttable-proxy.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
@@ -36,11 +37,11 @@ describe('claim checks across hosts (dev server, object store)', { skip: objectS
   });
 
   /** A worker host with a blob directory of its own. */
-  async function host(taskQueue: string, store: Record<string, string>) {
+  async function host(taskQueue: string, store: Record<string, string>, service = sim) {
     const config = loadWorkerConfig({
       TEMPORAL_ADDRESS: t.env.connection.options.address,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      ...simulatorService(sim.url),
+      ...simulatorService(service.url),
       DATAOPS_BLOB_DIR: mkdtempSync(join(tmpdir(), 'host-blobs-')),
       DATAOPS_SEARCH_ATTRIBUTES: 'off',
       ...store,
@@ -103,5 +104,55 @@ describe('claim checks across hosts (dev server, object store)', { skip: objectS
       rules.Rules?.map((r) => [r.Filter?.Prefix, r.Expiration?.Days]),
       [['dataops/claim-checks/', 14]],
     );
+  });
+
+  test('the store goes away during the export and during the apply: both retried, the promotion applies once', async () => {
+    const bucket = await s3.bucket();
+    const proxy = await startCuttableProxy(s3.endpoint);
+    const { sim: fresh } = await startTestSimulator(); // its target suite as seeded: the promotion has work to do
+    const taskQueue = uniqueTaskQueue('claims-down');
+    const worker = await host(
+      taskQueue,
+      { DATAOPS_BLOB_STORE: 's3', DATAOPS_S3_BUCKET: bucket, DATAOPS_S3_ENDPOINT: proxy.url },
+      fresh,
+    );
+    try {
+      proxy.cut();
+      const promotion = await t.env.client.workflow.start('promoteTestDefinitions', {
+        taskQueue,
+        workflowId: `promotion-${taskQueue}`,
+        args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'promotion' }],
+      });
+      // The activity that could not reach the store failed retryably, and is pending its next attempt.
+      const storeDown = () =>
+        eventually(
+          'an activity failed on the unreachable store',
+          async () =>
+            (await promotion.describe()).raw.pendingActivities?.find(
+              (a) => a.lastFailure?.applicationFailureInfo?.type === 'BlobStoreUnavailable',
+            ),
+          { tries: 400, delayMs: 50 },
+        );
+      const atExport = await storeDown();
+      assert.match(atExport.lastFailure?.message ?? '', /s3:\/\/claims-.*writing .*failed/);
+      proxy.restore();
+      const preview = await eventually('the preview', () => promotion.query(previewQuery), { tries: 600, delayMs: 50 });
+
+      proxy.cut();
+      await promotion.executeUpdate(approveUpdate, { args: [{ previewId: preview.previewId, by: 'ops' }] });
+      const atApply = await storeDown();
+      assert.match(atApply.lastFailure?.message ?? '', /reading .*failed/);
+      proxy.restore();
+      const result = (await promotion.result()) as PromoteTestDefinitionsResult;
+      assert.equal(result.status, 'applied');
+      assert.ok(preview.summary.created > 0);
+      assert.equal(result.applied?.summary.created, preview.summary.created, 'applied once, as previewed');
+      assert.equal(result.applied?.reconciled ?? false, false, 'the apply itself was never in doubt');
+    } finally {
+      proxy.restore();
+      await worker.stop();
+      await proxy.close();
+      await fresh.close();
+    }
   });
 });
