@@ -56,6 +56,7 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
     exportDir: config.exportDir,
     submitSettleMs: config.submitSettleMs,
     searchAttributes: config.searchAttributes !== 'off',
+    ...(config.blobRetentionDays ? { claimCheckRetentionMs: config.blobRetentionDays * 24 * 3_600_000 } : {}),
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
     close: () => {
       claimChecks.close();

@@ -37,6 +37,11 @@ export interface ActivityDeps {
    * registered in the namespace: the worker checks them at start. @default false
    */
   searchAttributes?: boolean;
+  /**
+   * How long the claim-check store keeps a blob (its retention rule): a promotion whose approval could outlast it is
+   * refused at its input check. @default kept forever
+   */
+  claimCheckRetentionMs?: number;
 }
 
 export interface ActivityContext {

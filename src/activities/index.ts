@@ -23,7 +23,10 @@ export function createActivities(deps: ActivityDeps) {
         ctx.profile(input.profile).client.login({ signal: Context.current().cancellationSignal }),
       );
     },
-    ...inputActivities({ searchAttributes: deps.searchAttributes ?? false }),
+    ...inputActivities({
+      searchAttributes: deps.searchAttributes ?? false,
+      ...(deps.claimCheckRetentionMs !== undefined ? { claimCheckRetentionMs: deps.claimCheckRetentionMs } : {}),
+    }),
     ...orderActivities(ctx),
     ...submissionActivities(ctx),
     ...waitingActivities(ctx),

@@ -18,7 +18,27 @@ export interface CheckedInput<T> {
   searchAttributes: boolean;
 }
 
-export function inputActivities(worker: { searchAttributes: boolean }) {
+const DAY = 24 * 3_600_000;
+
+/**
+ * What the worker's own settings refuse in an input the schema accepts: a promotion whose approval may wait longer
+ * than the claim-check store keeps its export (which would then be gone at the apply). A day is left for the export
+ * and preview before the wait, and for the store's daily expiry runs.
+ */
+export function workerLimitProblems(workflow: string, input: unknown, claimCheckRetentionMs?: number): string[] {
+  if (workflow !== 'promoteTestDefinitions' || claimCheckRetentionMs === undefined) return [];
+  const approval = (input as { approval?: { required?: boolean; timeoutMs?: number } }).approval;
+  if (!approval?.required || approval.timeoutMs === undefined || approval.timeoutMs + DAY <= claimCheckRetentionMs)
+    return [];
+  const days = claimCheckRetentionMs / DAY;
+  return [
+    `approval.timeoutMs: ${approval.timeoutMs} ms (${(approval.timeoutMs / DAY).toFixed(1)} days) plus a day exceeds ` +
+      `this worker's claim-check retention of ${days} days (DATAOPS_BLOB_RETENTION_DAYS): the export would be removed ` +
+      'before the apply; wait less, or keep claim checks longer',
+  ];
+}
+
+export function inputActivities(worker: { searchAttributes: boolean; claimCheckRetentionMs?: number }) {
   return {
     /** The workflow's input, parsed with defaults; a bad one fails InvalidInput (non-retryable) listing every problem. */
     checkWorkflowInput: async <K extends CheckedWorkflow>(raw: {
@@ -32,7 +52,9 @@ export function inputActivities(worker: { searchAttributes: boolean }) {
           nonRetryable: true,
           message: `no input schema for workflow ${String(raw.workflow)}`,
         });
-      const checked = checkInput(schema, raw.input);
+      const parsed = checkInput(schema, raw.input);
+      const limits = parsed.ok ? workerLimitProblems(raw.workflow, parsed.data, worker.claimCheckRetentionMs) : [];
+      const checked = limits.length ? { ok: false as const, problems: limits } : parsed;
       if (checked.ok)
         return {
           checkedInputVersion: 2,

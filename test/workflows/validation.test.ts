@@ -101,3 +101,48 @@ describe('every workflow rejects a bad input with the full list of problems', ()
     });
   }
 });
+
+describe("a promotion whose approval could outlast the worker's claim-check retention is refused at once", () => {
+  let t: TestEnv;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+  });
+  after(async () => t?.env.teardown());
+  const DAY = 24 * 3_600_000;
+  const promotion = (approval: { required?: boolean; timeoutMs?: number }) => ({
+    source: { testSuiteId: 's' },
+    targetTestSuiteId: 't',
+    preset: 'promotion',
+    approval,
+  });
+  const run = (input: unknown) =>
+    withWorker(
+      t.env,
+      { workflowsPath, activities: createActivities({ profiles: {}, claimCheckRetentionMs: 7 * DAY }) },
+      (taskQueue) =>
+        t.env.client.workflow.execute('promoteTestDefinitions', {
+          taskQueue,
+          workflowId: `retention-${taskQueue}`,
+          args: [input],
+        }),
+    ).catch((e: unknown) => e);
+
+  test('seven days of retention: an approval wait of seven days is refused, naming the field and the setting', async () => {
+    const err = await run(promotion({ timeoutMs: 7 * DAY }));
+    assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure, String(err));
+    assert.equal(err.cause.type, 'InvalidInput');
+    assert.equal(err.cause.nonRetryable, true);
+    assert.match(err.cause.message, /approval\.timeoutMs: .*retention of 7 days \(DATAOPS_BLOB_RETENTION_DAYS\)/);
+  });
+
+  test('a wait that fits, or no approval at all, passes the check (and goes on to the export)', async () => {
+    for (const approval of [{ timeoutMs: 5 * DAY }, { required: false, timeoutMs: 30 * DAY }]) {
+      const err = await run(promotion(approval));
+      assert.ok(err instanceof WorkflowFailedError, String(err));
+      // The worker has no credential profiles: the export is what fails, after the input was accepted.
+      const root = err.cause?.cause ?? err.cause;
+      assert.ok(root instanceof ApplicationFailure, (root as Error | undefined)?.message);
+      assert.equal(root.type, 'UnknownProfile', root.message);
+    }
+  });
+});
