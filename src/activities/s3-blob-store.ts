@@ -6,7 +6,6 @@
  */
 import {
   GetBucketLifecycleConfigurationCommand,
-  HeadBucketCommand,
   GetObjectCommand,
   PutBucketLifecycleConfigurationCommand,
   PutObjectCommand,
@@ -82,11 +81,14 @@ export class S3BlobStore implements BlobStore {
     return unpackJson(ref, packed);
   }
 
-  /** Whether the bucket is there and this worker may use it: BlobStoreRefused or BlobStoreUnavailable if not. */
-  async check(): Promise<void> {
-    await this.call('opening the bucket', 'bucket', () =>
-      this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket })),
-    );
+  /**
+   * Whether this worker can write and read claim checks here: it writes a small probe document and reads it back,
+   * so only the permissions the activities need are exercised (s3:PutObject and s3:GetObject on the prefix; no
+   * ListBucket, which least-privilege policies often leave out). BlobStoreRefused or BlobStoreUnavailable if not.
+   */
+  async probe(): Promise<void> {
+    const probe = { probe: 'dataops-temporal claim-check store' };
+    await this.getJson(await this.putJson(probe));
   }
 
   /**

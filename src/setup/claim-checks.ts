@@ -3,7 +3,8 @@
  * directory beside it for `local:` references written before the move. The retention rule is applied at start: the
  * local directory is pruned (then daily); on the object store, the worker sets the bucket's lifecycle rule for its
  * prefix, and refuses to start if it may not, since blobs would otherwise be kept forever without anyone knowing.
- * A bucket that is missing or refuses the worker stops it at start, not at the first promotion.
+ * A bucket that is missing or refuses the worker (probed by writing and reading a small document: the permissions
+ * the activities need, no more) stops it at start, not at the first promotion.
  */
 import {
   LocalDirectoryBlobStore,
@@ -42,7 +43,7 @@ export async function openClaimChecks(
     s3.close();
   };
   try {
-    await s3.check();
+    await s3.probe();
   } catch (err) {
     // Refused (no bucket, no access): no claim check could ever be written, so the worker does not start.
     // Unavailable: it may pass, and the activities retry through it.

@@ -81,7 +81,7 @@ describe('the S3-compatible claim-check store (moto server)', { skip }, () => {
   test('a bucket that does not exist is refused (not retried); a store that does not answer is unavailable (retried)', async () => {
     const missing = store({ bucket: 'no-such-bucket-here' });
     await assert.rejects(
-      missing.check(),
+      missing.probe(),
       (e: Error) => e instanceof BlobStoreRefused && /no-such-bucket-here/.test(e.message),
     );
     await assert.rejects(missing.putJson(doc), BlobStoreRefused);
