@@ -138,9 +138,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   /**
-   * Runs one call and names what failed (`missing` says what a 404 means): a missing object is BlobNotFound, a refusal (credentials, permissions, no
-   * such bucket) is BlobStoreRefused, which retrying cannot fix, and anything else (5xx, throttling, the network) is
-   * BlobStoreUnavailable, which the activity's retries ride out.
+   * Runs one call and names what failed (`missing` says what a 404 means): a missing object is BlobNotFound; a
+   * refusal (credentials, permissions, no such bucket) is BlobStoreRefused, which retrying cannot fix; anything else
+   * (5xx, throttling, the network) is BlobStoreUnavailable, which the activity's retries ride out.
    */
   private async call<T>(what: string, missing: 'object' | 'bucket', fn: () => Promise<T>): Promise<T> {
     try {
