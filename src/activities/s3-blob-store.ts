@@ -28,6 +28,12 @@ export interface S3StoreOptions {
   forcePathStyle: boolean;
   /** Per-request timeout. */
   timeoutMs: number;
+  /**
+   * When the client sends and checks CRC checksums: `when_supported` (the AWS SDK's default) or `when_required`, for
+   * S3-compatible stores that refuse the newer checksum headers (older MinIO and Ceph, GCS's interoperability API).
+   * The content hash of every claim check is verified on read either way.
+   */
+  checksums?: 'when_supported' | 'when_required';
   /** Credentials; absent, the AWS SDK's default chain (AWS_ACCESS_KEY_ID..., profiles, instance roles). */
   credentials?: S3ClientConfig['credentials'];
 }
@@ -44,6 +50,9 @@ export class S3BlobStore implements BlobStore {
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       ...(options.credentials ? { credentials: options.credentials } : {}),
       requestHandler: { requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs },
+      ...(options.checksums === 'when_required'
+        ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+        : {}),
       maxAttempts: 3,
     });
   }

@@ -12,7 +12,13 @@ export type ObjectStoreConfig = Omit<S3StoreOptions, 'credentials'>;
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 // Key prefixes: segments of S3's safe characters, each ending in '/'.
 const PREFIX = /^(?:[A-Za-z0-9!_.*'()-]+\/)*$/;
-const S3_KEYS = ['DATAOPS_S3_BUCKET', 'DATAOPS_S3_PREFIX', 'DATAOPS_S3_ENDPOINT', 'DATAOPS_S3_FORCE_PATH_STYLE'];
+const S3_KEYS = [
+  'DATAOPS_S3_BUCKET',
+  'DATAOPS_S3_PREFIX',
+  'DATAOPS_S3_ENDPOINT',
+  'DATAOPS_S3_FORCE_PATH_STYLE',
+  'DATAOPS_S3_CHECKSUMS',
+];
 
 /** The object store, or undefined for the local directory. */
 export function readObjectStoreConfig(env: Env, problems: Problems): ObjectStoreConfig | undefined {
@@ -26,6 +32,7 @@ export function readObjectStoreConfig(env: Env, problems: Problems): ObjectStore
       AWS_REGION: text(),
       DATAOPS_S3_FORCE_PATH_STYLE: flag(env.DATAOPS_S3_ENDPOINT !== undefined && env.DATAOPS_S3_ENDPOINT !== ''),
       DATAOPS_S3_TIMEOUT_MS: int({ fallback: 30_000, min: 1, max: 600_000 }),
+      DATAOPS_S3_CHECKSUMS: oneOf(['when_supported', 'when_required'], 'when_supported'),
     },
     env,
     problems,
@@ -56,5 +63,6 @@ export function readObjectStoreConfig(env: Env, problems: Problems): ObjectStore
     ...(v.DATAOPS_S3_ENDPOINT ? { endpoint: v.DATAOPS_S3_ENDPOINT } : {}),
     forcePathStyle: v.DATAOPS_S3_FORCE_PATH_STYLE,
     timeoutMs: v.DATAOPS_S3_TIMEOUT_MS,
+    ...(v.DATAOPS_S3_CHECKSUMS === 'when_required' ? { checksums: 'when_required' as const } : {}),
   };
 }

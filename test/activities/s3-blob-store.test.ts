@@ -19,6 +19,7 @@ import { S3BlobStore, retentionRuleId, type S3StoreOptions } from '../../src/act
 import { ConfigError } from '../../src/config/env.js';
 import { openClaimChecks } from '../../src/setup/claim-checks.js';
 import { objectStoreSkipReason, startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
+import { startCuttableProxy } from '../helpers/cuttable-proxy.js';
 import { freePort } from '../helpers/processes.js';
 
 const skip = objectStoreSkipReason();
@@ -60,6 +61,24 @@ describe('the S3-compatible claim-check store (moto server)', { skip }, () => {
     assert.equal(ref.bytes, Buffer.byteLength(JSON.stringify(doc)));
     assert.deepEqual(await hostB.getJson(ref), doc);
     assert.deepEqual(await hostA.putJson(doc), ref);
+  });
+
+  test("with checksums 'when_required', a write carries no CRC checksum header (for stores that refuse them)", async () => {
+    const bucket = await s3.bucket();
+    const proxy = await startCuttableProxy(s3.endpoint);
+    try {
+      const headerOf = async (checksums: 'when_supported' | 'when_required') => {
+        const before = proxy.sent().length;
+        const s = store({ bucket, endpoint: proxy.url, checksums });
+        const ref = await s.putJson({ checksums });
+        assert.deepEqual(await s.getJson(ref), { checksums });
+        return /^x-amz-checksum-crc32:/im.test(proxy.sent().slice(before));
+      };
+      assert.equal(await headerOf('when_supported'), true, "the AWS SDK's default sends one");
+      assert.equal(await headerOf('when_required'), false);
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('a missing object is BlobNotFound, a damaged one BlobCorrupt, a local reference is not read from S3', async () => {

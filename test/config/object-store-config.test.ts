@@ -55,6 +55,12 @@ describe('claim-check store settings', () => {
       AWS_REGION: 'eu-west-1',
     }).config;
     assert.equal(virtualHosted?.forcePathStyle, false);
+    assert.equal(virtualHosted?.checksums, undefined, "the AWS SDK's default");
+    assert.equal(
+      read({ DATAOPS_BLOB_STORE: 's3', DATAOPS_S3_BUCKET: 'b12', DATAOPS_S3_CHECKSUMS: 'when_required' }).config
+        ?.checksums,
+      'when_required',
+    );
     assert.equal(virtualHosted?.region, 'auto');
   });
 
@@ -71,8 +77,10 @@ describe('claim-check store settings', () => {
       DATAOPS_S3_PREFIX: 'a b/',
       DATAOPS_S3_ENDPOINT: 'http://key:s3cr3t@minio:9000',
       DATAOPS_S3_TIMEOUT_MS: '0',
+      DATAOPS_S3_CHECKSUMS: 'never',
     }).problems;
-    assert.equal(bad.length, 4, bad.join('\n'));
+    assert.equal(bad.length, 5, bad.join('\n'));
+    assert.match(bad.join('\n'), /DATAOPS_S3_CHECKSUMS: expected one of when_supported, when_required, got 'never'/);
     assert.match(bad.join('\n'), /DATAOPS_S3_BUCKET: expected an S3 bucket name .* got 'Claims_Bucket'/);
     assert.match(bad.join('\n'), /DATAOPS_S3_PREFIX: expected key segments .* got 'a b\/'/);
     assert.match(bad.join('\n'), /DATAOPS_S3_ENDPOINT: must not carry credentials/);
