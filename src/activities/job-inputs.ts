@@ -34,6 +34,12 @@ export type JobInput = z.input<typeof JobInput>;
 export const AwaitScoreMs = z.number().int().min(0).max(600_000).default(0);
 
 /** What a wait fetches as soon as it sees the job complete, sparing the workflow an activity for each. */
+/**
+ * How many status changes a wait reports to its workflow (the `jobStatus` signal, 4 history events each). Waits
+ * scheduled by workflows from before the bound carry none: they get the default, the first working status.
+ */
+const StatusReports = { statusReports: z.number().int().min(0).max(20).default(1) };
+
 const AfterCompletion = {
   /** The summary of the job's kind. A failed fetch is not the wait's failure: the workflow then fetches it itself. */
   summary: z.enum(['profiling', 'test_run']).optional(),
@@ -55,6 +61,7 @@ export const WaitInput = z.object({
   backoff: z.number().min(1).max(10).default(1.5),
   /** Return early, marked `stuck`, when the job sits in one non-terminal status longer than this. @default no bound */
   maxStatusDurationMs: z.number().int().min(1).optional(),
+  ...StatusReports,
   ...AfterCompletion,
 });
 export type WaitInput = z.input<typeof WaitInput>;
@@ -62,6 +69,7 @@ export type WaitInput = z.input<typeof WaitInput>;
 /** One poll of the deferrable strategy. */
 export const CheckInput = JobInput.extend({
   maxStatusDurationMs: z.number().int().min(1).optional(),
+  ...StatusReports,
   ...AfterCompletion,
 });
 export type CheckInput = z.input<typeof CheckInput>;

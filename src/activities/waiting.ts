@@ -50,24 +50,31 @@ const NOT_REPORTED = new Set(['pending', 'claimed']);
  * Tells the workflow the job's new status (the `jobStatus` signal), so its `progress` query is live. Each report
  * costs the workflow a signal and a workflow task (4 history events), so: only a status the work is in (not
  * `pending`, `claimed`, nor the terminal one the wait's result carries), at most one report every REPORT_EVERY_MS,
- * a change missed in that window reported at the next poll after it. Best effort: a failed report is logged.
+ * a change missed in that window reported at the next poll after it, and at most `budget` reports in all (counted
+ * in the heartbeat details, so across attempts): history stays bounded however often the job is interrupted.
+ * Best effort: a failed report is logged and not counted.
  */
-async function reportStatus(job: Job, progress: WaitProgress): Promise<void> {
+async function reportStatus(job: Job, progress: WaitProgress, budget: number): Promise<void> {
   if (isTerminalJobStatus(job.status) || NOT_REPORTED.has(job.status)) return;
-  if (progress.reportedStatus === job.status) return;
+  if (progress.reportedStatus === job.status || progress.reports >= budget) return;
   if (progress.reportedAt !== null && Date.now() - progress.reportedAt < REPORT_EVERY_MS) return;
   const execution = activityInfo().workflowExecution;
   if (!execution) return; // a standalone activity: no workflow to tell
   progress.reportedAt = Date.now();
   try {
-    await Context.current().client.workflow.getHandle(execution.workflowId, execution.runId).signal(jobStatusSignal, {
-      jobId: job.id,
-      status: job.status,
-      polls: progress.polls,
-      claims: progress.claimsSeen.length,
-      interrupts: progress.interrupts,
-    });
+    await Context.current()
+      .client.workflow.getHandle(execution.workflowId, execution.runId)
+      .signal(jobStatusSignal, {
+        jobId: job.id,
+        status: job.status,
+        polls: progress.polls,
+        claims: progress.claimsSeen.length,
+        interrupts: progress.interrupts,
+        at: new Date(progress.reportedAt).toISOString(),
+        last: progress.reports + 1 >= budget,
+      });
     progress.reportedStatus = job.status;
+    progress.reports++;
   } catch (err) {
     log.warn('could not report the job status to the workflow', { jobId: job.id, error: String(err) });
   }
@@ -85,6 +92,7 @@ function resumeProgress(): { progress: WaitProgress; resumed: boolean } {
     statusSince: null,
     reportedStatus: null,
     reportedAt: null,
+    reports: 0,
   };
   return { progress: fresh, resumed: false };
 }
@@ -122,7 +130,7 @@ export function waitingActivities(ctx: ActivityContext) {
         for (;;) {
           const job = await client.jobs.get(input.jobId, { signal: context.cancellationSignal });
           const changed = observe(progress, job);
-          await reportStatus(job, progress);
+          await reportStatus(job, progress, input.statusReports);
           beat(progress);
           if (isTerminalJobStatus(job.status)) return finished(ctx, input, job, progress);
           const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
@@ -149,7 +157,7 @@ export function waitingActivities(ctx: ActivityContext) {
           .client.jobs.get(input.jobId, { signal: context.cancellationSignal });
         observe(progress, job);
         // Without the previous attempt's details we cannot tell a change from a repeat: report on the first only.
-        if (resumed || activityInfo().attempt === 1) await reportStatus(job, progress);
+        if (resumed || activityInfo().attempt === 1) await reportStatus(job, progress, input.statusReports);
         beat(progress);
         if (isTerminalJobStatus(job.status)) return finished(ctx, input, job, progress);
         const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);

@@ -15,14 +15,25 @@ export const Progress = z.object({
         .string()
         .nullable()
         .describe(
-          'pending once submitted, then live while the job is waited for (each change but claimed, at most every ' +
-            '5 s); null for a reconciled or found job until its first report',
+          'pending once submitted, then as the wait reports it (each change but claimed, at most every 5 s, at most ' +
+            'statusReports of them), and the final status when the wait ends; null for a reconciled or found job ' +
+            'until its first report',
+        ),
+      statusAt: z
+        .string()
+        .nullable()
+        .describe('When that status was seen (ISO): the submission, the report, or the end of the wait'),
+      live: z
+        .boolean()
+        .describe(
+          "true while the job's wait will still report changes; false once its reports are spent (the status is " +
+            'then as of statusAt, and may have changed since), when statusReports is 0, and after the wait',
         ),
       reconciled: z.boolean(),
     }),
   ),
   lastStatus: z.string().nullable().describe('The latest status seen of any job, live while a wait runs'),
-  polls: z.number().int().describe('Status polls so far, live as of the last status report while a wait runs'),
+  polls: z.number().int().describe('Status polls so far, as of the last status report while a wait runs'),
   claims: z.number().int(),
   interrupts: z.number().int(),
   orderId: z.string().nullable(),

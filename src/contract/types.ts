@@ -51,6 +51,8 @@ export const WaitProgress = z.object({
   /** The status last reported to the workflow (the `jobStatus` signal), and when (epoch ms, worker clock). */
   reportedStatus: z.string().nullable().default(null),
   reportedAt: z.number().nullable().default(null),
+  /** Reports sent so far by this wait, across its attempts: they are bounded by its `statusReports`. */
+  reports: z.number().int().default(0),
 });
 export type WaitProgress = z.infer<typeof WaitProgress>;
 
@@ -64,6 +66,10 @@ export const JobStatusReport = z.object({
   polls: z.number().int(),
   claims: z.number().int(),
   interrupts: z.number().int(),
+  /** When the wait saw this status (ISO, worker clock); absent from reports of waits started before it was sent. */
+  at: z.string().optional(),
+  /** The wait's last report: its budget (`statusReports`) is spent, so later changes show only when it ends. */
+  last: z.boolean().optional(),
 });
 export type JobStatusReport = z.infer<typeof JobStatusReport>;
 

@@ -55,6 +55,17 @@ export const JobOptions = z.object({
     .describe(
       'Surface a job that sits in one non-terminal status (e.g. paused, which only a person ends) longer than this',
     ),
+  statusReports: z
+    .number()
+    .int()
+    .min(0)
+    .max(20)
+    .default(1)
+    .describe(
+      'How many status changes the wait of each job reports to the workflow, so that the progress query shows them ' +
+        'live (the first is the job starting to work; each costs 4 history events, so they are bounded: after the ' +
+        'last one, progress shows the status as of that report). 0: none, the job shows pending until it ends',
+    ),
   onStatusStuck: z
     .enum(['report', 'fail'])
     .default('report')

@@ -24,6 +24,12 @@ export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
   return opts.expectedDurationMs >= 2 * 3_600_000 ? 'deferrable' : 'heartbeat';
 }
 
+/** The activity's default when the input does not say (statusReports in the contract). */
+const DEFAULT_STATUS_REPORTS = 1;
+
+/** The input's report budget: absent from inputs checked before it existed (recorded in their history). */
+const statusReportsOf = (opts: JobOptions): number | undefined => (opts as Partial<JobOptions>).statusReports;
+
 /** What the wait reads as soon as it sees the job complete (a summary, the generation outlook and job), sparing activities. */
 export interface AfterCompletion {
   summary?: 'profiling' | 'test_run';
@@ -49,7 +55,12 @@ export async function waitForTerminal(
   maxStatusDurationMs: number | undefined = undefined,
   after: AfterCompletion = {},
 ): Promise<WaitResult> {
-  const bound = { ...(maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs }), ...after };
+  const statusReports = statusReportsOf(opts);
+  const bound = {
+    ...(maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs }),
+    ...(statusReports === undefined ? {} : { statusReports }),
+    ...after,
+  };
   if (strategyOf(opts) === 'deferrable') {
     const acts = proxyActivities<Activities>(
       deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs),
@@ -107,6 +118,8 @@ export async function cancelRemoteJob(
               jobId,
               pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),
               maxPollIntervalMs: Math.min(opts.maxPollIntervalMs, 5_000),
+              // The outcome is recorded when the cancel is confirmed: no report while it is under way.
+              statusReports: 0,
             })
           ).job;
         }
@@ -123,7 +136,7 @@ export async function cancelRemoteJob(
     const confirmed = final !== null && isTerminalJobStatus(final.status);
     const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };
     t.progress.remoteCancel = outcome;
-    t.jobStatus(jobId, outcome.finalStatus);
+    t.settled(jobId, outcome.finalStatus);
     upsertMemo({ remoteCancel: outcome });
     log.info('remote job after cancellation', outcome);
     return outcome;
@@ -165,7 +178,8 @@ export async function followJob(
 ): Promise<{ run: JobRun; fetched: Fetched }> {
   // A job the service just accepted is pending (its later statuses come from the wait's reports); a reconciled or
   // found one's status is unknown until the wait reports it.
-  t.addJob(role, submitted.jobId, submitted.reconciled, submitted.reconciled ? null : 'pending');
+  const live = (statusReportsOf(opts) ?? DEFAULT_STATUS_REPORTS) > 0;
+  t.addJob(role, submitted.jobId, submitted.reconciled, submitted.reconciled ? null : 'pending', live);
   t.stage(`waiting for ${role}`);
   let outcome: WaitResult;
   // A stuck job is reported once per job: the wait then goes on without the bound.

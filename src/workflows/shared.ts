@@ -63,9 +63,12 @@ export class Tracker {
 
   /** A waiting activity's report of a status change; a report for a job whose wait has ended is ignored. */
   private live(report: JobStatusReport): void {
-    if (this.waitsEnded.has(report.jobId) || !this.progress.jobs.some((j) => j.jobId === report.jobId)) return;
+    const job = this.progress.jobs.find((j) => j.jobId === report.jobId);
+    if (this.waitsEnded.has(report.jobId) || !job) return;
     this.current = report;
-    this.jobStatus(report.jobId, report.status);
+    this.jobStatus(report.jobId, report.status, report.at ?? new Date().toISOString());
+    // Reports from waits scheduled before the bound never say which is the last.
+    if (report.last) job.live = false;
   }
 
   stage(stage: string): void {
@@ -78,15 +81,21 @@ export class Tracker {
     this.progress.updatedAt = new Date().toISOString();
   }
 
-  addJob(role: string, jobId: string, reconciled: boolean, status: string | null = null): void {
-    this.progress.jobs.push({ role, jobId, status, reconciled });
+  /** A job being waited for: `live` when its wait will report changes (its `statusReports` is not 0). */
+  addJob(role: string, jobId: string, reconciled: boolean, status: string | null, live: boolean): void {
+    const now = new Date().toISOString();
+    this.progress.jobs.push({ role, jobId, status, statusAt: status === null ? null : now, live, reconciled });
     this.progress.lastStatus = status;
     this.touch();
   }
 
-  jobStatus(jobId: string, status: string): void {
+  /** The job's status as seen at `at` (now when not given). */
+  jobStatus(jobId: string, status: string, at: string = new Date().toISOString()): void {
     const job = this.progress.jobs.find((j) => j.jobId === jobId);
-    if (job) job.status = status;
+    if (job) {
+      job.status = status;
+      job.statusAt = at;
+    }
     this.progress.lastStatus = status;
     this.touch();
   }
@@ -97,7 +106,14 @@ export class Tracker {
     this.progress.polls += outcome.polls;
     this.progress.claims += outcome.claims;
     this.progress.interrupts += outcome.interrupts;
-    this.jobStatus(outcome.job.id, outcome.job.status);
+    this.settled(outcome.job.id, outcome.job.status);
+  }
+
+  /** The job's last status in this workflow: its wait has ended, so nothing will change it any more. */
+  settled(jobId: string, status: string): void {
+    this.jobStatus(jobId, status);
+    const job = this.progress.jobs.find((j) => j.jobId === jobId);
+    if (job) job.live = false;
   }
 
   /** Records a job that held one status longer than the caller's bound: progress, memo and log. */

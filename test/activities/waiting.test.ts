@@ -110,6 +110,7 @@ describe('waitForJob in a mock activity environment', () => {
       statusSince: null,
       reportedStatus: 'running',
       reportedAt: null,
+      reports: 1,
     };
     const env = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: prior }, quiet);
     const result = await run(env, createActivities(deps).waitForJob, { jobId });

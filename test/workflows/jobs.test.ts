@@ -41,12 +41,17 @@ describe('profileTableGroup and runTestSuite', () => {
           return p.jobs[0]?.status === 'pending' ? p : undefined;
         });
         assert.equal(pending.lastStatus, 'pending');
+        assert.equal(pending.jobs[0]?.live, true, 'the wait will report');
+        assert.ok(pending.jobs[0]?.statusAt, 'pending as of the submission');
         sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs);
         const running = await eventually('the live running status', async () => {
           const p = await handle.query(progressQuery);
           return p.jobs[0]?.status === 'running' ? p : undefined;
         });
         assert.equal(running.jobs[0]?.jobId, job.id);
+        assert.equal(running.jobs[0]?.live, false, 'the default budget, one report, is spent');
+        // As the wait saw it (the worker's clock; the test server's skipped workflow clock cannot be compared).
+        assert.ok(Number.isFinite(Date.parse(running.jobs[0]?.statusAt ?? '')), 'running as of its report');
         assert.ok(running.polls > 1, `polls counted while waiting: ${running.polls}`);
         assert.equal(running.claims, 1);
         sim.controls.advanceClock(SLOW.runMs);

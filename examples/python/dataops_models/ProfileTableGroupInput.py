@@ -56,6 +56,10 @@ class ProfileTableGroupInput(BaseModel):
         None,
         description='Surface a job that sits in one non-terminal status (e.g. paused, which only a person ends) longer than this',
     )
+    statusReports: conint(ge=0, le=20) | None = Field(
+        1,
+        description='How many status changes the wait of each job reports to the workflow, so that the progress query shows them live (the first is the job starting to work; each costs 4 history events, so they are bounded: after the last one, progress shows the status as of that report). 0: none, the job shows pending until it ends',
+    )
     onStatusStuck: OnStatusStuck | None = Field(
         'report',
         description='report: record it in progress, memo and log, and keep waiting; fail: cancel the job and fail JobStuck',

@@ -16,7 +16,15 @@ class Job(BaseModel):
     jobId: str
     status: str | None = Field(
         ...,
-        description='pending once submitted, then live while the job is waited for (each change but claimed, at most every 5 s); null for a reconciled or found job until its first report',
+        description='pending once submitted, then as the wait reports it (each change but claimed, at most every 5 s, at most statusReports of them), and the final status when the wait ends; null for a reconciled or found job until its first report',
+    )
+    statusAt: str | None = Field(
+        ...,
+        description='When that status was seen (ISO): the submission, the report, or the end of the wait',
+    )
+    live: bool = Field(
+        ...,
+        description="true while the job's wait will still report changes; false once its reports are spent (the status is then as of statusAt, and may have changed since), when statusReports is 0, and after the wait",
     )
     reconciled: bool
 
@@ -69,7 +77,7 @@ class Progress(BaseModel):
     )
     polls: conint(ge=-9007199254740991, le=9007199254740991) = Field(
         ...,
-        description='Status polls so far, live as of the last status report while a wait runs',
+        description='Status polls so far, as of the last status report while a wait runs',
     )
     claims: conint(ge=-9007199254740991, le=9007199254740991)
     interrupts: conint(ge=-9007199254740991, le=9007199254740991)

@@ -1,0 +1,107 @@
+/**
+ * The scale issue's bound on history (50 events per pipeline at any job length), with the live status reports: on
+ * the dev server, with the search attributes registered, as in production. A job interrupted again and again must not
+ * grow its pipeline's history; the reports it may send are bounded by `statusReports`, and progress says when they
+ * are spent.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { progressQuery } from '../../src/contract/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { ensureSearchAttributes } from '../../src/setup/search-attributes.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { SHAPES_SIMULATOR, describeEvents, interrupting, pipelineShapes } from '../helpers/history-shapes.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const HOUR = 3_600_000;
+const [plain] = pipelineShapes(TG);
+
+describe('history bounds with live status (dev server, search attributes)', () => {
+  let d: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    d = await startDevServerEnv();
+    await ensureSearchAttributes(d.env.connection, d.env.namespace ?? 'default');
+    ({ sim } = await startTestSimulator(SHAPES_SIMULATOR));
+  });
+  after(async () => {
+    await sim?.close();
+    await d?.env.teardown();
+  });
+
+  /** Runs the pipeline with `input`, acting on the simulator meanwhile; returns its history's events and reports. */
+  async function pipeline(
+    input: Record<string, unknown>,
+    during?: (handle: { query: () => Promise<unknown> }) => Promise<void>,
+  ) {
+    return withProjectWorker(d.env, await simDeps(sim, { searchAttributes: true }), async (taskQueue) => {
+      const handle = await d.env.client.workflow.start('dataQualityPipeline', {
+        taskQueue,
+        workflowId: `bounds-${taskQueue}`,
+        args: [input],
+      });
+      await during?.({ query: () => handle.query(progressQuery) });
+      await handle.result();
+      const events = (await handle.fetchHistory()).events ?? [];
+      return {
+        events: events.length,
+        reports: describeEvents(events).reports,
+        progress: await handle.query(progressQuery),
+      };
+    });
+  }
+
+  test('a profiling run interrupted twice adds no event: one report per job, as without interrupts', async () => {
+    assert.ok(plain);
+    const uninterrupted = await pipeline(plain.input);
+    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: HOUR }, count: 1 });
+    // Each status held past the reports' 5-second spacing, so that only the bound can keep a change unreported.
+    const interrupted = await pipeline({ ...plain.input, expectedDurationMs: HOUR }, () =>
+      interrupting(TG.finance, 2)(sim, (what, check) => eventually(what, check)),
+    );
+    assert.equal(interrupted.progress.interrupts, 2, 'both interrupts counted in the result');
+    assert.equal(uninterrupted.reports, 2, 'running, once per job');
+    assert.equal(interrupted.reports, 2, 'the interrupts and resumptions were not reported: the budget was spent');
+    assert.equal(interrupted.events, uninterrupted.events, 'the same history, interrupted or not');
+    assert.ok(interrupted.events <= 50, `${interrupted.events} events`);
+  });
+
+  test('with statusReports 3, progress shows the interrupt live, then says its reports are spent', async () => {
+    assert.ok(plain);
+    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: HOUR }, count: 1 });
+    type Seen = { jobs: { status: string | null; live: boolean; statusAt: string | null }[]; interrupts: number };
+    const run = await pipeline({ ...plain.input, expectedDurationMs: HOUR, statusReports: 3 }, async (handle) => {
+      const profiling = async () => ((await handle.query()) as Seen).jobs[0];
+      const first = await eventually('the running report', async () => {
+        const j = await profiling();
+        return j?.status === 'running' ? j : undefined;
+      });
+      assert.equal(first.live, true, 'two reports left');
+      const job = sim.controls.jobs().find((j) => j.job_key === 'run-profile' && j.status === 'running');
+      assert.ok(job);
+      sim.controls.shutdownScheduler();
+      const interrupted = await eventually('the interrupted report', async () => {
+        const p = (await handle.query()) as Seen;
+        return p.jobs[0]?.status === 'interrupted' ? p : undefined;
+      });
+      assert.equal(interrupted.jobs[0]?.live, true, 'one report left');
+      assert.equal(interrupted.interrupts, 1, 'the interrupt counted live');
+      assert.ok(Date.parse(interrupted.jobs[0]?.statusAt ?? '') >= Date.parse(first.statusAt ?? ''));
+      sim.controls.restartScheduler();
+      const resumed = await eventually('the last report', async () => {
+        const j = await profiling();
+        return j?.status === 'running' ? j : undefined;
+      });
+      assert.equal(resumed.live, false, 'the budget is spent: progress says the status is as of statusAt');
+      sim.controls.setJobDurations({ runMs: 0 }, job.id);
+    });
+    assert.equal(run.reports, 4, 'three for the profiling run, one for the test run');
+    assert.ok(
+      run.progress.jobs.every((j) => !j.live),
+      'no job is live once its wait has ended',
+    );
+  });
+});
