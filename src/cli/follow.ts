@@ -12,23 +12,34 @@ interface Live {
   elapsedS: number;
 }
 
-/** Progress from the query, made live with the waiting activity's heartbeat details (status, polls, interrupts). */
+/** The details a waiting activity heartbeats (WaitProgress): its counts so far and the status it last saw. */
+type Beat = { lastStatus?: string | null; polls: number; interrupts?: number };
+
+/**
+ * Progress from the query, made live with the waiting activity's heartbeat details (status, polls, interrupts), which
+ * cost no history. The query's counts already hold the running wait's last report (`currentWait`); of the two, the
+ * one with more polls is the newer (the server keeps heartbeats throttled, so either can be), and it alone counts.
+ */
 export async function liveProgress(
   handle: WorkflowHandle,
 ): Promise<{ live: Live; progress: Progress; closed: boolean }> {
   const [progress, description] = await Promise.all([handle.query(progressQuery), handle.describe()]);
+  let beat: Beat | undefined;
+  for (const activity of description.raw.pendingActivities ?? []) {
+    const payload = activity.heartbeatDetails?.payloads?.[0];
+    const details = payload ? defaultPayloadConverter.fromPayload<Partial<Beat> | null>(payload) : null;
+    // Only a wait's details count (a submission's keep-alive carries none); one wait runs at a time.
+    if (typeof details?.polls === 'number') beat = details as Beat;
+  }
+  // Progress from workers before currentWait existed has no such field.
+  const reported = (progress as Partial<Progress>).currentWait ?? null;
   let status = progress.lastStatus;
   let polls = progress.polls;
   let interrupts = progress.interrupts;
-  for (const activity of description.raw.pendingActivities ?? []) {
-    const payload = activity.heartbeatDetails?.payloads?.[0];
-    if (!payload) continue;
-    const beat = defaultPayloadConverter.fromPayload<{ lastStatus?: string; polls?: number; interrupts?: number }>(
-      payload,
-    );
-    if (beat?.lastStatus) status = beat.lastStatus;
-    polls += beat?.polls ?? 0;
-    interrupts += beat?.interrupts ?? 0;
+  if (beat && beat.polls >= (reported?.polls ?? 0)) {
+    polls += beat.polls - (reported?.polls ?? 0);
+    interrupts += (beat.interrupts ?? 0) - (reported?.interrupts ?? 0);
+    if (beat.lastStatus) status = beat.lastStatus;
   }
   return {
     progress,

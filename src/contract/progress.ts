@@ -36,6 +36,20 @@ export const Progress = z.object({
   polls: z.number().int().describe('Status polls so far, as of the last status report while a wait runs'),
   claims: z.number().int(),
   interrupts: z.number().int(),
+  currentWait: z
+    .object({
+      jobId: z.string(),
+      status: z.string(),
+      polls: z.number().int(),
+      claims: z.number().int(),
+      interrupts: z.number().int(),
+      at: z.string().nullable(),
+    })
+    .nullable()
+    .describe(
+      'The wait under way, as of its last status report (its counts are already in polls, claims and interrupts); ' +
+        'null when no wait runs or none has reported yet',
+    ),
   orderId: z.string().nullable(),
   remoteCancel: z
     .object({

@@ -37,6 +37,7 @@ export class Tracker {
       polls: 0,
       claims: 0,
       interrupts: 0,
+      currentWait: null,
       orderId: null,
       remoteCancel: null,
       stuck: null,
@@ -58,6 +59,14 @@ export class Tracker {
       polls: this.progress.polls + c.polls,
       claims: this.progress.claims + c.claims,
       interrupts: this.progress.interrupts + c.interrupts,
+      currentWait: {
+        jobId: c.jobId,
+        status: c.status,
+        polls: c.polls,
+        claims: c.claims,
+        interrupts: c.interrupts,
+        at: c.at ?? null,
+      },
     };
   }
 

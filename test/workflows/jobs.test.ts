@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { liveProgress } from '../../src/cli/follow.js';
 import type { profileTableGroup, runTestSuite } from '../../src/workflows/index.js';
 import { progressQuery } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
@@ -54,6 +56,17 @@ describe('profileTableGroup and runTestSuite', () => {
         assert.ok(Number.isFinite(Date.parse(running.jobs[0]?.statusAt ?? '')), 'running as of its report');
         assert.ok(running.polls > 1, `polls counted while waiting: ${running.polls}`);
         assert.equal(running.claims, 1);
+        assert.equal(running.currentWait?.polls, running.polls, 'the running wait, as of its report');
+        if (waitStrategy === 'heartbeat') {
+          // The CLI's live line: the report and the heartbeat count the same wait's polls, so the newer one counts,
+          // never both (it used to add them).
+          const { live } = await liveProgress(handle);
+          const beat = (await handle.describe()).raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
+          const beatPolls = beat ? (defaultPayloadConverter.fromPayload<{ polls: number }>(beat).polls ?? 0) : 0;
+          assert.ok(live.polls >= running.polls, `${live.polls} polls live, ${running.polls} reported`);
+          assert.ok(live.polls <= Math.max(running.polls, beatPolls), `${live.polls} live; beat ${beatPolls}`);
+          assert.equal(live.status, 'running');
+        }
         sim.controls.advanceClock(SLOW.runMs);
         const result = await handle.result();
         const done = await handle.query(progressQuery);

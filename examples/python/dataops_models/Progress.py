@@ -29,6 +29,18 @@ class Job(BaseModel):
     reconciled: bool
 
 
+class CurrentWait(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    jobId: str
+    status: str
+    polls: conint(ge=-9007199254740991, le=9007199254740991)
+    claims: conint(ge=-9007199254740991, le=9007199254740991)
+    interrupts: conint(ge=-9007199254740991, le=9007199254740991)
+    at: str | None
+
+
 class Reason(StrEnum):
     workflow_cancelled = 'workflow_cancelled'
     workflow_failed = 'workflow_failed'
@@ -81,6 +93,10 @@ class Progress(BaseModel):
     )
     claims: conint(ge=-9007199254740991, le=9007199254740991)
     interrupts: conint(ge=-9007199254740991, le=9007199254740991)
+    currentWait: CurrentWait | None = Field(
+        ...,
+        description='The wait under way, as of its last status report (its counts are already in polls, claims and interrupts); null when no wait runs or none has reported yet',
+    )
     orderId: str | None
     remoteCancel: RemoteCancel | None = Field(
         ...,
