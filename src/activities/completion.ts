@@ -10,6 +10,7 @@ import type { JobSnapshot, JobWaitOutcome, ProfilingSummary, TestRunSummary, Wai
 import type { ActivityContext } from './context.js';
 import { toFailure } from './errors.js';
 import { snapshot } from './job-inputs.js';
+import { followUpInline } from './follow-up.js';
 import {
   followUpGeneration,
   generationOutlook,
@@ -37,6 +38,21 @@ export interface WaitResult extends JobWaitOutcome {
   generationOutlook?: GenerationOutlook;
   /** The follow-up test-generation job, when one may come: null when none was listed yet (the workflow looks on). */
   generationJob?: JobSnapshot | null;
+  /** That job's own outcome, when the wait followed it to its end (`followUpMs`); else the workflow waits for it. */
+  generationWait?: JobWaitOutcome;
+}
+
+/** Records a waited job's duration (the `dataops_job_duration` histogram), by kind and final status. */
+function recordDuration(job: Job, durationMs: number | null): void {
+  if (durationMs === null) return;
+  Context.current()
+    .metricMeter.createHistogram(
+      'dataops_job_duration',
+      'float',
+      's',
+      'Durations of the jobs waited for, by kind and final status',
+    )
+    .record(durationMs / 1000, { kind: job.job_key, status: job.status });
 }
 
 /**
@@ -52,21 +68,15 @@ export async function finished(
     awaitScoreMs: number;
     generationOutlookOf?: string | undefined;
     projectCode?: string | undefined;
+    followUpMs?: number | undefined;
+    pollIntervalMs?: number | undefined;
   },
   job: Job,
   progress: WaitProgress,
 ): Promise<WaitResult> {
   const result: WaitResult = outcome(job, progress);
   const context = Context.current();
-  if (result.durationMs !== null)
-    context.metricMeter
-      .createHistogram(
-        'dataops_job_duration',
-        'float',
-        's',
-        'Durations of the jobs waited for, by kind and final status',
-      )
-      .record(result.durationMs / 1000, { kind: job.job_key, status: job.status });
+  recordDuration(job, result.durationMs);
   if (job.status !== 'completed') return result;
   const { client, scoreScale = 'fraction', projectCode } = ctx.profile(input.profile);
   const call = { signal: context.cancellationSignal, sleep: (ms: number) => context.sleep(ms) };
@@ -86,6 +96,20 @@ export async function finished(
           },
           call,
         );
+    }
+    if (result.generationJob && input.followUpMs) {
+      const ended = await followUpInline(
+        client,
+        result.generationJob,
+        input.followUpMs,
+        input.pollIntervalMs ?? 1_000,
+        progress,
+      );
+      if (ended) {
+        result.generationWait = outcome(ended.job, ended.progress);
+        result.generationJob = snapshot(ended.job);
+        recordDuration(ended.job, result.generationWait.durationMs);
+      }
     }
   } catch (err) {
     // An answer retrying cannot change (a schema break, a 4xx) fails here as it would in the read's own activity,

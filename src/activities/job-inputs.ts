@@ -48,6 +48,8 @@ const AfterCompletion = {
   generationOutlookOf: Id.optional(),
   /** The project whose jobs list the follow-up generation job (the profile's when absent). */
   projectCode: z.string().min(1).optional(),
+  /** How long the wait follows that job itself, once found, before leaving it to the workflow (0: not at all). */
+  followUpMs: z.number().int().min(0).max(600_000).optional(),
 };
 
 export const WaitInput = z.object({

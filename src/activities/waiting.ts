@@ -12,27 +12,10 @@ import { beat } from './keep-alive.js';
 import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
+import { freshProgress, observe } from './wait-progress.js';
 
-const MAX_CLAIMS_KEPT = 50;
 /** The least time between two status reports to the workflow: each one is a history event. */
 const REPORT_EVERY_MS = 5_000;
-
-/** Records one poll: counts, claims, interrupts, since when the status holds; logs each status change once. */
-function observe(progress: WaitProgress, job: Job): boolean {
-  progress.polls++;
-  const changed = job.status !== progress.lastStatus;
-  if (changed) {
-    log.info('job status changed', { jobId: job.id, from: progress.lastStatus, to: job.status });
-    if (job.status === 'interrupted') progress.interrupts++;
-    progress.lastStatus = job.status;
-    progress.statusSince = Date.now();
-  } else if (progress.statusSince === null) progress.statusSince = Date.now();
-  if (job.claimed_at && !progress.claimsSeen.includes(job.claimed_at)) {
-    progress.claimsSeen.push(job.claimed_at);
-    if (progress.claimsSeen.length > MAX_CLAIMS_KEPT) progress.claimsSeen.shift();
-  }
-  return changed;
-}
 
 /** The early return of a wait whose job has held one non-terminal status longer than the caller's bound. */
 function stuckOutcome(job: Job, progress: WaitProgress, bound: number | undefined): JobWaitOutcome | undefined {
@@ -84,17 +67,7 @@ async function reportStatus(job: Job, progress: WaitProgress, budget: number): P
 function resumeProgress(): { progress: WaitProgress; resumed: boolean } {
   const parsed = WaitProgress.safeParse(activityInfo().heartbeatDetails);
   if (parsed.success) return { progress: parsed.data, resumed: true };
-  const fresh: WaitProgress = {
-    lastStatus: null,
-    claimsSeen: [],
-    interrupts: 0,
-    polls: 0,
-    statusSince: null,
-    reportedStatus: null,
-    reportedAt: null,
-    reports: 0,
-  };
-  return { progress: fresh, resumed: false };
+  return { progress: freshProgress(), resumed: false };
 }
 
 export function waitingActivities(ctx: ActivityContext) {

@@ -2,22 +2,14 @@
  * Running a remote job: waiting for it with the chosen strategy, and the cancellation rules of ARCHITECTURE
  * decision 6 — every ending of the wait cancels the job, and only a confirmed cancel is reported as one.
  */
-import {
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  log,
-  proxyActivities,
-  sleep,
-  upsertMemo,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { WaitResult } from '../activities/completion.js';
-import { deferredPolling, heartbeatWaiting, waitsTaskQueue } from '../contract/activity-options.js';
-import type { JobOptions, JobRun, JobSnapshot, JobSubmitted, Progress } from '../contract/index.js';
-import { isTerminalJobStatus } from '../vocabulary.js';
-import { activitiesWithin, type Tracker } from './shared.js';
+import { deferredPolling } from '../contract/activity-options.js';
+import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
+import { cancelFollowUp } from './follow-up.js';
+import { cancelRemoteJob, heartbeatWait, type CancelReason, type RemoteCancel } from './remote-cancel.js';
+import type { Tracker } from './shared.js';
 
 export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
   if (opts.waitStrategy !== 'auto') return opts.waitStrategy;
@@ -39,14 +31,17 @@ export interface AfterCompletion {
 }
 
 /** What the wait read after completion; a read it could not make is absent, and the caller makes it itself. */
-export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook' | 'generationJob'>;
+export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook' | 'generationJob' | 'generationWait'>;
 
-/** The heartbeating wait, on the waits task queue (its own slots: see waitsTaskQueue). */
-const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number) =>
-  proxyActivities<Activities>({
-    ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
-    taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
-  }).waitForJob;
+/**
+ * How long a heartbeating profiling wait follows the generation follow-up itself once it finds it (ten polls, at least
+ * 5 s, at most a minute, never past the stuck bound): most follow-ups end within it and then cost the workflow no wait
+ * of its own. The deferrable strategy holds no slot between polls, so it leaves the follow-up to the workflow.
+ */
+function followUpMs(opts: JobOptions, after: AfterCompletion): number {
+  if (!after.generationOutlookOf || strategyOf(opts) !== 'heartbeat') return 0;
+  return Math.min(60_000, Math.max(5_000, 10 * opts.pollIntervalMs), opts.maxStatusDurationMs ?? Infinity);
+}
 
 /** Waits for a terminal status with the chosen strategy. Cancellable. */
 export async function waitForTerminal(
@@ -56,10 +51,12 @@ export async function waitForTerminal(
   after: AfterCompletion = {},
 ): Promise<WaitResult> {
   const statusReports = statusReportsOf(opts);
+  const followUp = followUpMs(opts, after);
   const bound = {
     ...(maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs }),
     ...(statusReports === undefined ? {} : { statusReports }),
     ...after,
+    ...(followUp > 0 ? { followUpMs: followUp } : {}),
   };
   if (strategyOf(opts) === 'deferrable') {
     const acts = proxyActivities<Activities>(
@@ -79,89 +76,43 @@ export async function waitForTerminal(
   });
 }
 
-type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
-
 /**
- * Cancels the remote job and waits (bounded by `cancelTimeoutMs`) until it is terminal. Runs in a non-cancellable
- * scope, so it completes even though the workflow itself is being cancelled; the cancel call retries through an
- * outage like every call. Records the outcome in progress and memo, and says whether the job was seen terminal:
- * an unconfirmed cancel is never reported as a clean one.
+ * Cancels the job the wait followed, then the generation follow-up the wait may have been following after it (only
+ * when the job is seen completed and a follow-up was looked for). Returns the first cancel that was not confirmed.
  */
-export async function cancelRemoteJob(
+async function cancelFollowed(
   t: Tracker,
   opts: JobOptions,
   jobId: string,
+  after: AfterCompletion,
   reason: CancelReason,
-): Promise<NonNullable<Progress['remoteCancel']>> {
-  return CancellationScope.nonCancellable(async () => {
-    t.stage('cancelling remote job');
-    let final: JobSnapshot | null = null;
-    let alreadyTerminal = false;
-    let error: string | null;
-    // The cancel has its own budget, cancelTimeoutMs: calls retry through blips within it, and a call that fails for
-    // good (a garbled or broken answer) is tried again until the job is seen terminal or the budget is spent.
-    const deadline = Date.now() + opts.cancelTimeoutMs;
-    const { call } = activitiesWithin(Math.max(opts.cancelTimeoutMs, 60_000));
-    for (let round = 1; ; round++) {
-      try {
-        const res = await call.cancelJob({ profile: opts.profile, jobId });
-        final = res.job;
-        if (round === 1) alreadyTerminal = res.alreadyTerminal;
-        if (!isTerminalJobStatus(final.status)) {
-          const left = Math.max(deadline - Date.now(), 1_000);
-          final = (
-            await heartbeatWait(
-              left,
-              opts.heartbeatTimeoutMs,
-            )({
-              profile: opts.profile,
-              jobId,
-              pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),
-              maxPollIntervalMs: Math.min(opts.maxPollIntervalMs, 5_000),
-              // The outcome is recorded when the cancel is confirmed: no report while it is under way.
-              statusReports: 0,
-            })
-          ).job;
-        }
-        error = null;
-        break;
-      } catch (err) {
-        error = rootMessage(err);
-        const left = deadline - Date.now();
-        log.warn('the remote job is not confirmed canceled yet', { jobId, error, round });
-        if (left < 1_000) break;
-        await sleep(Math.min(left, 500 * 2 ** Math.min(round, 6)));
-      }
-    }
-    const confirmed = final !== null && isTerminalJobStatus(final.status);
-    const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };
-    t.progress.remoteCancel = outcome;
-    t.settled(jobId, outcome.finalStatus);
-    upsertMemo({ remoteCancel: outcome });
-    log.info('remote job after cancellation', outcome);
-    return outcome;
-  });
+): Promise<RemoteCancel | null> {
+  const { final, ...outcome } = await cancelRemoteJob(t, opts, jobId, reason);
+  if (!outcome.confirmed) return outcome;
+  const followUp = await cancelFollowUp(t, opts, after, final, reason);
+  return followUp && !followUp.confirmed ? withoutFinal(followUp) : null;
 }
 
-/** The message at the root of a failure chain (ActivityFailure → ApplicationFailure → …). */
-export function rootMessage(err: unknown): string {
-  let e: unknown = err;
-  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-  return e instanceof Error ? e.message : String(e);
-}
+const withoutFinal = ({ final: _, ...outcome }: RemoteCancel & { final?: unknown }): RemoteCancel => outcome;
 
 /**
  * The workflow was cancelled while its job ran: cancel the job, and end cancelled only when the job is confirmed
  * terminal. Otherwise fail RemoteCancelUnconfirmed: "cancelled" would claim what did not happen.
  */
-async function cancelForCancellation(t: Tracker, opts: JobOptions, jobId: string, err: unknown): Promise<never> {
-  const outcome = await cancelRemoteJob(t, opts, jobId, 'workflow_cancelled');
-  if (outcome.confirmed) throw err;
+async function cancelForCancellation(
+  t: Tracker,
+  opts: JobOptions,
+  jobId: string,
+  after: AfterCompletion,
+  err: unknown,
+): Promise<never> {
+  const unconfirmed = await cancelFollowed(t, opts, jobId, after, 'workflow_cancelled');
+  if (!unconfirmed) throw err;
   throw ApplicationFailure.create({
     type: 'RemoteCancelUnconfirmed',
     nonRetryable: true,
-    message: `the workflow was cancelled, but job ${jobId} could not be confirmed canceled (last status ${outcome.finalStatus}${outcome.error ? `; ${outcome.error}` : ''}); it may still be running`,
-    details: [{ remoteCancel: outcome }],
+    message: `the workflow was cancelled, but job ${unconfirmed.jobId} could not be confirmed canceled (last status ${unconfirmed.finalStatus}${unconfirmed.error ? `; ${unconfirmed.error}` : ''}); it may still be running`,
+    details: [{ remoteCancel: unconfirmed }],
   });
 }
 
@@ -191,14 +142,14 @@ export async function followJob(
       // Whatever ends the wait (a cancel, a failure retries cannot fix: a schema break, a 404, a 401; the wait's own
       // deadline), the job may still be running: cancel it rather than leave it running with nobody watching.
       if (!opts.cancelRemoteJob) throw err;
-      if (isCancellation(err)) return cancelForCancellation(t, opts, submitted.jobId, err);
-      await cancelRemoteJob(t, opts, submitted.jobId, 'workflow_failed');
+      if (isCancellation(err)) return cancelForCancellation(t, opts, submitted.jobId, after, err);
+      await cancelFollowed(t, opts, submitted.jobId, after, 'workflow_failed');
       throw err;
     }
     if (!outcome.stuck) break;
     t.stuck(submitted.jobId, outcome.stuck);
     if (opts.onStatusStuck === 'fail') {
-      if (opts.cancelRemoteJob) await cancelRemoteJob(t, opts, submitted.jobId, 'job_stuck');
+      if (opts.cancelRemoteJob) await cancelFollowed(t, opts, submitted.jobId, after, 'job_stuck');
       throw ApplicationFailure.create({
         type: 'JobStuck',
         nonRetryable: true,
@@ -208,7 +159,24 @@ export async function followJob(
     }
     bound = undefined;
   }
-  const { summary, generationOutlook, generationJob, ...wait } = outcome;
+  const { summary, generationOutlook, generationJob, generationWait, ...wait } = outcome;
+  const run = concluded(t, role, submitted, wait);
+  return {
+    run,
+    fetched: {
+      ...(summary ? { summary } : {}),
+      ...(generationOutlook ? { generationOutlook } : {}),
+      ...(generationJob !== undefined ? { generationJob } : {}),
+      ...(generationWait ? { generationWait } : {}),
+    },
+  };
+}
+
+/**
+ * A job's wait has ended with `wait`: records it, and fails JobFailed for a job that ended in `error` (with its
+ * error_message), JobCanceled for one canceled outside this workflow.
+ */
+export function concluded(t: Tracker, role: string, submitted: JobSubmitted, wait: JobWaitOutcome): JobRun {
   t.waited(wait);
   const job = wait.job;
   if (job.status === 'error')
@@ -225,14 +193,7 @@ export async function followJob(
       message: `${role} job ${job.id} was canceled outside this workflow`,
       details: [{ job }],
     });
-  return {
-    run: { jobId: submitted.jobId, reconciled: submitted.reconciled, wait },
-    fetched: {
-      ...(summary ? { summary } : {}),
-      ...(generationOutlook ? { generationOutlook } : {}),
-      ...(generationJob !== undefined ? { generationJob } : {}),
-    },
-  };
+  return { jobId: submitted.jobId, reconciled: submitted.reconciled, wait };
 }
 
 /**

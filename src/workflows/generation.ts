@@ -6,7 +6,7 @@
 import { ApplicationFailure, log, sleep } from '@temporalio/workflow';
 import type { JobRun } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
-import { followJob, runJob, type Fetched } from './follow.js';
+import { concluded, followJob, runJob, type Fetched } from './follow.js';
 import { type Tracker, activitiesWithin } from './shared.js';
 import { applies } from './patches.js';
 import { submitUnderLock } from './submission.js';
@@ -63,6 +63,17 @@ export async function generationStep(
       projectCode: input.projectCode,
       after,
     });
+  // The profiling wait followed the job to its end: nothing left to wait for (no activity, no task, no report).
+  const ended = fetched.generationWait;
+  if (ended) {
+    t.addJob('generation', ended.job.id, false, null, false);
+    return concluded(
+      t,
+      'generation',
+      { jobId: ended.job.id, createdAt: ended.job.created_at, reconciled: false },
+      ended,
+    );
+  }
   // The profiling wait looked once as it saw the run complete (null: not listed yet); when it could not, look now.
   let found = fetched.generationJob === undefined ? await lookup() : fetched.generationJob;
   for (let waited = 0; !found && waited < input.generationGraceMs; waited += step) {

@@ -17,7 +17,7 @@ import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
 const HOUR = 3_600_000;
-const [plain] = pipelineShapes(TG);
+const [plain, generating] = pipelineShapes(TG);
 
 describe('history bounds with live status (dev server, search attributes)', () => {
   let d: TestEnv;
@@ -103,5 +103,20 @@ describe('history bounds with live status (dev server, search attributes)', () =
       run.progress.jobs.every((j) => !j.live),
       'no job is live once its wait has ended',
     );
+  });
+
+  test("a table group's first pipeline on TestGen: the generation follow-up within the bound, live status on", async () => {
+    assert.ok(generating);
+    const run = await pipeline(generating.input);
+    assert.deepEqual(
+      run.progress.jobs.map((j) => j.role),
+      ['profiling', 'generation', 'test_run'],
+    );
+    assert.equal(
+      run.reports,
+      2,
+      'profiling and the test run, running; the follow-up was followed by the profiling wait',
+    );
+    assert.ok(run.events <= 50, `${run.events} events`);
   });
 });

@@ -1,0 +1,89 @@
+/**
+ * Cancelling a remote job when its workflow ends while the job runs (ARCHITECTURE decision 6): the cancel is retried
+ * within its own budget, the job is watched until it is terminal, and only a confirmed cancel is reported as one.
+ */
+import { CancellationScope, log, proxyActivities, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { heartbeatWaiting, waitsTaskQueue } from '../contract/activity-options.js';
+import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
+import { isTerminalJobStatus } from '../vocabulary.js';
+import { activitiesWithin, type Tracker } from './shared.js';
+
+/** The heartbeating wait, on the waits task queue (its own slots: see waitsTaskQueue). */
+export const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number) =>
+  proxyActivities<Activities>({
+    ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
+    taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
+  }).waitForJob;
+
+export type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
+export type RemoteCancel = NonNullable<Progress['remoteCancel']>;
+
+/**
+ * Cancels the remote job and waits (bounded by `cancelTimeoutMs`) until it is terminal. Runs in a non-cancellable
+ * scope, so it completes even though the workflow itself is being cancelled; the cancel call retries through an
+ * outage like every call. Records the outcome in progress and memo, and says whether the job was seen terminal:
+ * an unconfirmed cancel is never reported as a clean one. `final` is the job as last seen (null if never read).
+ */
+export async function cancelRemoteJob(
+  t: Tracker,
+  opts: JobOptions,
+  jobId: string,
+  reason: CancelReason,
+): Promise<RemoteCancel & { final: JobSnapshot | null }> {
+  return CancellationScope.nonCancellable(async () => {
+    t.stage('cancelling remote job');
+    let final: JobSnapshot | null = null;
+    let alreadyTerminal = false;
+    let error: string | null;
+    // The cancel has its own budget, cancelTimeoutMs: calls retry through blips within it, and a call that fails for
+    // good (a garbled or broken answer) is tried again until the job is seen terminal or the budget is spent.
+    const deadline = Date.now() + opts.cancelTimeoutMs;
+    const { call } = activitiesWithin(Math.max(opts.cancelTimeoutMs, 60_000));
+    for (let round = 1; ; round++) {
+      try {
+        const res = await call.cancelJob({ profile: opts.profile, jobId });
+        final = res.job;
+        if (round === 1) alreadyTerminal = res.alreadyTerminal;
+        if (!isTerminalJobStatus(final.status)) {
+          const left = Math.max(deadline - Date.now(), 1_000);
+          final = (
+            await heartbeatWait(
+              left,
+              opts.heartbeatTimeoutMs,
+            )({
+              profile: opts.profile,
+              jobId,
+              pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),
+              maxPollIntervalMs: Math.min(opts.maxPollIntervalMs, 5_000),
+              // The outcome is recorded when the cancel is confirmed: no report while it is under way.
+              statusReports: 0,
+            })
+          ).job;
+        }
+        error = null;
+        break;
+      } catch (err) {
+        error = rootMessage(err);
+        const left = deadline - Date.now();
+        log.warn('the remote job is not confirmed canceled yet', { jobId, error, round });
+        if (left < 1_000) break;
+        await sleep(Math.min(left, 500 * 2 ** Math.min(round, 6)));
+      }
+    }
+    const confirmed = final !== null && isTerminalJobStatus(final.status);
+    const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };
+    t.progress.remoteCancel = outcome;
+    t.settled(jobId, outcome.finalStatus);
+    upsertMemo({ remoteCancel: outcome });
+    log.info('remote job after cancellation', outcome);
+    return { ...outcome, final };
+  });
+}
+
+/** The message at the root of a failure chain (ActivityFailure → ApplicationFailure → …). */
+export function rootMessage(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,140 @@
+/**
+ * TestGen's generation follow-up, followed by the profiling wait itself for a short while: when it ends in that window
+ * the pipeline has no wait of its own for it; when it outlasts the window the workflow waits for it as before; and a
+ * cancel that arrives while the profiling wait follows it cancels it, confirmed, although the workflow never heard of
+ * it. A fresh simulator per test: TestGen queues the follow-up after a table group's first completed run only.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { progressQuery, type DataQualityPipelineResult } from '../../src/contract/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };
+const HOUR = 3_600_000;
+
+describe('the generation follow-up, followed by the profiling wait', () => {
+  let t: TestEnv;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+  });
+  after(async () => {
+    await t?.env.teardown();
+  });
+
+  /** Starts a sales pipeline (testGeneration wait) on a fresh simulator; `act` runs while it does. */
+  async function pipeline<T>(
+    pollIntervalMs: number,
+    prepare: (sim: RunningSimulator) => void,
+    act: (sim: RunningSimulator, handle: { id: string; cancel: () => Promise<unknown> }) => Promise<T>,
+  ) {
+    const { sim } = await startTestSimulator({ jobDurations: FAST });
+    try {
+      prepare(sim);
+      return await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+        const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+          taskQueue,
+          workflowId: `follow-up-${taskQueue}`,
+          args: [
+            {
+              tableGroupId: TG.sales,
+              testSuiteId: TS.salesProd,
+              testGeneration: 'wait',
+              onGateFailure: 'report',
+              pollIntervalMs,
+              maxPollIntervalMs: pollIntervalMs,
+            },
+          ],
+        });
+        const acted = await act(sim, { id: handle.workflowId, cancel: () => handle.cancel() });
+        const outcome = await handle.result().then(
+          (r: DataQualityPipelineResult) => ({ result: r, error: undefined }),
+          (error: unknown) => ({ result: undefined, error }),
+        );
+        const events = (await handle.fetchHistory()).events ?? [];
+        const names = (list: typeof events) =>
+          list.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+        const cancelAt = events.findIndex((e) => e.workflowExecutionCancelRequestedEventAttributes);
+        return {
+          ...outcome,
+          acted,
+          activities: names(events),
+          beforeCancel: cancelAt < 0 ? [] : names(events.slice(0, cancelAt)),
+          progress: await handle.query(progressQuery),
+          sim,
+        };
+      });
+    } finally {
+      await sim.close();
+    }
+  }
+
+  const generationJobs = (sim: RunningSimulator) =>
+    sim.controls.jobs().filter((j) => j.job_key === 'run-test-generation');
+
+  test('a follow-up that ends within the window needs no wait of its own', async () => {
+    const run = await pipeline(
+      100,
+      () => undefined,
+      async () => undefined,
+    );
+    assert.deepEqual(run.activities, ['waitForJob', 'waitForJob'], 'profiling (and its follow-up), then the test run');
+    const [generated] = generationJobs(run.sim);
+    assert.equal(run.result?.generation?.jobId, generated?.id);
+    assert.equal(run.result?.generation?.wait.job.status, 'completed');
+    assert.ok((run.result?.generation?.wait.polls ?? 0) >= 1, 'the follow-up was polled by the profiling wait');
+    assert.deepEqual(
+      run.progress.jobs.map((j) => [j.role, j.status, j.live]),
+      [
+        ['profiling', 'completed', false],
+        ['generation', 'completed', false],
+        ['test_run', 'completed', false],
+      ],
+    );
+  });
+
+  test('a follow-up that outlasts the window is waited for by the workflow, as before', async () => {
+    const run = await pipeline(
+      100, // a 5-second window
+      (sim) => sim.controls.planJobs({ job_key: 'run-test-generation', durations: { runMs: 8_000 } }),
+      async () => undefined,
+    );
+    assert.deepEqual(run.activities, ['waitForJob', 'waitForJob', 'waitForJob'], 'profiling, generation, test run');
+    assert.equal(run.result?.generation?.wait.job.status, 'completed');
+    assert.equal(run.result?.generation?.jobId, generationJobs(run.sim)[0]?.id);
+  });
+
+  test('cancelled while the profiling wait follows the follow-up: it is cancelled too, and confirmed', async () => {
+    const run = await pipeline(
+      1_000, // a 10-second window
+      (sim) => sim.controls.planJobs({ job_key: 'run-test-generation', durations: { runMs: HOUR } }),
+      async (sim, handle) => {
+        const job = await eventually('the follow-up running', () =>
+          generationJobs(sim).find((j) => j.status === 'running'),
+        );
+        await handle.cancel();
+        return job.id;
+      },
+    );
+    assert.ok(
+      run.error instanceof WorkflowFailedError && run.error.cause instanceof CancelledFailure,
+      String(run.error),
+    );
+    assert.deepEqual(
+      run.beforeCancel,
+      ['waitForJob'],
+      'cancelled within the window: the workflow had no wait of its own',
+    );
+    assert.equal(run.sim.controls.job(run.acted)?.status, 'canceled', 'the follow-up was not left running');
+    assert.equal(run.progress.remoteCancel?.jobId, run.acted);
+    assert.equal(run.progress.remoteCancel?.confirmed, true);
+    assert.ok(run.activities.includes('findGenerationJob'), 'found by the workflow as it was cancelled');
+    assert.ok(run.activities.includes('cancelJob'));
+  });
+});
