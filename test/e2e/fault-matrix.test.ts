@@ -84,8 +84,10 @@ describe('the fault matrix', () => {
       tests: all.filter((j) => j.job_key === 'run-tests' && j.test_suite_id === ids.target),
     };
   };
+  // A hang guard, not a speed check: a killed worker's submission lands after its heartbeat timeout and a new
+  // worker's retry, which a loaded machine (the CI runs 16 cells at a time) can stretch past the default 30 s.
   const firstJob = (ids: ReturnType<typeof cellIds>, key: 'profiling' | 'tests') =>
-    eventually(`the ${key} job`, async () => (await jobsOf(ids))[key][0]);
+    eventually(`the ${key} job`, async () => (await jobsOf(ids))[key][0], { tries: 4_800 });
   const pipelineArgs = (ids: ReturnType<typeof cellIds>) => ({
     tableGroupId: ids.tableGroup,
     testSuiteId: ids.target,
