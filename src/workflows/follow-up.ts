@@ -17,18 +17,19 @@ export interface FollowUpOf {
 }
 
 /**
- * Cancels the follow-up of `profiling` (the profiling job as last seen) when there may be one; returns the cancel's
- * outcome, or null when there was nothing to cancel (or the lookup itself failed, which is logged).
+ * Cancels the follow-up of a profiling run that completed at `profiledAt` (undefined: not seen completed, so none can
+ * follow) when one was looked for; returns the cancel's outcome, or null when there was nothing to cancel (or the
+ * lookup itself failed, which is logged).
  */
 export async function cancelFollowUp(
   t: Tracker,
   opts: JobOptions,
   of: FollowUpOf,
-  profiling: JobSnapshot | null,
+  profiledAt: string | null | undefined,
   reason: CancelReason,
 ): Promise<RemoteCancel | null> {
   const tableGroupId = of.generationOutlookOf;
-  if (!tableGroupId || profiling?.status !== 'completed') return null;
+  if (!tableGroupId || profiledAt === undefined) return null;
   return CancellationScope.nonCancellable(async () => {
     const { call } = activitiesWithin(Math.max(opts.cancelTimeoutMs, 60_000));
     let found: JobSnapshot | null;
@@ -37,14 +38,16 @@ export async function cancelFollowUp(
         profile: opts.profile,
         tableGroupId,
         ...(of.projectCode ? { projectCode: of.projectCode } : {}),
-        after: profiling.completed_at ?? new Date().toISOString(),
+        after: profiledAt ?? new Date().toISOString(),
       });
     } catch (err) {
       log.warn('could not look for the generation follow-up to cancel it', { error: rootMessage(err) });
       return null;
     }
     if (!found || isTerminalJobStatus(found.status)) return null;
-    t.addJob('generation', found.id, false, found.status, false);
-    return cancelRemoteJob(t, opts, found.id, reason);
+    if (!t.progress.jobs.some((j) => j.jobId === found.id))
+      t.addJob('generation', found.id, false, found.status, false);
+    const { final: _, ...outcome } = await cancelRemoteJob(t, opts, found.id, reason);
+    return outcome;
   });
 }

@@ -8,7 +8,13 @@ import type { WaitResult } from '../activities/completion.js';
 import { deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
 import { cancelFollowUp } from './follow-up.js';
-import { cancelRemoteJob, heartbeatWait, type CancelReason, type RemoteCancel } from './remote-cancel.js';
+import {
+  cancelRemoteJob,
+  heartbeatWait,
+  unconfirmedCancel,
+  type CancelReason,
+  type RemoteCancel,
+} from './remote-cancel.js';
 import type { Tracker } from './shared.js';
 
 export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
@@ -89,11 +95,10 @@ async function cancelFollowed(
 ): Promise<RemoteCancel | null> {
   const { final, ...outcome } = await cancelRemoteJob(t, opts, jobId, reason);
   if (!outcome.confirmed) return outcome;
-  const followUp = await cancelFollowUp(t, opts, after, final, reason);
-  return followUp && !followUp.confirmed ? withoutFinal(followUp) : null;
+  const profiledAt = final?.status === 'completed' ? final.completed_at : undefined;
+  const followUp = await cancelFollowUp(t, opts, after, profiledAt, reason);
+  return followUp && !followUp.confirmed ? followUp : null;
 }
-
-const withoutFinal = ({ final: _, ...outcome }: RemoteCancel & { final?: unknown }): RemoteCancel => outcome;
 
 /**
  * The workflow was cancelled while its job ran: cancel the job, and end cancelled only when the job is confirmed
@@ -107,13 +112,7 @@ async function cancelForCancellation(
   err: unknown,
 ): Promise<never> {
   const unconfirmed = await cancelFollowed(t, opts, jobId, after, 'workflow_cancelled');
-  if (!unconfirmed) throw err;
-  throw ApplicationFailure.create({
-    type: 'RemoteCancelUnconfirmed',
-    nonRetryable: true,
-    message: `the workflow was cancelled, but job ${unconfirmed.jobId} could not be confirmed canceled (last status ${unconfirmed.finalStatus}${unconfirmed.error ? `; ${unconfirmed.error}` : ''}); it may still be running`,
-    details: [{ remoteCancel: unconfirmed }],
-  });
+  throw unconfirmed ? unconfirmedCancel(unconfirmed) : err;
 }
 
 /**

@@ -3,10 +3,12 @@
  * deployment queues after profiling, unless the deployment says none will come (no default suite on the table
  * group, or not its first profiling run on TestGen), which spares the grace period.
  */
-import { ApplicationFailure, log, sleep } from '@temporalio/workflow';
-import type { JobRun } from '../contract/index.js';
+import { ApplicationFailure, isCancellation, log, sleep } from '@temporalio/workflow';
+import type { JobRun, JobSnapshot } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
 import { concluded, followJob, runJob, type Fetched } from './follow.js';
+import { cancelFollowUp } from './follow-up.js';
+import { unconfirmedCancel } from './remote-cancel.js';
 import { type Tracker, activitiesWithin } from './shared.js';
 import { applies } from './patches.js';
 import { submitUnderLock } from './submission.js';
@@ -53,16 +55,6 @@ export async function generationStep(
     return null;
   }
 
-  t.stage('looking for test generation');
-  const after = profiledAt ?? new Date().toISOString();
-  const step = Math.min(5_000, Math.max(1_000, input.generationGraceMs));
-  const lookup = () =>
-    call.findGenerationJob({
-      profile: input.profile,
-      tableGroupId: input.tableGroupId,
-      projectCode: input.projectCode,
-      after,
-    });
   // The profiling wait followed the job to its end: nothing left to wait for (no activity, no task, no report).
   const ended = fetched.generationWait;
   if (ended) {
@@ -74,11 +66,36 @@ export async function generationStep(
       ended,
     );
   }
+
+  t.stage('looking for test generation');
+  const after = profiledAt ?? new Date().toISOString();
+  const step = Math.min(5_000, Math.max(1_000, input.generationGraceMs));
+  const lookup = () =>
+    call.findGenerationJob({
+      profile: input.profile,
+      tableGroupId: input.tableGroupId,
+      projectCode: input.projectCode,
+      after,
+    });
   // The profiling wait looked once as it saw the run complete (null: not listed yet); when it could not, look now.
-  let found = fetched.generationJob === undefined ? await lookup() : fetched.generationJob;
-  for (let waited = 0; !found && waited < input.generationGraceMs; waited += step) {
-    await sleep(step);
-    found = await lookup();
+  let found: JobSnapshot | null;
+  try {
+    found = fetched.generationJob === undefined ? await lookup() : fetched.generationJob;
+    for (let waited = 0; !found && waited < input.generationGraceMs; waited += step) {
+      await sleep(step);
+      found = await lookup();
+    }
+  } catch (err) {
+    // Cancelled while looking: TestGen may have queued the follow-up already, seen or not. Cancel it like our own job.
+    if (isCancellation(err) && input.cancelRemoteJob) {
+      const of = {
+        generationOutlookOf: input.tableGroupId,
+        ...(input.projectCode ? { projectCode: input.projectCode } : {}),
+      };
+      const outcome = await cancelFollowUp(t, input, of, profiledAt, 'workflow_cancelled');
+      if (outcome && !outcome.confirmed) throw unconfirmedCancel(outcome);
+    }
+    throw err;
   }
   if (found) {
     t.search.set({ stage: 'generation' });

@@ -2,7 +2,15 @@
  * Cancelling a remote job when its workflow ends while the job runs (ARCHITECTURE decision 6): the cancel is retried
  * within its own budget, the job is watched until it is terminal, and only a confirmed cancel is reported as one.
  */
-import { CancellationScope, log, proxyActivities, sleep, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  log,
+  proxyActivities,
+  sleep,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { heartbeatWaiting, waitsTaskQueue } from '../contract/activity-options.js';
 import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
@@ -78,6 +86,16 @@ export async function cancelRemoteJob(
     upsertMemo({ remoteCancel: outcome });
     log.info('remote job after cancellation', outcome);
     return { ...outcome, final };
+  });
+}
+
+/** The failure of a workflow that was cancelled while a job ran, when that job's cancel could not be confirmed. */
+export function unconfirmedCancel(outcome: RemoteCancel): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'RemoteCancelUnconfirmed',
+    nonRetryable: true,
+    message: `the workflow was cancelled, but job ${outcome.jobId} could not be confirmed canceled (last status ${outcome.finalStatus}${outcome.error ? `; ${outcome.error}` : ''}); it may still be running`,
+    details: [{ remoteCancel: outcome }],
   });
 }
 

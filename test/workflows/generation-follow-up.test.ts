@@ -33,6 +33,7 @@ describe('the generation follow-up, followed by the profiling wait', () => {
     pollIntervalMs: number,
     prepare: (sim: RunningSimulator) => void,
     act: (sim: RunningSimulator, handle: { id: string; cancel: () => Promise<unknown> }) => Promise<T>,
+    extra: Record<string, unknown> = {},
   ) {
     const { sim } = await startTestSimulator({ jobDurations: FAST });
     try {
@@ -49,6 +50,7 @@ describe('the generation follow-up, followed by the profiling wait', () => {
               onGateFailure: 'report',
               pollIntervalMs,
               maxPollIntervalMs: pollIntervalMs,
+              ...extra,
             },
           ],
         });
@@ -136,5 +138,53 @@ describe('the generation follow-up, followed by the profiling wait', () => {
     assert.equal(run.progress.remoteCancel?.confirmed, true);
     assert.ok(run.activities.includes('findGenerationJob'), 'found by the workflow as it was cancelled');
     assert.ok(run.activities.includes('cancelJob'));
+  });
+
+  test('cancelled while the workflow looks for the follow-up it has not seen yet: it is cancelled too', async () => {
+    const run = await pipeline(
+      100,
+      (sim) => {
+        sim.controls.planJobs({ job_key: 'run-profile', durations: { runMs: 3_000 } });
+        sim.controls.planJobs({ job_key: 'run-test-generation', durations: { runMs: HOUR } });
+      },
+      async (sim, handle) => {
+        await eventually('the profiling run', () =>
+          sim.controls.jobs().find((j) => j.job_key === 'run-profile' && j.status === 'running'),
+        );
+        // The listing does not show the follow-up yet (as a lagging listing would): the profiling wait finds nothing,
+        // and the workflow looks on, every 5 s.
+        const hidden = sim.controls.addFault({
+          kind: 'respond',
+          status: 200,
+          method: 'GET',
+          path: '/projects/DEMO/jobs',
+          count: 1_000,
+          body: { items: [], page: 1, limit: 100, total: 0 },
+        });
+        await eventually(
+          "the workflow's own lookup",
+          () => (sim.controls.faults().find((f) => f.id === hidden.id)?.hits ?? 0) >= 2,
+          { tries: 2_400 },
+        );
+        const job = generationJobs(sim).find((j) => j.status === 'running' || j.status === 'pending');
+        assert.ok(job, 'TestGen queued the follow-up');
+        sim.controls.clearFaults();
+        await handle.cancel();
+        return job.id;
+      },
+      { generationGraceMs: 60_000 },
+    );
+    assert.ok(
+      run.error instanceof WorkflowFailedError && run.error.cause instanceof CancelledFailure,
+      String(run.error),
+    );
+    assert.deepEqual(
+      run.beforeCancel.filter((a) => a !== 'findGenerationJob'),
+      ['waitForJob'],
+      'cancelled while looking: no wait for the follow-up had started',
+    );
+    assert.equal(run.sim.controls.job(run.acted)?.status, 'canceled', 'the follow-up was not left running');
+    assert.equal(run.progress.remoteCancel?.jobId, run.acted);
+    assert.equal(run.progress.remoteCancel?.confirmed, true);
   });
 });
