@@ -63,6 +63,17 @@ async function reportStatus(job: Job, progress: WaitProgress, budget: number): P
   }
 }
 
+/** The deferrable strategy's benign, retryable "not yet": the retry policy is the timer between polls. */
+function stillRunning(message: string, progress: WaitProgress): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'JobStillRunning',
+    message,
+    nonRetryable: false,
+    category: ApplicationFailureCategory.BENIGN,
+    details: [progress],
+  });
+}
+
 /** The progress a previous attempt heartbeated, and whether there was one. */
 function resumeProgress(): { progress: WaitProgress; resumed: boolean } {
   const parsed = WaitProgress.safeParse(activityInfo().heartbeatDetails);
@@ -132,16 +143,23 @@ export function waitingActivities(ctx: ActivityContext) {
         // Without the previous attempt's details we cannot tell a change from a repeat: report on the first only.
         if (resumed || activityInfo().attempt === 1) await reportStatus(job, progress, input.statusReports);
         beat(progress);
-        if (isTerminalJobStatus(job.status)) return finished(ctx, input, job, progress);
+        if (isTerminalJobStatus(job.status)) {
+          // One poll of a generation follow-up per attempt, as of the job itself: the retry policy is the timer.
+          const onePoll = input.followUpMs ? { ...input, followUpMs: 1 } : input;
+          const result = await finished(ctx, onePoll, job, progress);
+          const follow = result.generationJob;
+          // Still running: looked at again by the next attempt, while the window lasts since the run was seen ending.
+          const seenEnding = progress.statusSince ?? Date.now();
+          if (follow && !result.generationWait && Date.now() - seenEnding < (input.followUpMs ?? 0))
+            throw stillRunning(
+              `job ${job.id} is ${job.status}; its generation follow-up ${follow.id} is running`,
+              progress,
+            );
+          return result;
+        }
         const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
         if (stuck) return stuck;
-        throw ApplicationFailure.create({
-          type: 'JobStillRunning',
-          message: `job ${job.id} is ${job.status}`,
-          nonRetryable: false,
-          category: ApplicationFailureCategory.BENIGN,
-          details: [progress],
-        });
+        throw stillRunning(`job ${job.id} is ${job.status}`, progress);
       });
     },
   };

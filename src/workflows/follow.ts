@@ -40,12 +40,12 @@ export interface AfterCompletion {
 export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook' | 'generationJob' | 'generationWait'>;
 
 /**
- * How long a heartbeating profiling wait follows the generation follow-up itself once it finds it (ten polls, at least
- * 5 s, at most a minute, never past the stuck bound): most follow-ups end within it and then cost the workflow no wait
- * of its own. The deferrable strategy holds no slot between polls, so it leaves the follow-up to the workflow.
+ * How long the profiling wait follows the generation follow-up itself once it finds it (ten polls, at least 5 s, at
+ * most a minute, never past the stuck bound): most follow-ups end within it and then cost the workflow no wait of its
+ * own. The heartbeating wait polls it in the same attempt; the deferrable one polls it once per attempt.
  */
 function followUpMs(opts: JobOptions, after: AfterCompletion): number {
-  if (!after.generationOutlookOf || strategyOf(opts) !== 'heartbeat') return 0;
+  if (!after.generationOutlookOf) return 0;
   return Math.min(60_000, Math.max(5_000, 10 * opts.pollIntervalMs), opts.maxStatusDurationMs ?? Infinity);
 }
 

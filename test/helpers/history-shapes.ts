@@ -59,6 +59,7 @@ export function pipelineShapes(tg: typeof SEED_IDS.tableGroups): PipelineShape[]
     { name: 'profile, generation, tests', input: generating },
     { name: 'order, profile, tests', input: { ...plain, order } },
     { name: 'order, profile, generation, tests', input: { ...generating, order } },
+    { name: 'profile, generation, tests (deferrable)', input: { ...generating, waitStrategy: 'deferrable' } },
     {
       name: 'profile interrupted 3 times, tests',
       input: { ...plain, expectedDurationMs: HOUR },

@@ -101,6 +101,18 @@ describe('the generation follow-up, followed by the profiling wait', () => {
     );
   });
 
+  test('with the deferrable strategy, the next attempts poll the follow-up: no wait of its own either', async () => {
+    const run = await pipeline(
+      100,
+      (sim) => sim.controls.planJobs({ job_key: 'run-test-generation', durations: { runMs: 2_000 } }),
+      async () => undefined,
+      { waitStrategy: 'deferrable' },
+    );
+    assert.deepEqual(run.activities, ['checkJob', 'checkJob'], 'profiling (and its follow-up), then the test run');
+    assert.equal(run.result?.generation?.jobId, generationJobs(run.sim)[0]?.id);
+    assert.equal(run.result?.generation?.wait.job.status, 'completed');
+  });
+
   test('a follow-up that outlasts the window is waited for by the workflow, as before', async () => {
     const run = await pipeline(
       100, // a 5-second window
