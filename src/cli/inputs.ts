@@ -28,6 +28,7 @@ export interface JobFlags {
   maxPollInterval?: number;
   maxStatusDuration?: number;
   onStatusStuck?: string;
+  statusReports?: number;
   cancelRemoteJob?: boolean;
 }
 
@@ -74,6 +75,11 @@ export function jobOptions(cmd: Command): Command {
         'report',
         'fail',
       ]),
+    )
+    .option(
+      '--status-reports <n>',
+      'status changes each job reports to the workflow, for live progress (4 history events each; default 1)',
+      intArg(0, 20),
     )
     .option('--no-cancel-remote-job', 'leave the remote job running when the workflow is cancelled');
 }
@@ -123,6 +129,7 @@ export function jobInput(f: JobFlags): Record<string, unknown> {
     ...(f.maxPollInterval ? { maxPollIntervalMs: f.maxPollInterval } : {}),
     ...(f.maxStatusDuration !== undefined ? { maxStatusDurationMs: f.maxStatusDuration } : {}),
     ...(f.onStatusStuck ? { onStatusStuck: f.onStatusStuck } : {}),
+    ...(f.statusReports !== undefined ? { statusReports: f.statusReports } : {}),
     ...(f.cancelRemoteJob === false ? { cancelRemoteJob: false } : {}),
   };
 }

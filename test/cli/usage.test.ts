@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { pipelineInput } from '../../src/cli/inputs.js';
 import { parseDurationMs } from '../../src/cli/parsers.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
 import { cli } from '../helpers/cli.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
 
 describe('starter CLI usage', () => {
   test('--help lists the commands; each command has its own --help', async () => {
@@ -78,6 +83,10 @@ describe('starter CLI usage', () => {
     [['approve', 'wf-1'], /required option '--preview-id <id>' not specified/],
     [['schedule', 'create', 's1', '--table-group', 't', '--test-suite', 's'], /--cron \/ --every: give exactly one/],
     [['nonsense'], /unknown command 'nonsense'/],
+    [
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--status-reports', '21'],
+      /'--status-reports <n>' argument '21' is invalid\. expected a whole number from 0 to 20/,
+    ],
   ];
   for (const [args, message] of bad) {
     test(`exit 2 with the flag and why: ${args.join(' ')}`, async () => {
@@ -94,6 +103,13 @@ describe('starter CLI usage', () => {
     const flag = await cli(['--address', 'also wrong', 'status', 'wf-1']);
     assert.equal(flag.code, 2);
     assert.match(flag.err, /TEMPORAL_ADDRESS: expected host:port/);
+  });
+
+  test('--status-reports reaches the input; without it, the input leaves it to the contract default', () => {
+    const flags = { profile: 'default', tableGroup: TG.finance, testSuite: TS.financeProd };
+    assert.equal(pipelineInput({ ...flags, statusReports: 0 }).statusReports, 0);
+    assert.equal(pipelineInput({ ...flags, statusReports: 5 }).statusReports, 5);
+    assert.equal(pipelineInput(flags).statusReports, undefined, 'the worker applies the default, one per job');
   });
 
   test('durations', () => {
