@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { Job } from '../api/index.js';
+import { DEFAULT_STATUS_REPORTS } from '../contract/activity-options.js';
 import type { JobSnapshot } from '../contract/types.js';
 
 export const Profile = z.string().min(1).default('default');
@@ -33,13 +34,10 @@ export type JobInput = z.input<typeof JobInput>;
 /** How long a test-run summary may wait for its score to be rolled up. @default 0 */
 export const AwaitScoreMs = z.number().int().min(0).max(600_000).default(0);
 
-/** What a wait fetches as soon as it sees the job complete, sparing the workflow an activity for each. */
-/**
- * How many status changes a wait reports to its workflow (the `jobStatus` signal, 4 history events each). Waits
- * scheduled by workflows from before the bound carry none: they get the default, the first working status.
- */
-const StatusReports = { statusReports: z.number().int().min(0).max(20).default(1) };
+/** How many status changes a wait reports to its workflow (the `jobStatus` signal, 4 history events each). */
+const StatusReports = { statusReports: z.number().int().min(0).max(20).default(DEFAULT_STATUS_REPORTS) };
 
+/** What a wait fetches as soon as it sees the job complete, sparing the workflow an activity for each. */
 const AfterCompletion = {
   /** The summary of the job's kind. A failed fetch is not the wait's failure: the workflow then fetches it itself. */
   summary: z.enum(['profiling', 'test_run']).optional(),

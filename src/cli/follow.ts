@@ -2,7 +2,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { progressQuery, type Progress } from '../contract/index.js';
+import { progressQuery, type Progress, type WaitProgress } from '../contract/index.js';
 
 interface Live {
   stage: string;
@@ -12,8 +12,8 @@ interface Live {
   elapsedS: number;
 }
 
-/** The details a waiting activity heartbeats (WaitProgress): its counts so far and the status it last saw. */
-type Beat = { lastStatus?: string | null; polls: number; interrupts?: number };
+/** The details a waiting activity heartbeats: its counts so far and the status it last saw. */
+type Beat = Pick<WaitProgress, 'lastStatus' | 'polls'> & Partial<Pick<WaitProgress, 'interrupts'>>;
 
 /**
  * Progress from the query, made live with the waiting activity's heartbeat details (status, polls, interrupts), which

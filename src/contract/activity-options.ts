@@ -56,6 +56,13 @@ const retry = (
  */
 export const DEFAULT_OUTAGE_TOLERANCE_MS = 6 * 3_600_000;
 
+/**
+ * How many status changes each job's wait reports to its workflow by default (`statusReports`): the job starting to
+ * work. Each report costs 4 history events. The same default for the contract, the wait activities (waits scheduled
+ * by workflows from before the bound carry none) and the workflow's own view of them.
+ */
+export const DEFAULT_STATUS_REPORTS = 1;
+
 /** Retried through an outage of up to `toleranceMs`; the non-retryable types still fail at once. */
 const throughOutage = (toleranceMs: number): Pick<ActivityOptions, 'scheduleToCloseTimeout' | 'retry'> => ({
   scheduleToCloseTimeout: toleranceMs,

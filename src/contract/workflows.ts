@@ -5,7 +5,7 @@
  * Durations are integers in milliseconds, so every language can send them.
  */
 import { z } from 'zod';
-import { DEFAULT_OUTAGE_TOLERANCE_MS } from './activity-options.js';
+import { DEFAULT_OUTAGE_TOLERANCE_MS, DEFAULT_STATUS_REPORTS } from './activity-options.js';
 import { JobWaitOutcome, OrderRunOutcome, ProfilingSummary, TestRunSummary } from './types.js';
 
 /** A duration or interval in whole milliseconds, at least `min`. */
@@ -60,7 +60,7 @@ export const JobOptions = z.object({
     .int()
     .min(0)
     .max(20)
-    .default(1)
+    .default(DEFAULT_STATUS_REPORTS)
     .describe(
       'How many status changes the wait of each job reports to the workflow, so that the progress query shows them ' +
         'live (the first is the job starting to work; each costs 4 history events, so they are bounded: after the ' +

@@ -5,7 +5,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { WaitResult } from '../activities/completion.js';
-import { deferredPolling } from '../contract/activity-options.js';
+import { DEFAULT_STATUS_REPORTS, deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
 import { cancelFollowUp } from './follow-up.js';
 import {
@@ -21,9 +21,6 @@ export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
   if (opts.waitStrategy !== 'auto') return opts.waitStrategy;
   return opts.expectedDurationMs >= 2 * 3_600_000 ? 'deferrable' : 'heartbeat';
 }
-
-/** The activity's default when the input does not say (statusReports in the contract). */
-const DEFAULT_STATUS_REPORTS = 1;
 
 /** The input's report budget: absent from inputs checked before it existed (recorded in their history). */
 const statusReportsOf = (opts: JobOptions): number | undefined => (opts as Partial<JobOptions>).statusReports;
