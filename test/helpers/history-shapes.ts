@@ -2,9 +2,13 @@
  * The pipeline's shapes whose histories the scale issue bounds (50 events at any job length), and a reader that says
  * where a history's events go. Shared by test/workflows/history-bounds.test.ts and `npm run history-shapes`.
  */
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto, { type temporal } from '@temporalio/proto';
+import { progressQuery, type Progress } from '../../src/contract/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from './activities.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 type Eventually = (what: string, check: () => unknown) => Promise<unknown>;
@@ -93,4 +97,26 @@ export function describeEvents(events: Event[]): { reports: number; tasks: numbe
     return `${String(e.eventId).padStart(3)} ${type} ${what}`.trimEnd();
   });
   return { reports, tasks, lines };
+}
+
+/**
+ * Runs one pipeline with `input` on a worker of its own against `sim` (search attributes on), calling `during` once
+ * it has started; returns its history's events and its final progress.
+ */
+export async function runPipeline(
+  env: TestWorkflowEnvironment,
+  sim: RunningSimulator,
+  input: Record<string, unknown>,
+  during?: (handle: WorkflowHandle) => Promise<void>,
+): Promise<{ events: Event[]; progress: Progress }> {
+  return withProjectWorker(env, await simDeps(sim, { searchAttributes: true }), async (taskQueue) => {
+    const handle = await env.client.workflow.start('dataQualityPipeline', {
+      taskQueue,
+      workflowId: `shape-${taskQueue}`,
+      args: [input],
+    });
+    await during?.(handle);
+    await handle.result();
+    return { events: (await handle.fetchHistory()).events ?? [], progress: await handle.query(progressQuery) };
+  });
 }

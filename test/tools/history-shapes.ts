@@ -5,11 +5,10 @@
  */
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { ensureSearchAttributes } from '../../src/setup/search-attributes.js';
-import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
-import { SHAPES_SIMULATOR, describeEvents, pipelineShapes } from '../helpers/history-shapes.js';
+import { SHAPES_SIMULATOR, describeEvents, pipelineShapes, runPipeline } from '../helpers/history-shapes.js';
 
 const TG = SEED_IDS.tableGroups;
 const printEvents = process.argv.includes('--events');
@@ -23,22 +22,15 @@ async function main(): Promise<void> {
     for (const shape of pipelineShapes(TG)) {
       // A simulator per shape: TestGen queues a generation job after a table group's first profiling run only.
       const { sim } = await startTestSimulator(SHAPES_SIMULATOR);
-      await withProjectWorker(dev.env, await simDeps(sim, { searchAttributes: true }), async (taskQueue) => {
-        shape.before?.(sim);
-        const handle = await dev.env.client.workflow.start('dataQualityPipeline', {
-          taskQueue,
-          workflowId: `shape-${shape.name}-${taskQueue}`,
-          args: [{ ...shape.input, ...statusReports }],
-        });
-        await shape.during?.(sim, (what, check) => eventually(what, check, { tries: 2_400 }));
-        await handle.result();
-        const events = (await handle.fetchHistory()).events ?? [];
-        const d = describeEvents(events);
-        console.log(
-          `${shape.name.padEnd(40)} ${String(events.length).padStart(3)} events, ${d.reports} status reports, ${d.tasks} workflow tasks`,
-        );
-        if (printEvents) for (const line of d.lines) console.log(`  ${line}`);
-      });
+      shape.before?.(sim);
+      const { events } = await runPipeline(dev.env, sim, { ...shape.input, ...statusReports }, async () =>
+        shape.during?.(sim, (what, check) => eventually(what, check, { tries: 2_400 })),
+      );
+      const d = describeEvents(events);
+      console.log(
+        `${shape.name.padEnd(40)} ${String(events.length).padStart(3)} events, ${d.reports} status reports, ${d.tasks} workflow tasks`,
+      );
+      if (printEvents) for (const line of d.lines) console.log(`  ${line}`);
       await sim.close();
     }
   } finally {

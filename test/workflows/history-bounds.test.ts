@@ -9,8 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import { progressQuery } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { ensureSearchAttributes } from '../../src/setup/search-attributes.js';
-import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { SHAPES_SIMULATOR, describeEvents, interrupting, pipelineShapes } from '../helpers/history-shapes.js';
+import {
+  SHAPES_SIMULATOR,
+  describeEvents,
+  interrupting,
+  pipelineShapes,
+  runPipeline,
+} from '../helpers/history-shapes.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
@@ -37,21 +42,13 @@ describe('history bounds with live status (dev server, search attributes)', () =
     input: Record<string, unknown>,
     during?: (handle: { query: () => Promise<unknown> }) => Promise<void>,
   ) {
-    return withProjectWorker(d.env, await simDeps(sim, { searchAttributes: true }), async (taskQueue) => {
-      const handle = await d.env.client.workflow.start('dataQualityPipeline', {
-        taskQueue,
-        workflowId: `bounds-${taskQueue}`,
-        args: [input],
-      });
-      await during?.({ query: () => handle.query(progressQuery) });
-      await handle.result();
-      const events = (await handle.fetchHistory()).events ?? [];
-      return {
-        events: events.length,
-        reports: describeEvents(events).reports,
-        progress: await handle.query(progressQuery),
-      };
-    });
+    const run = await runPipeline(
+      d.env,
+      sim,
+      input,
+      (handle) => during?.({ query: () => handle.query(progressQuery) }) ?? Promise.resolve(),
+    );
+    return { events: run.events.length, reports: describeEvents(run.events).reports, progress: run.progress };
   }
 
   test('a profiling run interrupted twice adds no event: one report per job, as without interrupts', async () => {
