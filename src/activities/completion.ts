@@ -11,6 +11,7 @@ import type { ActivityContext } from './context.js';
 import { toFailure } from './errors.js';
 import { snapshot } from './job-inputs.js';
 import { followUpInline } from './follow-up.js';
+import { readBudget } from './deadline.js';
 import {
   followUpGeneration,
   generationOutlook,
@@ -57,8 +58,9 @@ function recordDuration(job: Job, durationMs: number | null): void {
 
 /**
  * The outcome of a finished job, with the reads asked for when it completed. A read that fails for a reason retrying
- * may cure (an outage, a 5xx, a garbled body) is left out and logged, and the workflow then calls the read's own
- * activity, retried as every call is; one that retrying cannot change fails the wait.
+ * may cure (an outage, a 5xx, a garbled body), or that the activity's deadline cuts short (deadline.ts), is left out
+ * and logged, and the workflow then calls the read's own activity, retried as every call is; one that retrying cannot
+ * change fails the wait.
  */
 export async function finished(
   ctx: ActivityContext,
@@ -79,7 +81,9 @@ export async function finished(
   recordDuration(job, result.durationMs);
   if (job.status !== 'completed') return result;
   const { client, scoreScale = 'fraction', projectCode } = ctx.profile(input.profile);
-  const call = { signal: context.cancellationSignal, sleep: (ms: number) => context.sleep(ms) };
+  // Every read here is optional: it stops short of the activity's deadline rather than time the wait out.
+  const budget = readBudget(context);
+  const call = { signal: budget.signal, sleep: budget.sleep };
   try {
     if (input.summary === 'test_run')
       result.summary = await testRunSummary(client, scoreScale, job.id, input.awaitScoreMs, call);
@@ -104,6 +108,7 @@ export async function finished(
         input.followUpMs,
         input.pollIntervalMs ?? 1_000,
         progress,
+        call,
       );
       if (ended) {
         result.generationWait = outcome(ended.job, ended.progress);
@@ -112,12 +117,18 @@ export async function finished(
       }
     }
   } catch (err) {
+    if (budget.spent()) {
+      log.info('the wait is near its deadline; the workflow reads the rest', { jobId: job.id });
+      return result;
+    }
     // An answer retrying cannot change (a schema break, a 4xx) fails here as it would in the read's own activity,
     // so it is never masked by a second read that happens to succeed. Anything else is left to that activity.
     const failure = toFailure(err);
     if (context.cancellationSignal.aborted || !(failure instanceof ApplicationFailure) || failure.nonRetryable)
       throw err;
     log.warn('could not read the finished job; the workflow will', { jobId: job.id, error: String(err) });
+  } finally {
+    budget.close();
   }
   return result;
 }

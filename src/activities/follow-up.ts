@@ -14,7 +14,7 @@ import { freshProgress, observe } from './wait-progress.js';
 /**
  * Polls `job` until it is terminal or `forMs` has passed, heartbeating `keepAlive` (the profiling wait's own details,
  * so that a retried attempt resumes as it would have). Returns the job as it ended and what the polls saw, or
- * undefined when it did not end in time or could not be read.
+ * undefined when it did not end in time, could not be read, or `call.signal` ended it short of the wait's deadline.
  */
 export async function followUpInline(
   client: ServiceClient,
@@ -22,18 +22,19 @@ export async function followUpInline(
   forMs: number,
   pollMs: number,
   keepAlive: WaitProgress,
+  call: { signal: AbortSignal; sleep: (ms: number) => Promise<void> },
 ): Promise<{ job: Job; progress: WaitProgress } | undefined> {
   const context = Context.current();
   const deadline = Date.now() + forMs;
   const progress = freshProgress();
   try {
     for (;;) {
-      const seen = await client.jobs.get(job.id, { signal: context.cancellationSignal });
+      const seen = await client.jobs.get(job.id, { signal: call.signal });
       observe(progress, seen);
       beat(keepAlive);
       if (isTerminalJobStatus(seen.status)) return { job: seen, progress };
       if (Date.now() + pollMs > deadline) return undefined;
-      await context.sleep(pollMs);
+      await call.sleep(pollMs);
     }
   } catch (err) {
     if (context.cancellationSignal.aborted) throw err;

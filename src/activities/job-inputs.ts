@@ -68,6 +68,8 @@ export type WaitInput = z.input<typeof WaitInput>;
 
 /** One poll of the deferrable strategy. */
 export const CheckInput = JobInput.extend({
+  /** The time between the polls of a generation follow-up (the retry policy times the job's own). @default 1000 */
+  pollIntervalMs: z.number().int().min(10).optional(),
   maxStatusDurationMs: z.number().int().min(1).optional(),
   ...StatusReports,
   ...AfterCompletion,

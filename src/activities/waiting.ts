@@ -13,6 +13,7 @@ import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
 import { freshProgress, observe } from './wait-progress.js';
+import { DEADLINE_MARGIN_MS } from './deadline.js';
 
 /** The least time between two status reports to the workflow: each one is a history event. */
 const REPORT_EVERY_MS = 5_000;
@@ -64,14 +65,26 @@ async function reportStatus(job: Job, progress: WaitProgress, budget: number): P
 }
 
 /** The deferrable strategy's benign, retryable "not yet": the retry policy is the timer between polls. */
-function stillRunning(message: string, progress: WaitProgress): ApplicationFailure {
+function stillRunning(message: string, progress: WaitProgress, nextRetryDelayMs?: number): ApplicationFailure {
   return ApplicationFailure.create({
     type: 'JobStillRunning',
     message,
     nonRetryable: false,
     category: ApplicationFailureCategory.BENIGN,
     details: [progress],
+    ...(nextRetryDelayMs === undefined ? {} : { nextRetryDelay: nextRetryDelayMs }),
   });
+}
+
+/**
+ * Whether one more attempt, `delayMs` from now, would still start and return before the activity's
+ * schedule-to-close deadline. Past it the wait would time out, and a completed job would be reported as one whose
+ * wait ran out.
+ */
+function roomForAnotherAttempt(delayMs: number): boolean {
+  const info = activityInfo();
+  if (!(info.scheduleToCloseTimeoutMs > 0)) return true;
+  return Date.now() + delayMs + 2 * DEADLINE_MARGIN_MS < info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs;
 }
 
 /** The progress a previous attempt heartbeated, and whether there was one. */
@@ -148,12 +161,20 @@ export function waitingActivities(ctx: ActivityContext) {
           const onePoll = input.followUpMs ? { ...input, followUpMs: 1 } : input;
           const result = await finished(ctx, onePoll, job, progress);
           const follow = result.generationJob;
-          // Still running: looked at again by the next attempt, while the window lasts since the run was seen ending.
+          // Still running: looked at again by the next attempt, one poll interval later, while the window lasts since
+          // the run was seen ending and the activity's deadline leaves room for that attempt.
           const seenEnding = progress.statusSince ?? Date.now();
-          if (follow && !result.generationWait && Date.now() - seenEnding < (input.followUpMs ?? 0))
+          const next = input.pollIntervalMs ?? 1_000;
+          if (
+            follow &&
+            !result.generationWait &&
+            Date.now() - seenEnding < (input.followUpMs ?? 0) &&
+            roomForAnotherAttempt(next)
+          )
             throw stillRunning(
               `job ${job.id} is ${job.status}; its generation follow-up ${follow.id} is running`,
               progress,
+              next,
             );
           return result;
         }

@@ -65,7 +65,7 @@ export async function waitForTerminal(
     const acts = proxyActivities<Activities>(
       deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs),
     );
-    return acts.checkJob({ profile: opts.profile, jobId, ...bound });
+    return acts.checkJob({ profile: opts.profile, jobId, pollIntervalMs: opts.pollIntervalMs, ...bound });
   }
   return heartbeatWait(
     opts.maxWaitMs,

@@ -67,6 +67,7 @@ describe('the generation follow-up, followed by the profiling wait', () => {
           ...outcome,
           acted,
           activities: names(events),
+          attempts: events.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []),
           beforeCancel: cancelAt < 0 ? [] : names(events.slice(0, cancelAt)),
           progress: await handle.query(progressQuery),
           sim,
@@ -122,6 +123,26 @@ describe('the generation follow-up, followed by the profiling wait', () => {
     assert.deepEqual(run.activities, ['waitForJob', 'waitForJob', 'waitForJob'], 'profiling, generation, test run');
     assert.equal(run.result?.generation?.wait.job.status, 'completed');
     assert.equal(run.result?.generation?.jobId, generationJobs(run.sim)[0]?.id);
+  });
+
+  test('a follow-up the profiling wait cannot read is left to the workflow, and the profiling wait does not fail', async () => {
+    const run = await pipeline(
+      100, // a 5-second window
+      (sim) => sim.controls.planJobs({ job_key: 'run-test-generation', durations: { runMs: 3_000 } }),
+      async (sim) => {
+        const job = await eventually('the follow-up queued', () => generationJobs(sim)[0]);
+        // Its next status read answers garbage: the profiling wait stops following it (a garbled body is retryable,
+        // so it is not the wait's failure) and the workflow waits for it itself.
+        return sim.controls.addFault({ kind: 'malformed_json', method: 'GET', path: `/jobs/${job.id}`, count: 1 });
+      },
+    );
+    assert.equal(run.error, undefined, String(run.error));
+    assert.equal(run.sim.controls.faults().find((f) => f.id === run.acted.id)?.hits, 1, 'the garbled answer was read');
+    assert.deepEqual(run.activities, ['waitForJob', 'waitForJob', 'waitForJob'], 'profiling, generation, test run');
+    assert.deepEqual(run.attempts.slice(0, 2), [1, 1], 'neither wait failed an attempt over it');
+    const [generated] = generationJobs(run.sim);
+    assert.equal(run.result?.generation?.jobId, generated?.id);
+    assert.equal(run.result?.generation?.wait.job.status, 'completed');
   });
 
   test('cancelled while the profiling wait follows the follow-up: it is cancelled too, and confirmed', async () => {
