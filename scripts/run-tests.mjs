@@ -34,6 +34,9 @@ const result = spawnSync(
     '--test',
     `--test-concurrency=${concurrency}`,
     '--test-timeout=300000',
+    // A file whose tests have all ended exits even if a wedged worker still holds its connection (a test that timed
+    // out leaves one): otherwise that file, and the whole run, would never end.
+    '--test-force-exit',
     // TAP on every Node (22 and 24 print the spec format by default), so logs read the same: `not ok` marks a failure.
     ...(passThrough.some((a) => a.startsWith('--test-reporter')) ? [] : ['--test-reporter=tap']),
     ...passThrough,
