@@ -34,6 +34,12 @@ export const FAILURE_TYPES: readonly FailureType[] = [
   f('JobFailed', 'workflow', false, "the remote job ended in error; the message carries the job's error_message"),
   f('JobCanceled', 'workflow', false, 'the remote job was canceled by someone else'),
   f('JobStuck', 'workflow', false, 'a job held one status longer than maxStatusDurationMs (onStatusStuck: fail)'),
+  f(
+    'JobWaitTimedOut',
+    'workflow',
+    false,
+    "a job's wait ran out of maxWaitMs; the job was cancelled unless cancelRemoteJob is false; the cause is what the wait last saw",
+  ),
   f('RemoteCancelUnconfirmed', 'workflow', false, 'cancelled, but the job was not seen terminal: it may still run'),
   f('OrderFailed', 'workflow', false, "the pipeline's order run did not complete; nothing was profiled or tested"),
   f('GenerationJobNotFound', 'workflow', false, 'testGeneration: wait, and no generation job followed profiling'),

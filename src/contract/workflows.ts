@@ -43,7 +43,7 @@ export const JobOptions = z.object({
   maxPollIntervalMs: Ms(100).default(30_000).describe('At least pollIntervalMs'),
   maxWaitMs: Ms(1_000)
     .default(7 * 24 * 3_600_000)
-    .describe('Give up waiting after this long'),
+    .describe('Give up waiting for each job after this long: cancel it, and fail JobWaitTimedOut'),
   heartbeatTimeoutMs: Ms(2_000)
     .default(60_000)
     .describe(

@@ -2,7 +2,15 @@
  * Running a remote job: waiting for it with the chosen strategy, and the cancellation rules of ARCHITECTURE
  * decision 6 — every ending of the wait cancels the job, and only a confirmed cancel is reported as one.
  */
-import { ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  TimeoutFailure,
+  isCancellation,
+  log,
+  proxyActivities,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { WaitResult } from '../activities/completion.js';
 import { DEFAULT_STATUS_REPORTS, deferredPolling } from '../contract/activity-options.js';
@@ -137,10 +145,12 @@ export async function followJob(
     } catch (err) {
       // Whatever ends the wait (a cancel, a failure retries cannot fix: a schema break, a 404, a 401; the wait's own
       // deadline), the job may still be running: cancel it rather than leave it running with nobody watching.
-      if (!opts.cancelRemoteJob) throw err;
-      if (isCancellation(err)) return cancelForCancellation(t, opts, submitted.jobId, after, err);
-      await cancelFollowed(t, opts, submitted.jobId, after, 'workflow_failed');
-      throw err;
+      if (isCancellation(err)) {
+        if (!opts.cancelRemoteJob) throw err;
+        return cancelForCancellation(t, opts, submitted.jobId, after, err);
+      }
+      if (opts.cancelRemoteJob) await cancelFollowed(t, opts, submitted.jobId, after, 'workflow_failed');
+      throw waitTimedOut(t, role, opts, submitted.jobId, err) ?? err;
     }
     if (!outcome.stuck) break;
     t.stuck(submitted.jobId, outcome.stuck);
@@ -149,7 +159,7 @@ export async function followJob(
       throw ApplicationFailure.create({
         type: 'JobStuck',
         nonRetryable: true,
-        message: `${role} job ${submitted.jobId} stayed ${outcome.stuck.status} for ${outcome.stuck.forMs} ms, longer than maxStatusDurationMs ${bound}${opts.cancelRemoteJob ? `; ${t.progress.remoteCancel?.confirmed ? 'it was cancelled' : 'it could not be confirmed cancelled'} (final status ${t.progress.remoteCancel?.finalStatus ?? 'unknown'})` : '; it was left running (cancelRemoteJob is false)'}`,
+        message: `${role} job ${submitted.jobId} stayed ${outcome.stuck.status} for ${outcome.stuck.forMs} ms, longer than maxStatusDurationMs ${bound}; ${fate(t, opts)}`,
         details: [{ job: outcome.job, stuck: outcome.stuck, remoteCancel: t.progress.remoteCancel }],
       });
     }
@@ -166,6 +176,33 @@ export async function followJob(
       ...(generationWait ? { generationWait } : {}),
     },
   };
+}
+
+/** What became of the job after its wait ended for good: the sentence a failure's message ends with. */
+function fate(t: Tracker, opts: JobOptions): string {
+  const cancel = t.progress.remoteCancel;
+  if (!opts.cancelRemoteJob) return 'it was left running (cancelRemoteJob is false)';
+  if (cancel?.alreadyTerminal) return `it had already ended (final status ${cancel.finalStatus})`;
+  if (cancel?.confirmed) return `it was cancelled (final status ${cancel.finalStatus})`;
+  return `it could not be confirmed cancelled (final status ${cancel?.finalStatus ?? 'unknown'})`;
+}
+
+/**
+ * The wait ran out of `maxWaitMs` (its activity timed out, or its last retry would have started past that time):
+ * the workflow's failure says so, as `JobWaitTimedOut`, with what the wait last saw as its cause. Other failures
+ * pass through as they are.
+ */
+function waitTimedOut(t: Tracker, role: string, opts: JobOptions, jobId: string, err: unknown) {
+  if (!(err instanceof ActivityFailure)) return undefined;
+  const timeout = err.cause instanceof TimeoutFailure ? err.cause.timeoutType : undefined;
+  if (err.retryState !== 'TIMEOUT' && timeout !== 'SCHEDULE_TO_CLOSE' && timeout !== 'START_TO_CLOSE') return undefined;
+  return ApplicationFailure.create({
+    type: 'JobWaitTimedOut',
+    nonRetryable: true,
+    message: `gave up waiting for ${role} job ${jobId} after maxWaitMs ${opts.maxWaitMs} ms; ${fate(t, opts)}`,
+    cause: err,
+    details: [{ jobId, maxWaitMs: opts.maxWaitMs, remoteCancel: t.progress.remoteCancel }],
+  });
 }
 
 /**

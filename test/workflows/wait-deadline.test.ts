@@ -1,12 +1,14 @@
 /**
- * A wait whose job completed shortly before `maxWaitMs` keeps its optional reads (the test run's score, TestGen's
- * generation follow-up) short of its own deadline: it returns what it has, the workflow reads or waits for the rest,
- * and the run completes. Before, the wait timed out in those reads, and the workflow failed a job that had completed
- * (and cancelled its follow-up). On the dev server, in real time: the deadline is the server's own clock.
+ * The wait's deadline, `maxWaitMs`. A wait whose job completed shortly before it keeps its optional reads (the test
+ * run's score, TestGen's generation follow-up) short of it: it returns what it has, the workflow reads or waits for
+ * the rest, and the run completes. Before, the wait timed out in those reads, and the workflow failed a job that had
+ * completed (and cancelled its follow-up). A job still running at the deadline is cancelled, and the workflow fails
+ * `JobWaitTimedOut`, saying so. On the dev server, in real time: the deadline is the server's own clock.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { DataQualityPipelineResult, RunTestSuiteResult } from '../../src/contract/index.js';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { progressQuery, type DataQualityPipelineResult, type RunTestSuiteResult } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -18,7 +20,7 @@ const JOBS = { pendingMs: 50, claimMs: 20, runMs: 500, cancelMs: 50, interruptMs
 /** Each wait may last 10 s; the heartbeat timeout stays below that. */
 const DEADLINE = { maxWaitMs: 10_000, heartbeatTimeoutMs: 4_000, pollIntervalMs: 1_000, maxPollIntervalMs: 1_000 };
 
-describe('a wait near its deadline leaves its optional reads to the workflow', () => {
+describe('the wait deadline, maxWaitMs', () => {
   let t: TestEnv;
   before(async () => {
     t = await startDevServerEnv();
@@ -49,8 +51,9 @@ describe('a wait near its deadline leaves its optional reads to the workflow', (
         );
         const events = (await handle.fetchHistory()).events ?? [];
         const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-        const generation = sim.controls.jobs().filter((j) => j.job_key === 'run-test-generation');
-        return { ...outcome, activities, generation };
+        const jobs = sim.controls.jobs();
+        const generation = jobs.filter((j) => j.job_key === 'run-test-generation');
+        return { ...outcome, activities, generation, jobs, progress: await handle.query(progressQuery) };
       });
     } finally {
       await sim.close();
@@ -97,6 +100,31 @@ describe('a wait near its deadline leaves its optional reads to the workflow', (
         out.activities.filter((a) => a === wait),
         [wait, wait, wait],
         'profiling, then the follow-up in a wait of its own, then the test run',
+      );
+    });
+
+  for (const waitStrategy of ['heartbeat', 'deferrable'] as const)
+    test(`a job still running at maxWaitMs is cancelled, and the workflow fails JobWaitTimedOut (${waitStrategy})`, async () => {
+      const out = await run<RunTestSuiteResult>(
+        'runTestSuite',
+        { testSuiteId: TS.salesDev, waitStrategy, ...DEADLINE, maxWaitMs: 3_000 },
+        { jobDurations: { ...JOBS, runMs: 3_600_000 } },
+      );
+      assert.ok(out.error instanceof WorkflowFailedError, String(out.error));
+      const failure = out.error.cause;
+      assert.ok(failure instanceof ApplicationFailure, String(failure));
+      assert.equal(failure.type, 'JobWaitTimedOut');
+      assert.equal(failure.nonRetryable, true);
+      const [job] = out.jobs;
+      assert.equal(job?.status, 'canceled', 'the job was not left running');
+      assert.equal(
+        failure.message,
+        `gave up waiting for test_run job ${job?.id} after maxWaitMs 3000 ms; it was cancelled (final status canceled)`,
+      );
+      assert.ok(failure.cause, "the wait's own failure is kept as the cause");
+      assert.deepEqual(
+        [out.progress.remoteCancel?.jobId, out.progress.remoteCancel?.confirmed, out.progress.remoteCancel?.reason],
+        [job?.id, true, 'workflow_failed'],
       );
     });
 });

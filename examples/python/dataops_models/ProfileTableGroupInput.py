@@ -46,7 +46,8 @@ class ProfileTableGroupInput(BaseModel):
         30000, description='At least pollIntervalMs'
     )
     maxWaitMs: conint(ge=1000, le=9007199254740991) | None = Field(
-        604800000, description='Give up waiting after this long'
+        604800000,
+        description='Give up waiting for each job after this long: cancel it, and fail JobWaitTimedOut',
     )
     heartbeatTimeoutMs: conint(ge=2000, le=9007199254740991) | None = Field(
         60000,
