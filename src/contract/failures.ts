@@ -40,7 +40,12 @@ export const FAILURE_TYPES: readonly FailureType[] = [
     false,
     "a job's wait ran out of maxWaitMs; the job was cancelled unless cancelRemoteJob is false; the cause is what the wait last saw",
   ),
-  f('RemoteCancelUnconfirmed', 'workflow', false, 'cancelled, but the job was not seen terminal: it may still run'),
+  f(
+    'RemoteCancelUnconfirmed',
+    'workflow',
+    false,
+    'cancelled, but the job was not seen terminal, or the order could not be stopped: it may still run',
+  ),
   f('OrderFailed', 'workflow', false, "the pipeline's order run did not complete; nothing was profiled or tested"),
   f('GenerationJobNotFound', 'workflow', false, 'testGeneration: wait, and no generation job followed profiling'),
   f('StrictImportRejected', 'workflow', false, 'apply_strict refused the import; nothing was applied'),

@@ -61,7 +61,10 @@ export const Progress = z.object({
       error: z.string().nullable().describe('Why the cancel could not be confirmed'),
     })
     .nullable()
-    .describe('Set when the workflow ended while its job ran, and cancelled that job'),
+    .describe(
+      'Set when the workflow ended while its job ran, and cancelled that job; also when an order could not be ' +
+        'stopped (jobId is then the order id, and confirmed false)',
+    ),
   stuck: z
     .object({ jobId: z.string(), status: z.string(), forMs: z.number().int(), at: z.string() })
     .nullable()

@@ -1,5 +1,14 @@
 /** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
-import { CancellationScope, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { WAIT, waitsTaskQueue } from '../contract/activity-options.js';
 import type { RunOrderResult } from '../contract/index.js';
@@ -7,6 +16,8 @@ import type { RunOrderInput } from '../contract/workflows.js';
 import { checkedInput } from './input.js';
 import { Tracker, activitiesWithin } from './shared.js';
 import { createOrderUnderLock } from './submission.js';
+import { PATCHES } from './patches.js';
+import { rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
 
 type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
   parameters: Record<string, unknown>;
@@ -18,6 +29,33 @@ type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
   };
   wait: boolean;
 };
+
+/** Records a stop that failed (progress, memo, log): `jobId` is the order's id. */
+function stopFailed(t: Tracker, orderId: string, reason: CancelReason, err: unknown): RemoteCancel {
+  const outcome: RemoteCancel = {
+    jobId: orderId,
+    finalStatus: 'unknown',
+    alreadyTerminal: false,
+    confirmed: false,
+    reason,
+    error: rootMessage(err),
+  };
+  t.progress.remoteCancel = outcome;
+  t.touch();
+  upsertMemo({ remoteCancel: outcome });
+  log.warn('the order could not be stopped', { ...outcome });
+  return outcome;
+}
+
+/** The failure of a cancelled workflow whose order could not be stopped: "cancelled" would claim what did not happen. */
+function unstoppedOrder(outcome: RemoteCancel): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'RemoteCancelUnconfirmed',
+    nonRetryable: true,
+    message: `the workflow was cancelled, but order ${outcome.jobId} could not be stopped (${outcome.error ?? 'no answer'}); its run may still be going`,
+    details: [{ remoteCancel: outcome }],
+  });
+}
 
 /** Runs an order (and optionally waits for its run). Cancelling stops the order. Shared by runOrder and the pipeline. */
 export async function orderStep(
@@ -53,18 +91,24 @@ export async function orderStep(
   });
   t.progress.orderId = created.orderId;
   t.touch();
-  const stop = () =>
+  const stop = (reason: CancelReason) =>
     CancellationScope.nonCancellable(async () => {
       t.stage('stopping order');
-      await call
-        .stopOrder({ profile, orderId: created.orderId })
-        .catch((e: unknown) =>
-          log.warn('the order could not be stopped', { orderId: created.orderId, error: (e as Error).message }),
-        );
+      try {
+        await call.stopOrder({ profile, orderId: created.orderId });
+        return null;
+      } catch (err) {
+        // The stop call retried through an outage and still failed: its run may be going. Never report that as clean.
+        // Workflows that failed to stop an order before this check ended as they were (only then is a marker added).
+        if (patched(PATCHES.orderStopUnconfirmed)) return stopFailed(t, created.orderId, reason, err);
+        log.warn('the order could not be stopped', { orderId: created.orderId, error: rootMessage(err) });
+        return null;
+      }
     });
   // A cancel that arrived while the order was being created: stop it, and go no further (nothing else is submitted).
   if (CancellationScope.current().consideredCancelled) {
-    await stop();
+    const failed = await stop('workflow_cancelled');
+    if (failed) throw unstoppedOrder(failed);
     await CancellationScope.current().cancelRequested;
   }
   let orderRun = null;
@@ -82,7 +126,9 @@ export async function orderStep(
       });
     } catch (err) {
       // Cancelled, or the wait failed for good: either way nobody will watch the run any more, so stop it.
-      await stop();
+      const cancelled = isCancellation(err);
+      const failed = await stop(cancelled ? 'workflow_cancelled' : 'workflow_failed');
+      if (failed && cancelled) throw unstoppedOrder(failed);
       throw err;
     }
   }

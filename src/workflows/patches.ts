@@ -6,8 +6,9 @@
  * at its first check, and every later check reads it: code of this version takes every patched path. A workflow
  * started before the baseline has no such marker, so its checks replay from the markers it has, as they did.
  *
- * Rules: the first check of a workflow comes before anything else it records (see input.ts); a new patch is added
- * to PATCHES and checked with `applies()`, and the baseline's name changes only when old markers are retired.
+ * Rules: the first check of a workflow comes before anything else it records (see input.ts); the baseline's name
+ * changes only when old markers are retired. A patch added after the baseline is checked with `patched()` itself,
+ * never with `applies()`: workflows started before it carry the baseline marker too, and would replay its new path.
  */
 import { patched } from '@temporalio/workflow';
 
@@ -20,6 +21,11 @@ export const PATCHES = {
   generationOutlook: 'generation-outlook-v1',
   /** The promotion previews again after an approval (promotion.ts). */
   rePreviewAfterApproval: 're-preview-after-approval-v1',
+  /**
+   * An order stop that failed is recorded, and a cancelled workflow then fails RemoteCancelUnconfirmed (orders.ts).
+   * Added after the baseline, so checked with `patched()` itself, and only where a stop failed.
+   */
+  orderStopUnconfirmed: 'order-stop-unconfirmed-v1',
 } as const;
 
 /** The marker of workflows that take every patched path of PATCHES. */

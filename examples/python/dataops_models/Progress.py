@@ -100,7 +100,7 @@ class Progress(BaseModel):
     orderId: str | None
     remoteCancel: RemoteCancel | None = Field(
         ...,
-        description='Set when the workflow ended while its job ran, and cancelled that job',
+        description='Set when the workflow ended while its job ran, and cancelled that job; also when an order could not be stopped (jobId is then the order id, and confirmed false)',
     )
     stuck: Stuck | None = Field(
         ...,

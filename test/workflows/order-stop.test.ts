@@ -1,0 +1,95 @@
+/**
+ * Cancelling a workflow while its order runs stops the order, and only a stop that went through ends the workflow
+ * "cancelled": when the service refuses the stop, the workflow fails `RemoteCancelUnconfirmed`, naming the order, and
+ * its progress and memo record the refusal. Before, the refusal was logged and the workflow ended "cancelled" with the
+ * order run still going.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApplicationFailure, CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { progressQuery } from '../../src/contract/index.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const ORDER = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily', wait: true, pollIntervalMs: 200 };
+
+describe('cancelling a workflow while its order runs', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    t = await startDevServerEnv();
+    ({ sim } = await startTestSimulator({ orderDurations: { plannedMs: 50, runMs: 3_600_000 } }));
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  /** Starts runOrder, cancels it once its run is going, and returns how it ended and the order's run. */
+  async function cancelWhileRunning() {
+    const known = new Set(sim.controls.orders().map((o) => o.id));
+    return withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('runOrder', {
+        taskQueue,
+        workflowId: `order-stop-${taskQueue}`,
+        args: [ORDER],
+      });
+      const order = await eventually('the order running', () =>
+        sim.controls.orders().find((o) => !known.has(o.id) && o.servings[0]?.status === 'ACTIVE_SERVING'),
+      );
+      await handle.cancel();
+      const error = await handle.result().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const memo = (await handle.describe()).memo as { remoteCancel?: unknown } | undefined;
+      const run = sim.controls.orders().find((o) => o.id === order.id)?.servings[0];
+      return { error, orderId: order.id, run, progress: await handle.query(progressQuery), memo };
+    });
+  }
+
+  test('the order is stopped, and the workflow ends cancelled', async () => {
+    const out = await cancelWhileRunning();
+    assert.ok(
+      out.error instanceof WorkflowFailedError && out.error.cause instanceof CancelledFailure,
+      String(out.error),
+    );
+    assert.equal(out.run?.status, 'STOPPED_SERVING');
+    assert.equal(out.progress.remoteCancel, null);
+  });
+
+  test('a stop the service refuses is not reported as a cancel: RemoteCancelUnconfirmed names the order', async () => {
+    const refused = sim.controls.addFault({
+      kind: 'respond',
+      status: 403,
+      method: 'PUT',
+      path: '/v2/order/stop/',
+      count: 1_000,
+      body: { message: 'not allowed to stop orders' },
+    });
+    try {
+      const out = await cancelWhileRunning();
+      assert.ok(out.error instanceof WorkflowFailedError, String(out.error));
+      const failure = out.error.cause;
+      assert.ok(failure instanceof ApplicationFailure, String(failure));
+      assert.equal(failure.type, 'RemoteCancelUnconfirmed');
+      assert.equal(failure.nonRetryable, true);
+      assert.match(
+        failure.message,
+        new RegExp(`order ${out.orderId} could not be stopped .*its run may still be going`),
+      );
+      assert.equal(out.run?.status, 'ACTIVE_SERVING', 'the run is indeed still going');
+      assert.equal(out.progress.remoteCancel?.jobId, out.orderId);
+      assert.equal(out.progress.remoteCancel?.confirmed, false);
+      assert.equal(out.progress.remoteCancel?.reason, 'workflow_cancelled');
+      assert.match(out.progress.remoteCancel?.error ?? '', /not allowed to stop orders/);
+      assert.deepEqual(out.memo?.remoteCancel, out.progress.remoteCancel, 'recorded in the memo too');
+      assert.ok((sim.controls.faults().find((f) => f.id === refused.id)?.hits ?? 0) >= 1, 'the stop was refused');
+    } finally {
+      sim.controls.clearFaults();
+    }
+  });
+});
