@@ -102,7 +102,7 @@ export async function finished(
         );
     }
     if (result.generationJob && input.followUpMs) {
-      const ended = await followUpInline(
+      const followed = await followUpInline(
         client,
         result.generationJob,
         input.followUpMs,
@@ -110,10 +110,11 @@ export async function finished(
         progress,
         call,
       );
-      if (ended) {
-        result.generationWait = outcome(ended.job, ended.progress);
-        result.generationJob = snapshot(ended.job);
-        recordDuration(ended.job, result.generationWait.durationMs);
+      // As last seen: the workflow shows that status, and its own wait, if it needs one, does not report it again.
+      if (followed) result.generationJob = snapshot(followed.job);
+      if (followed?.ended) {
+        result.generationWait = outcome(followed.job, followed.progress);
+        recordDuration(followed.job, result.generationWait.durationMs);
       }
     }
   } catch (err) {

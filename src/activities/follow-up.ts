@@ -13,8 +13,9 @@ import { freshProgress, observe } from './wait-progress.js';
 
 /**
  * Polls `job` until it is terminal or `forMs` has passed, heartbeating `keepAlive` (the profiling wait's own details,
- * so that a retried attempt resumes as it would have). Returns the job as it ended and what the polls saw, or
- * undefined when it did not end in time, could not be read, or `call.signal` ended it short of the wait's deadline.
+ * so that a retried attempt resumes as it would have). Returns the job as last seen, whether it `ended`, and what the
+ * polls saw; undefined when it was never read. It stops short when the window ends, when a read fails, and when
+ * `call.signal` ends it before the wait's deadline; the workflow then waits for the job itself.
  */
 export async function followUpInline(
   client: ServiceClient,
@@ -23,22 +24,23 @@ export async function followUpInline(
   pollMs: number,
   keepAlive: WaitProgress,
   call: { signal: AbortSignal; sleep: (ms: number) => Promise<void> },
-): Promise<{ job: Job; progress: WaitProgress } | undefined> {
+): Promise<{ job: Job; ended: boolean; progress: WaitProgress } | undefined> {
   const context = Context.current();
   const deadline = Date.now() + forMs;
   const progress = freshProgress();
+  let last: Job | undefined;
   try {
     for (;;) {
-      const seen = await client.jobs.get(job.id, { signal: call.signal });
-      observe(progress, seen);
+      last = await client.jobs.get(job.id, { signal: call.signal });
+      observe(progress, last);
       beat(keepAlive);
-      if (isTerminalJobStatus(seen.status)) return { job: seen, progress };
-      if (Date.now() + pollMs > deadline) return undefined;
+      if (isTerminalJobStatus(last.status)) return { job: last, ended: true, progress };
+      if (Date.now() + pollMs > deadline) return { job: last, ended: false, progress };
       await call.sleep(pollMs);
     }
   } catch (err) {
     if (context.cancellationSignal.aborted) throw err;
     log.warn('could not follow the generation job; the workflow will', { jobId: job.id, error: String(err) });
-    return undefined;
+    return last && { job: last, ended: false, progress };
   }
 }

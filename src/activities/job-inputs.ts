@@ -35,7 +35,11 @@ export type JobInput = z.input<typeof JobInput>;
 export const AwaitScoreMs = z.number().int().min(0).max(600_000).default(0);
 
 /** How many status changes a wait reports to its workflow (the `jobStatus` signal, 4 history events each). */
-const StatusReports = { statusReports: z.number().int().min(0).max(20).default(DEFAULT_STATUS_REPORTS) };
+const StatusReports = {
+  statusReports: z.number().int().min(0).max(20).default(DEFAULT_STATUS_REPORTS),
+  /** The status the workflow already shows for the job (a found job's): not reported again. */
+  seenStatus: z.string().min(1).optional(),
+};
 
 /** What a wait fetches as soon as it sees the job complete, sparing the workflow an activity for each. */
 const AfterCompletion = {

@@ -117,7 +117,8 @@ export function waitingActivities(ctx: ActivityContext) {
       return translated(async () => {
         const context = Context.current();
         const { client } = ctx.profile(input.profile);
-        const { progress } = resumeProgress();
+        const { progress, resumed } = resumeProgress();
+        if (!resumed) progress.reportedStatus = input.seenStatus ?? null;
         const heartbeatTimeout = activityInfo().heartbeatTimeoutMs;
         const ceiling = Math.min(
           input.maxPollIntervalMs,
@@ -148,6 +149,7 @@ export function waitingActivities(ctx: ActivityContext) {
       return translated(async () => {
         const context = Context.current();
         const { progress, resumed } = resumeProgress();
+        if (!resumed) progress.reportedStatus = input.seenStatus ?? null;
         progress.polls = Math.max(progress.polls, activityInfo().attempt - 1);
         const job = await ctx
           .profile(input.profile)

@@ -16,8 +16,8 @@ export const Progress = z.object({
         .nullable()
         .describe(
           'pending once submitted, then as the wait reports it (each change but claimed, at most every 5 s, at most ' +
-            'statusReports of them), and the final status when the wait ends; null for a reconciled or found job ' +
-            'until its first report',
+            'statusReports of them), and the final status when the wait ends; a found job (the generation ' +
+            'follow-up) shows the status it was found in; null for a reconciled job until its first report',
         ),
       statusAt: z
         .string()

@@ -60,12 +60,14 @@ export async function waitForTerminal(
   jobId: string,
   maxStatusDurationMs: number | undefined = undefined,
   after: AfterCompletion = {},
+  seenStatus: string | null = null,
 ): Promise<WaitResult> {
   const statusReports = statusReportsOf(opts);
   const followUp = followUpMs(opts, after);
   const bound = {
     ...(maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs }),
     ...(statusReports === undefined ? {} : { statusReports }),
+    ...(seenStatus === null ? {} : { seenStatus }),
     ...after,
     ...(followUp > 0 ? { followUpMs: followUp } : {}),
   };
@@ -130,18 +132,21 @@ export async function followJob(
   opts: JobOptions,
   submitted: JobSubmitted,
   after: AfterCompletion = {},
+  seenStatus: string | null = null,
 ): Promise<{ run: JobRun; fetched: Fetched }> {
-  // A job the service just accepted is pending (its later statuses come from the wait's reports); a reconciled or
-  // found one's status is unknown until the wait reports it.
+  // A job the service just accepted is pending (its later statuses come from the wait's reports); a found one has the
+  // status it was seen in (`seenStatus`: its wait then does not report that one again); a reconciled one's status is
+  // unknown until the wait reports it.
   const live = (statusReportsOf(opts) ?? DEFAULT_STATUS_REPORTS) > 0;
-  t.addJob(role, submitted.jobId, submitted.reconciled, submitted.reconciled ? null : 'pending', live);
+  const status = seenStatus ?? (submitted.reconciled ? null : 'pending');
+  t.addJob(role, submitted.jobId, submitted.reconciled, status, live);
   t.stage(`waiting for ${role}`);
   let outcome: WaitResult;
   // A stuck job is reported once per job: the wait then goes on without the bound.
   let bound = opts.maxStatusDurationMs;
   for (;;) {
     try {
-      outcome = await waitForTerminal(opts, submitted.jobId, bound, after);
+      outcome = await waitForTerminal(opts, submitted.jobId, bound, after, seenStatus);
     } catch (err) {
       // Whatever ends the wait (a cancel, a failure retries cannot fix: a schema break, a 404, a 401; the wait's own
       // deadline), the job may still be running: cancel it rather than leave it running with nobody watching.

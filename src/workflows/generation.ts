@@ -100,7 +100,14 @@ export async function generationStep(
   if (found) {
     t.search.set({ stage: 'generation' });
     return (
-      await followJob(t, 'generation', input, { jobId: found.id, createdAt: found.created_at, reconciled: false })
+      await followJob(
+        t,
+        'generation',
+        input,
+        { jobId: found.id, createdAt: found.created_at, reconciled: false },
+        {},
+        found.status,
+      )
     ).run;
   }
   if (input.testGeneration === 'wait')

@@ -52,8 +52,8 @@ export function interrupting(tableGroupId: string, times: number, holdMs = 6_000
 
 /**
  * The shapes: with and without an order step, with and without the generation job TestGen queues after a table
- * group's first completed profiling run (on a fresh simulator), and a long
- * profiling run interrupted three times. `tg`: the seed's table groups (sales generates; finance does not).
+ * group's first completed profiling run (on a fresh simulator), also one that outlasts the profiling wait's
+ * following of it, and a long profiling run interrupted three times. `tg`: the seed's table groups (sales generates; finance does not).
  */
 export function pipelineShapes(tg: typeof SEED_IDS.tableGroups): PipelineShape[] {
   const plain = { ...fast, tableGroupId: tg.finance, testSuiteId: TS.financeProd };
@@ -64,6 +64,12 @@ export function pipelineShapes(tg: typeof SEED_IDS.tableGroups): PipelineShape[]
     { name: 'order, profile, tests', input: { ...plain, order } },
     { name: 'order, profile, generation, tests', input: { ...generating, order } },
     { name: 'profile, generation, tests (deferrable)', input: { ...generating, waitStrategy: 'deferrable' } },
+    {
+      // Longer than the profiling wait follows it (ten polls, at least 5 s): the workflow waits for it itself.
+      name: 'profile, long generation, tests',
+      input: generating,
+      before: (sim) => sim.controls.planJobs({ job_key: 'run-test-generation', durations: { runMs: 8_000 } }),
+    },
     {
       name: 'profile interrupted 3 times, tests',
       input: { ...plain, expectedDurationMs: HOUR },
