@@ -7,10 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
-import { progressQuery, type DataQualityPipelineResult } from '../../src/contract/index.js';
+import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
-import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { runOnFreshSimulator, scheduledActivities } from '../helpers/fresh-run.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -37,53 +36,35 @@ describe('the generation follow-up, followed by the profiling wait', () => {
     act: (sim: RunningSimulator, handle: { id: string; cancel: () => Promise<unknown> }) => Promise<T>,
     extra: Record<string, unknown> = {},
   ) {
-    const { sim } = await startTestSimulator({ jobDurations: FAST });
-    try {
-      prepare(sim);
-      return await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-        const handle = await t.env.client.workflow.start('dataQualityPipeline', {
-          taskQueue,
-          workflowId: `follow-up-${taskQueue}`,
-          args: [
-            {
-              tableGroupId: TG.sales,
-              testSuiteId: TS.salesProd,
-              testGeneration: 'wait',
-              onGateFailure: 'report',
-              pollIntervalMs,
-              maxPollIntervalMs: pollIntervalMs,
-              ...extra,
-            },
-          ],
-        });
-        const acted = await act(sim, { id: handle.workflowId, cancel: () => handle.cancel() });
-        const outcome = await handle.result().then(
-          (r: DataQualityPipelineResult) => ({ result: r, error: undefined }),
-          (error: unknown) => ({ result: undefined, error }),
-        );
-        const events = (await handle.fetchHistory()).events ?? [];
-        const names = (list: typeof events) =>
-          list.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-        const cancelAt = events.findIndex((e) => e.workflowExecutionCancelRequestedEventAttributes);
-        return {
-          ...outcome,
-          acted,
-          activities: names(events),
-          events: events.length,
-          attempts: events.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []),
-          // The job each jobStatus report named.
-          reported: events.flatMap((e) => {
-            const data = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
-            return data ? [(JSON.parse(Buffer.from(data).toString()) as { jobId: string }).jobId] : [];
-          }),
-          beforeCancel: cancelAt < 0 ? [] : names(events.slice(0, cancelAt)),
-          progress: await handle.query(progressQuery),
-          sim,
-        };
-      });
-    } finally {
-      await sim.close();
-    }
+    const run = await runOnFreshSimulator<DataQualityPipelineResult, T>(t.env, {
+      workflow: 'dataQualityPipeline',
+      idPrefix: 'follow-up',
+      simulator: { jobDurations: FAST },
+      input: {
+        tableGroupId: TG.sales,
+        testSuiteId: TS.salesProd,
+        testGeneration: 'wait',
+        onGateFailure: 'report',
+        pollIntervalMs,
+        maxPollIntervalMs: pollIntervalMs,
+        ...extra,
+      },
+      prepare,
+      act,
+    });
+    const { events } = run;
+    const cancelAt = events.findIndex((e) => e.workflowExecutionCancelRequestedEventAttributes);
+    return {
+      ...run,
+      events: events.length,
+      attempts: events.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []),
+      // The job each jobStatus report named.
+      reported: events.flatMap((e) => {
+        const data = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
+        return data ? [(JSON.parse(Buffer.from(data).toString()) as { jobId: string }).jobId] : [];
+      }),
+      beforeCancel: cancelAt < 0 ? [] : scheduledActivities(events.slice(0, cancelAt)),
+    };
   }
 
   const generationJobs = (sim: RunningSimulator) =>

@@ -8,10 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
-import { progressQuery, type DataQualityPipelineResult, type RunTestSuiteResult } from '../../src/contract/index.js';
+import type { DataQualityPipelineResult, RunTestSuiteResult } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { runOnFreshSimulator } from '../helpers/fresh-run.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -29,35 +28,22 @@ describe('the wait deadline, maxWaitMs', () => {
     await t?.env.teardown();
   });
 
-  /** Runs `workflow` on a fresh simulator; returns its result (or failure) and the activities it scheduled. */
+  /** Runs `workflow` on a fresh simulator; returns its ending, the activities it scheduled and the jobs. */
   async function run<R>(
     workflow: string,
     input: Record<string, unknown>,
     options: SimulatorOptions,
     prepare: (sim: RunningSimulator) => void = () => undefined,
   ) {
-    const { sim } = await startTestSimulator({ jobDurations: JOBS, ...options });
-    try {
-      prepare(sim);
-      return await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-        const handle = await t.env.client.workflow.start(workflow, {
-          taskQueue,
-          workflowId: `deadline-${taskQueue}`,
-          args: [input],
-        });
-        const outcome = await handle.result().then(
-          (result: R) => ({ result, error: undefined }),
-          (error: unknown) => ({ result: undefined, error }),
-        );
-        const events = (await handle.fetchHistory()).events ?? [];
-        const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-        const jobs = sim.controls.jobs();
-        const generation = jobs.filter((j) => j.job_key === 'run-test-generation');
-        return { ...outcome, activities, generation, jobs, progress: await handle.query(progressQuery) };
-      });
-    } finally {
-      await sim.close();
-    }
+    const out = await runOnFreshSimulator<R, undefined>(t.env, {
+      workflow,
+      input,
+      idPrefix: 'deadline',
+      simulator: { jobDurations: JOBS, ...options },
+      prepare,
+    });
+    const jobs = out.sim.controls.jobs();
+    return { ...out, jobs, generation: jobs.filter((j) => j.job_key === 'run-test-generation') };
   }
 
   test('a score rolled up after the wait would have timed out is read by the workflow', async () => {
