@@ -79,7 +79,7 @@ export async function finished(
   const result: WaitResult = outcome(job, progress);
   const context = Context.current();
   recordDuration(job, result.durationMs);
-  if (job.status !== 'completed') return result;
+  if (job.status !== 'completed' || (!input.summary && !input.generationOutlookOf)) return result;
   const { client, scoreScale = 'fraction', projectCode } = ctx.profile(input.profile);
   // Every read here is optional: it stops short of the activity's deadline rather than time the wait out.
   const budget = readBudget(context);

@@ -3,7 +3,8 @@
  * of the activity's own deadline. An attempt that outlived its start-to-close or schedule-to-close timeout would be
  * reported as a timed-out wait, and the workflow would then fail a job that had completed, and cancel its follow-up.
  * So the reads share one budget, up to a margin before the earlier of the two timeouts; when it is spent, the read in
- * flight is aborted and the wait returns what it has. What it could not read the workflow reads itself.
+ * flight is aborted and the wait returns what it has. What it could not read the workflow reads itself. For the same
+ * reason, the deferrable wait schedules another attempt only when it fits before the activity's end.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
@@ -11,15 +12,29 @@ import { Context } from '@temporalio/activity';
 /** Kept back from the deadline: enough to return the result (the read in flight is aborted, not awaited). */
 export const DEADLINE_MARGIN_MS = 2_000;
 
+/** When the activity, all attempts included, must have closed (epoch ms); Infinity without a schedule-to-close. */
+function activityEnd(info: Context['info']): number {
+  return info.scheduleToCloseTimeoutMs > 0 ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs : Infinity;
+}
+
 /** When this attempt must have returned, less the margin (epoch ms); Infinity when it has no timeout. */
 export function attemptDeadline(context: Context = Context.current()): number {
   const info = context.info;
   const ends = [
-    info.scheduleToCloseTimeoutMs > 0 ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs : Infinity,
+    activityEnd(info),
     // Counted from the attempt's scheduling rather than its start: a little earlier, never later.
     info.startToCloseTimeoutMs > 0 ? info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs : Infinity,
   ];
   return Math.min(...ends) - DEADLINE_MARGIN_MS;
+}
+
+/**
+ * Whether one more attempt, `delayMs` from now, would still start and return before the activity's
+ * schedule-to-close deadline. Past it the wait would time out, and a completed job would be reported as one whose
+ * wait ran out.
+ */
+export function roomForAnotherAttempt(delayMs: number, context: Context = Context.current()): boolean {
+  return Date.now() + delayMs + 2 * DEADLINE_MARGIN_MS < activityEnd(context.info);
 }
 
 /** The longest delay setTimeout takes; a longer one fires at once. */

@@ -13,7 +13,7 @@ import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
 import { freshProgress, observe } from './wait-progress.js';
-import { DEADLINE_MARGIN_MS } from './deadline.js';
+import { roomForAnotherAttempt } from './deadline.js';
 
 /** The least time between two status reports to the workflow: each one is a history event. */
 const REPORT_EVERY_MS = 5_000;
@@ -77,21 +77,13 @@ function stillRunning(message: string, progress: WaitProgress, nextRetryDelayMs?
 }
 
 /**
- * Whether one more attempt, `delayMs` from now, would still start and return before the activity's
- * schedule-to-close deadline. Past it the wait would time out, and a completed job would be reported as one whose
- * wait ran out.
+ * The progress a previous attempt heartbeated, and whether there was one. A fresh one starts from `seenStatus`, the
+ * status the workflow already shows, so that it is not reported again.
  */
-function roomForAnotherAttempt(delayMs: number): boolean {
-  const info = activityInfo();
-  if (!(info.scheduleToCloseTimeoutMs > 0)) return true;
-  return Date.now() + delayMs + 2 * DEADLINE_MARGIN_MS < info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs;
-}
-
-/** The progress a previous attempt heartbeated, and whether there was one. */
-function resumeProgress(): { progress: WaitProgress; resumed: boolean } {
+function resumeProgress(seenStatus: string | undefined): { progress: WaitProgress; resumed: boolean } {
   const parsed = WaitProgress.safeParse(activityInfo().heartbeatDetails);
   if (parsed.success) return { progress: parsed.data, resumed: true };
-  return { progress: freshProgress(), resumed: false };
+  return { progress: { ...freshProgress(), reportedStatus: seenStatus ?? null }, resumed: false };
 }
 
 export function waitingActivities(ctx: ActivityContext) {
@@ -117,8 +109,7 @@ export function waitingActivities(ctx: ActivityContext) {
       return translated(async () => {
         const context = Context.current();
         const { client } = ctx.profile(input.profile);
-        const { progress, resumed } = resumeProgress();
-        if (!resumed) progress.reportedStatus = input.seenStatus ?? null;
+        const { progress } = resumeProgress(input.seenStatus);
         const heartbeatTimeout = activityInfo().heartbeatTimeoutMs;
         const ceiling = Math.min(
           input.maxPollIntervalMs,
@@ -148,8 +139,7 @@ export function waitingActivities(ctx: ActivityContext) {
       const input = parseInput(CheckInput, raw, 'checkJob');
       return translated(async () => {
         const context = Context.current();
-        const { progress, resumed } = resumeProgress();
-        if (!resumed) progress.reportedStatus = input.seenStatus ?? null;
+        const { progress, resumed } = resumeProgress(input.seenStatus);
         progress.polls = Math.max(progress.polls, activityInfo().attempt - 1);
         const job = await ctx
           .profile(input.profile)

@@ -6,7 +6,6 @@ import {
   log,
   patched,
   proxyActivities,
-  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
@@ -17,7 +16,7 @@ import { checkedInput } from './input.js';
 import { Tracker, activitiesWithin } from './shared.js';
 import { createOrderUnderLock } from './submission.js';
 import { PATCHES } from './patches.js';
-import { rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
+import { recordRemoteCancel, rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
 
 type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
   parameters: Record<string, unknown>;
@@ -40,9 +39,7 @@ function stopFailed(t: Tracker, orderId: string, reason: CancelReason, err: unkn
     reason,
     error: rootMessage(err),
   };
-  t.progress.remoteCancel = outcome;
-  t.touch();
-  upsertMemo({ remoteCancel: outcome });
+  recordRemoteCancel(t, outcome);
   log.warn('the order could not be stopped', { ...outcome });
   return outcome;
 }

@@ -81,12 +81,18 @@ export async function cancelRemoteJob(
     }
     const confirmed = final !== null && isTerminalJobStatus(final.status);
     const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };
-    t.progress.remoteCancel = outcome;
     t.settled(jobId, outcome.finalStatus);
-    upsertMemo({ remoteCancel: outcome });
+    recordRemoteCancel(t, outcome);
     log.info('remote job after cancellation', outcome);
     return { ...outcome, final };
   });
+}
+
+/** Records how a cancel (or an order's stop) went: in progress and in the memo, where it outlives the run. */
+export function recordRemoteCancel(t: Tracker, outcome: RemoteCancel): void {
+  t.progress.remoteCancel = outcome;
+  t.touch();
+  upsertMemo({ remoteCancel: outcome });
 }
 
 /** The failure of a workflow that was cancelled while a job ran, when that job's cancel could not be confirmed. */
