@@ -12,6 +12,7 @@ import { jobActivities } from './jobs.js';
 import { submissionActivities } from './submission.js';
 import { waitingActivities } from './waiting.js';
 import { orderActivities } from './orders.js';
+import { orderStopActivities } from './order-stop.js';
 
 export function createActivities(deps: ActivityDeps) {
   const ctx = activityContext(deps);
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
       ...(deps.claimCheckRetentionMs !== undefined ? { claimCheckRetentionMs: deps.claimCheckRetentionMs } : {}),
     }),
     ...orderActivities(ctx),
+    ...orderStopActivities(ctx),
     ...submissionActivities(ctx),
     ...waitingActivities(ctx),
     ...jobActivities(ctx),

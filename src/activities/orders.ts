@@ -141,21 +141,6 @@ export function orderActivities(ctx: ActivityContext) {
       });
     },
 
-    /** Stops an order (all its runs): what a cancelled order workflow does to its remote work. */
-    stopOrder: async (raw: { profile?: string; orderId: string }): Promise<void> => {
-      const input = parseInput(
-        z.object({ profile: z.string().min(1).default('default'), orderId: z.string().min(1) }),
-        raw,
-        'stopOrder',
-      );
-      return translated(async () => {
-        await ctx
-          .profile(input.profile)
-          .client.orders.stop(input.orderId, { signal: Context.current().cancellationSignal });
-        log.info('order stopped', { orderId: input.orderId });
-      });
-    },
-
     /** Waits for the first order run of an order to reach a terminal status, polling with heartbeats. */
     waitForOrderRun: async (raw: WaitOrderInput): Promise<OrderRunOutcome> => {
       const input = parseInput(WaitOrderInput, raw, 'waitForOrderRun');

@@ -63,6 +63,12 @@ export const DEFAULT_OUTAGE_TOLERANCE_MS = 6 * 3_600_000;
  */
 export const DEFAULT_STATUS_REPORTS = 1;
 
+/**
+ * `cancelTimeoutMs` when not given: how long a workflow that ends while its job runs keeps trying to cancel it (or to
+ * see its order's runs stopped). runOrder inputs recorded before runOrder took the field carry none.
+ */
+export const DEFAULT_CANCEL_TIMEOUT_MS = 5 * 60_000;
+
 /** Retried through an outage of up to `toleranceMs`; the non-retryable types still fail at once. */
 const throughOutage = (toleranceMs: number): Pick<ActivityOptions, 'scheduleToCloseTimeout' | 'retry'> => ({
   scheduleToCloseTimeout: toleranceMs,

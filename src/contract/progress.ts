@@ -62,8 +62,9 @@ export const Progress = z.object({
     })
     .nullable()
     .describe(
-      'Set when the workflow ended while its job ran, and cancelled that job; also when an order could not be ' +
-        'stopped (jobId is then the order id, and confirmed false)',
+      'Set when the workflow ended while its job ran, and cancelled that job; also when it stopped its order ' +
+        '(jobId is then the order id, finalStatus the status of a run still going, else of the first run, else ' +
+        "'no_run'; confirmed: every run of the order was seen terminal; finalStatus 'unknown': the stop was refused)",
     ),
   stuck: z
     .object({ jobId: z.string(), status: z.string(), forMs: z.number().int(), at: z.string() })

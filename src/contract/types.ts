@@ -145,6 +145,16 @@ export const OrderRunOutcome = z.object({
 });
 export type OrderRunOutcome = z.infer<typeof OrderRunOutcome>;
 
+/** How an order's stop went: its runs as last read, and whether every one was seen terminal. */
+export const OrderStopOutcome = z.object({
+  /** Every run of the order was seen terminal after the stop (or it had none). */
+  confirmed: z.boolean(),
+  runs: z.array(z.object({ orderRunId: z.string(), status: z.string() })),
+  /** The last read or run stop that failed while confirming; null when the last round read cleanly. */
+  error: z.string().nullable(),
+});
+export type OrderStopOutcome = z.infer<typeof OrderStopOutcome>;
+
 export const CancelOutcome = z.object({
   job: JobSnapshot,
   /** True when the job was already terminal (the service answered 409): nothing was cancelled. */

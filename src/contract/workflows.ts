@@ -5,7 +5,7 @@
  * Durations are integers in milliseconds, so every language can send them.
  */
 import { z } from 'zod';
-import { DEFAULT_OUTAGE_TOLERANCE_MS, DEFAULT_STATUS_REPORTS } from './activity-options.js';
+import { DEFAULT_CANCEL_TIMEOUT_MS, DEFAULT_OUTAGE_TOLERANCE_MS, DEFAULT_STATUS_REPORTS } from './activity-options.js';
 import { JobWaitOutcome, OrderRunOutcome, ProfilingSummary, TestRunSummary } from './types.js';
 
 /** A duration or interval in whole milliseconds, at least `min`. */
@@ -16,6 +16,11 @@ export const OutageToleranceMs = Ms(60_000)
   .max(30 * 24 * 3_600_000)
   .default(DEFAULT_OUTAGE_TOLERANCE_MS)
   .describe('Each call keeps retrying through an outage of the service this long before the workflow fails (6 h)');
+
+/** What `cancelTimeoutMs` bounds for an order. */
+const ORDER_STOP_TIMEOUT =
+  'For an order: how long a cancelled workflow reads its runs back after the stop (stopping any run still going) ' +
+  'until each is seen terminal';
 
 /** Options shared by every workflow that runs a remote job. */
 export const JobOptions = z.object({
@@ -71,9 +76,10 @@ export const JobOptions = z.object({
     .default('report')
     .describe('report: record it in progress, memo and log, and keep waiting; fail: cancel the job and fail JobStuck'),
   cancelTimeoutMs: Ms(1_000)
-    .default(5 * 60_000)
+    .default(DEFAULT_CANCEL_TIMEOUT_MS)
     .describe(
-      'How long a workflow that ends while its job runs keeps trying to cancel the job and waits to see it canceled',
+      'How long a workflow that ends while its job runs keeps trying to cancel the job and waits to see it ' +
+        `canceled. ${ORDER_STOP_TIMEOUT}`,
     ),
   outageToleranceMs: OutageToleranceMs,
 });
@@ -148,6 +154,7 @@ function checkOverrides(v: z.infer<typeof OrderSpec>, ctx: z.RefinementCtx, base
 export const RunOrderInput = OrderSpec.extend({
   profile: JobOptions.shape.profile,
   pollIntervalMs: JobOptions.shape.pollIntervalMs,
+  cancelTimeoutMs: JobOptions.shape.cancelTimeoutMs.describe(ORDER_STOP_TIMEOUT),
   outageToleranceMs: OutageToleranceMs,
 })
   .strict()

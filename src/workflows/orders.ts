@@ -9,11 +9,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { WAIT, waitsTaskQueue } from '../contract/activity-options.js';
-import type { RunOrderResult } from '../contract/index.js';
+import { DEFAULT_CANCEL_TIMEOUT_MS, WAIT, callsWithin, waitsTaskQueue } from '../contract/activity-options.js';
+import type { OrderStopOutcome, RunOrderResult } from '../contract/index.js';
+import { isTerminalOrderRunStatus } from '../vocabulary.js';
 import type { RunOrderInput } from '../contract/workflows.js';
 import { checkedInput } from './input.js';
-import { Tracker, activitiesWithin } from './shared.js';
+import { Tracker } from './shared.js';
 import { createOrderUnderLock } from './submission.js';
 import { PATCHES } from './patches.js';
 import { recordRemoteCancel, rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
@@ -44,12 +45,37 @@ function stopFailed(t: Tracker, orderId: string, reason: CancelReason, err: unkn
   return outcome;
 }
 
+/**
+ * Records a stop the service accepted, as its runs were read back: confirmed when each was seen terminal. Returns the
+ * outcome when it was not confirmed. `finalStatus` is the status of a run still going, else of the first run, else
+ * `no_run` (the order had none yet, and a stopped order starts none).
+ */
+function stopSeen(t: Tracker, orderId: string, reason: CancelReason, res: OrderStopOutcome): RemoteCancel | null {
+  const going = res.runs.find((r) => !isTerminalOrderRunStatus(r.status)) ?? res.runs[0];
+  const outcome: RemoteCancel = {
+    jobId: orderId,
+    finalStatus: going?.status ?? 'no_run',
+    alreadyTerminal: false,
+    confirmed: res.confirmed,
+    reason,
+    error: res.error,
+  };
+  recordRemoteCancel(t, outcome);
+  if (res.confirmed) return null;
+  log.warn('the order stop was accepted, but its run was not seen stopped', { ...outcome, runs: res.runs });
+  return outcome;
+}
+
 /** The failure of a cancelled workflow whose order could not be stopped: "cancelled" would claim what did not happen. */
 function unstoppedOrder(outcome: RemoteCancel): ApplicationFailure {
+  const why =
+    outcome.finalStatus === 'unknown'
+      ? `could not be stopped (${outcome.error ?? 'no answer'})`
+      : `was not seen stopped within cancelTimeoutMs (its run is ${outcome.finalStatus}${outcome.error ? `; ${outcome.error}` : ''})`;
   return ApplicationFailure.create({
     type: 'RemoteCancelUnconfirmed',
     nonRetryable: true,
-    message: `the workflow was cancelled, but order ${outcome.jobId} could not be stopped (${outcome.error ?? 'no answer'}); its run may still be going`,
+    message: `the workflow was cancelled, but order ${outcome.jobId} ${why}; its run may still be going`,
     details: [{ remoteCancel: outcome }],
   });
 }
@@ -57,11 +83,17 @@ function unstoppedOrder(outcome: RemoteCancel): ApplicationFailure {
 /** Runs an order (and optionally waits for its run). Cancelling stops the order. Shared by runOrder and the pipeline. */
 export async function orderStep(
   t: Tracker,
-  opts: { profile: string; pollIntervalMs: number; outageToleranceMs: number },
+  // cancelTimeoutMs: absent from the inputs runOrder recorded before it took one.
+  opts: { profile: string; pollIntervalMs: number; cancelTimeoutMs?: number | undefined; outageToleranceMs: number },
   spec: OrderSpec,
 ): Promise<RunOrderResult> {
   const { profile, pollIntervalMs } = opts;
-  const { call } = activitiesWithin(opts.outageToleranceMs);
+  const cancelTimeoutMs = opts.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT_MS;
+  // The stop reads the order's runs back for up to cancelTimeoutMs: its attempt is given that long, and a minute more.
+  const { stopOrder } = proxyActivities<Activities>({
+    ...callsWithin(opts.outageToleranceMs),
+    startToCloseTimeout: Math.max(5 * 60_000, cancelTimeoutMs + 60_000),
+  });
   const o = spec.overrides;
   const overridesApplied = {
     order_schedule: o.orderSchedule ?? {},
@@ -92,8 +124,15 @@ export async function orderStep(
     CancellationScope.nonCancellable(async () => {
       t.stage('stopping order');
       try {
-        await call.stopOrder({ profile, orderId: created.orderId });
-        return null;
+        const res = await stopOrder({
+          profile,
+          orderId: created.orderId,
+          kitchen: spec.kitchen,
+          confirmWithinMs: cancelTimeoutMs,
+          pollIntervalMs: Math.min(pollIntervalMs, 2_000),
+        });
+        // A stop scheduled before stops were read back answers nothing: it ends as it did.
+        return res ? stopSeen(t, created.orderId, reason, res) : null;
       } catch (err) {
         // The stop call retried through an outage and still failed: its run may be going. Never report that as clean.
         // Workflows that failed to stop an order before this check ended as they were (only then is a marker added).

@@ -2,7 +2,8 @@
  * Records real histories of every workflow as replay fixtures: `npm run record-histories`.
  * Run it after a deliberate change to workflow code (with a patched() guard where old histories must still replay);
  * the replay test then checks every committed history against the current code. `-- --suffix=-v2` writes
- * `<name>-v2.json` beside the older ones, which stay as the proof that workflows started before still replay.
+ * `<name>-v2.json` beside the older ones, which stay as the proof that workflows started before still replay;
+ * `-- --only=<name>` records that one.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,7 @@ import { startTimeSkippingEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const suffix = /^--suffix=(.*)$/.exec(process.argv.find((a) => a.startsWith('--suffix=')) ?? '')?.[1] ?? '';
+const only = /^--only=(.*)$/.exec(process.argv.find((a) => a.startsWith('--only=')) ?? '')?.[1];
 const out = fileURLToPath(new URL('../../../test/fixtures/histories/', import.meta.url));
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -83,8 +85,24 @@ async function main(): Promise<void> {
         await t.env.client.workflow.getHandle(workflowId).cancel();
       },
     ],
+    [
+      'runOrder-cancelled',
+      'runOrder',
+      { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily', wait: true, pollIntervalMs: 100 },
+      async (workflowId) => {
+        sim.controls.setOrderDurations({ runMs: 3_600_000 });
+        const handle = t.env.client.workflow.getHandle(workflowId);
+        // The earlier orders ran 100 ms: the one going is this workflow's.
+        await eventually('its run going', () =>
+          sim.controls.orders().some((o) => o.servings[0]?.status === 'ACTIVE_SERVING'),
+        );
+        await handle.cancel();
+        sim.controls.setOrderDurations({ runMs: 100 });
+      },
+    ],
   ];
   for (const [name, type, input, during] of runs) {
+    if (only && name !== only) continue;
     await withProjectWorker(t.env, deps, async (taskQueue) => {
       const workflowId = `fixture-${name}`;
       const handle = await t.env.client.workflow.start(type, {

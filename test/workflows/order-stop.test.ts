@@ -1,8 +1,10 @@
 /**
- * Cancelling a workflow while its order runs stops the order, and only a stop that went through ends the workflow
- * "cancelled": when the service refuses the stop, the workflow fails `RemoteCancelUnconfirmed`, naming the order, and
- * its progress and memo record the refusal. Before, the refusal was logged and the workflow ended "cancelled" with the
- * order run still going.
+ * Cancelling a workflow while its order runs stops the order, and only a stop that went through, with every run of
+ * the order then seen terminal, ends the workflow "cancelled". When the service refuses the stop, or accepts it while
+ * the run goes on and goes on after the workflow stopped that run itself, the workflow fails `RemoteCancelUnconfirmed`,
+ * naming the order, and its progress and memo record why. A deployment may take an order's stop as "no more runs"
+ * and leave the run in progress going (the simulator plays that with a stop answered 200 and not acted on): the
+ * workflow then stops the run itself.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -29,13 +31,13 @@ describe('cancelling a workflow while its order runs', () => {
   });
 
   /** Starts runOrder, cancels it once its run is going, and returns how it ended and the order's run. */
-  async function cancelWhileRunning() {
+  async function cancelWhileRunning(extra: { cancelTimeoutMs?: number } = {}) {
     const known = new Set(sim.controls.orders().map((o) => o.id));
     return withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
       const handle = await t.env.client.workflow.start('runOrder', {
         taskQueue,
         workflowId: `order-stop-${taskQueue}`,
-        args: [ORDER],
+        args: [{ ...ORDER, ...extra }],
       });
       const order = await eventually('the order running', () =>
         sim.controls.orders().find((o) => !known.has(o.id) && o.servings[0]?.status === 'ACTIVE_SERVING'),
@@ -58,18 +60,78 @@ describe('cancelling a workflow while its order runs', () => {
       String(out.error),
     );
     assert.equal(out.run?.status, 'STOPPED_SERVING');
-    assert.equal(out.progress.remoteCancel, null);
+    assert.deepEqual(out.progress.remoteCancel, {
+      jobId: out.orderId,
+      finalStatus: 'STOPPED_SERVING',
+      alreadyTerminal: false,
+      confirmed: true,
+      reason: 'workflow_cancelled',
+      error: null,
+    });
+    assert.deepEqual(out.memo?.remoteCancel, out.progress.remoteCancel, 'recorded in the memo too');
+  });
+
+  /** A stop under `path` answered with `status` and not acted on (200: a deployment that takes it, then lets the run go). */
+  const answerStop = (path: string, status = 200, body: unknown = { status: 'success' }) =>
+    sim.controls.addFault({ kind: 'respond', status, method: 'PUT', path, count: 1_000, body });
+  const stopLeavesRunGoing = () => answerStop('/v2/order/stop/');
+
+  test('a stop accepted while the run goes on: the workflow stops the run itself, then ends cancelled', async () => {
+    const accepted = stopLeavesRunGoing();
+    try {
+      const out = await cancelWhileRunning();
+      assert.ok(
+        out.error instanceof WorkflowFailedError && out.error.cause instanceof CancelledFailure,
+        String(out.error),
+      );
+      assert.ok((sim.controls.faults().find((f) => f.id === accepted.id)?.hits ?? 0) >= 1, 'the order stop ran');
+      assert.equal(out.run?.status, 'STOPPED_SERVING', 'the run was stopped by its own stop');
+      assert.ok(
+        sim.controls
+          .requests()
+          .some((r) => r.method === 'PUT' && r.path === `/v2/serving/stop/${String(out.run?.hid)}`),
+        'through /v2/serving/stop',
+      );
+      assert.equal(out.progress.remoteCancel?.confirmed, true);
+      assert.equal(out.progress.remoteCancel?.finalStatus, 'STOPPED_SERVING');
+    } finally {
+      sim.controls.clearFaults();
+    }
+  });
+
+  test('a run still going after both stops: RemoteCancelUnconfirmed names the order and the run status', async () => {
+    stopLeavesRunGoing();
+    const runStop = answerStop('/v2/serving/stop/');
+    try {
+      const out = await cancelWhileRunning({ cancelTimeoutMs: 2_000 });
+      assert.ok(out.error instanceof WorkflowFailedError, String(out.error));
+      const failure = out.error.cause;
+      assert.ok(failure instanceof ApplicationFailure, String(failure));
+      assert.equal(failure.type, 'RemoteCancelUnconfirmed');
+      assert.match(
+        failure.message,
+        new RegExp(
+          `order ${out.orderId} was not seen stopped within cancelTimeoutMs \\(its run is ACTIVE_SERVING\\); its run may still be going`,
+        ),
+      );
+      assert.equal(out.run?.status, 'ACTIVE_SERVING', 'the run is indeed still going');
+      assert.ok((sim.controls.faults().find((f) => f.id === runStop.id)?.hits ?? 0) >= 1, 'the run stop was tried');
+      assert.deepEqual(out.progress.remoteCancel, {
+        jobId: out.orderId,
+        finalStatus: 'ACTIVE_SERVING',
+        alreadyTerminal: false,
+        confirmed: false,
+        reason: 'workflow_cancelled',
+        error: null,
+      });
+      assert.deepEqual(out.memo?.remoteCancel, out.progress.remoteCancel, 'recorded in the memo too');
+    } finally {
+      sim.controls.clearFaults();
+    }
   });
 
   test('a stop the service refuses is not reported as a cancel: RemoteCancelUnconfirmed names the order', async () => {
-    const refused = sim.controls.addFault({
-      kind: 'respond',
-      status: 403,
-      method: 'PUT',
-      path: '/v2/order/stop/',
-      count: 1_000,
-      body: { message: 'not allowed to stop orders' },
-    });
+    const refused = answerStop('/v2/order/stop/', 403, { message: 'not allowed to stop orders' });
     try {
       const out = await cancelWhileRunning();
       assert.ok(out.error instanceof WorkflowFailedError, String(out.error));

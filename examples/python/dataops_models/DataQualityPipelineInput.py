@@ -143,7 +143,7 @@ class DataQualityPipelineInput(BaseModel):
     )
     cancelTimeoutMs: conint(ge=1000, le=9007199254740991) | None = Field(
         300000,
-        description='How long a workflow that ends while its job runs keeps trying to cancel the job and waits to see it canceled',
+        description='How long a workflow that ends while its job runs keeps trying to cancel the job and waits to see it canceled. For an order: how long a cancelled workflow reads its runs back after the stop (stopping any run still going) until each is seen terminal',
     )
     outageToleranceMs: conint(ge=60000, le=2592000000) | None = Field(
         21600000,

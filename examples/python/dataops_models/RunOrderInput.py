@@ -50,6 +50,10 @@ class RunOrderInput(BaseModel):
         description='Credential profile configured on the worker (never credentials)',
     )
     pollIntervalMs: conint(ge=100, le=9007199254740991) | None = 5000
+    cancelTimeoutMs: conint(ge=1000, le=9007199254740991) | None = Field(
+        300000,
+        description='For an order: how long a cancelled workflow reads its runs back after the stop (stopping any run still going) until each is seen terminal',
+    )
     outageToleranceMs: conint(ge=60000, le=2592000000) | None = Field(
         21600000,
         description='Each call keeps retrying through an outage of the service this long before the workflow fails (6 h)',
