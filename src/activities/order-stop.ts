@@ -10,6 +10,7 @@
 import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import { isTerminalOrderRunStatus, type ServiceClient } from '../api/index.js';
+import { DEFAULT_CANCEL_TIMEOUT_MS } from '../contract/activity-options.js';
 import type { OrderStopOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { attemptDeadline } from './deadline.js';
@@ -21,11 +22,7 @@ export const StopOrderInput = z.object({
   /** Where the order runs. Stops scheduled by workflows from before carry none: they stop the order and read nothing. */
   kitchen: z.string().min(1).optional(),
   /** How long to read the runs back until each is terminal. */
-  confirmWithinMs: z
-    .number()
-    .int()
-    .min(0)
-    .default(5 * 60_000),
+  confirmWithinMs: z.number().int().min(0).default(DEFAULT_CANCEL_TIMEOUT_MS),
   pollIntervalMs: z.number().int().min(10).default(1_000),
 });
 export type StopOrderInput = z.input<typeof StopOrderInput>;

@@ -1,0 +1,97 @@
+/**
+ * Stopping a workflow's order, and saying how it went. The stop activity stops the order and reads its runs back
+ * (src/activities/order-stop.ts); every outcome is recorded in `remoteCancel` (progress and memo, `jobId` = the order
+ * id), and one that is not confirmed gives the failure a cancelled workflow ends with instead of "cancelled".
+ */
+import { ApplicationFailure, CancellationScope, log, patched, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { callsWithin } from '../contract/activity-options.js';
+import type { OrderStopOutcome } from '../contract/index.js';
+import { isTerminalOrderRunStatus } from '../vocabulary.js';
+import { PATCHES } from './patches.js';
+import { recordRemoteCancel, rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
+import type { Tracker } from './shared.js';
+
+export interface OrderToStop {
+  profile: string;
+  kitchen: string;
+  orderId: string;
+  cancelTimeoutMs: number;
+  pollIntervalMs: number;
+  outageToleranceMs: number;
+}
+
+/**
+ * Records how the stop went. Returns, when it was not confirmed, the RemoteCancelUnconfirmed failure that says `why`:
+ * "cancelled" would claim what did not happen.
+ */
+function recordStop(
+  t: Tracker,
+  orderId: string,
+  reason: CancelReason,
+  seen: Pick<RemoteCancel, 'finalStatus' | 'confirmed' | 'error'>,
+  why: string,
+): ApplicationFailure | null {
+  const outcome: RemoteCancel = { jobId: orderId, alreadyTerminal: false, reason, ...seen };
+  recordRemoteCancel(t, outcome);
+  if (outcome.confirmed) return null;
+  log.warn(`order ${orderId} ${why}`, { ...outcome });
+  return ApplicationFailure.create({
+    type: 'RemoteCancelUnconfirmed',
+    nonRetryable: true,
+    message: `the workflow was cancelled, but order ${orderId} ${why}; its run may still be going`,
+    details: [{ remoteCancel: outcome }],
+  });
+}
+
+/**
+ * A stop the service accepted, as its runs were read back: confirmed when each was seen terminal. `finalStatus` is
+ * the status of a run still going, else of the first run, else `no_run` (the order had none yet, and a stopped order
+ * starts none).
+ */
+function stopSeen(t: Tracker, orderId: string, reason: CancelReason, res: OrderStopOutcome): ApplicationFailure | null {
+  const going = res.runs.find((r) => !isTerminalOrderRunStatus(r.status)) ?? res.runs[0];
+  const finalStatus = going?.status ?? 'no_run';
+  const why = `was not seen stopped within cancelTimeoutMs (its run is ${finalStatus}${res.error ? `; ${res.error}` : ''})`;
+  return recordStop(t, orderId, reason, { finalStatus, confirmed: res.confirmed, error: res.error }, why);
+}
+
+/**
+ * Stops the order, in a non-cancellable scope, and records how that went. Returns the failure a cancelled workflow
+ * ends with when the stop is not confirmed; null when it is (and for the workflows that predate the recording).
+ */
+export function stopOrder(t: Tracker, o: OrderToStop, reason: CancelReason): Promise<ApplicationFailure | null> {
+  // The stop reads the order's runs back for up to cancelTimeoutMs: its attempt is given that long, and a minute more.
+  const { stopOrder: stop } = proxyActivities<Activities>({
+    ...callsWithin(o.outageToleranceMs),
+    startToCloseTimeout: Math.max(5 * 60_000, o.cancelTimeoutMs + 60_000),
+  });
+  return CancellationScope.nonCancellable(async () => {
+    t.stage('stopping order');
+    try {
+      const res = await stop({
+        profile: o.profile,
+        orderId: o.orderId,
+        kitchen: o.kitchen,
+        confirmWithinMs: o.cancelTimeoutMs,
+        pollIntervalMs: Math.min(o.pollIntervalMs, 2_000),
+      });
+      // A stop scheduled before stops were read back answers nothing: it ends as it did.
+      return res ? stopSeen(t, o.orderId, reason, res) : null;
+    } catch (err) {
+      // The stop call retried through an outage and still failed: its run may be going. Never report that as clean.
+      // Workflows that failed to stop an order before this check ended as they were (only then is a marker added).
+      const error = rootMessage(err);
+      if (patched(PATCHES.orderStopUnconfirmed))
+        return recordStop(
+          t,
+          o.orderId,
+          reason,
+          { finalStatus: 'unknown', confirmed: false, error },
+          `could not be stopped (${error})`,
+        );
+      log.warn('the order could not be stopped', { orderId: o.orderId, error });
+      return null;
+    }
+  });
+}
