@@ -64,7 +64,8 @@ export const Progress = z.object({
     .describe(
       'Set when the workflow ended while its job ran, and cancelled that job; also when it stopped its order ' +
         '(jobId is then the order id, finalStatus the status of a run still going, else of the first run, else ' +
-        "'no_run'; confirmed: every run of the order was seen terminal; finalStatus 'unknown': the stop was refused)",
+        "'no_run'; confirmed: every run of the order was seen terminal; finalStatus 'unknown': the stop was refused, " +
+        'or its runs could not be read)',
     ),
   stuck: z
     .object({ jobId: z.string(), status: z.string(), forMs: z.number().int(), at: z.string() })

@@ -47,12 +47,14 @@ function recordStop(
 /**
  * A stop the service accepted, as its runs were read back: confirmed when each was seen terminal. `finalStatus` is
  * the status of a run still going, else of the first run, else `no_run` (the order had none yet, and a stopped order
- * starts none).
+ * starts none), or `unknown` when the runs could never be read (a read that found none confirms the stop).
  */
 function stopSeen(t: Tracker, orderId: string, reason: CancelReason, res: OrderStopOutcome): ApplicationFailure | null {
   const going = res.runs.find((r) => !isTerminalOrderRunStatus(r.status)) ?? res.runs[0];
-  const finalStatus = going?.status ?? 'no_run';
-  const why = `was not seen stopped within cancelTimeoutMs (its run is ${finalStatus}${res.error ? `; ${res.error}` : ''})`;
+  const unread = !going && !res.confirmed;
+  const finalStatus = going?.status ?? (unread ? 'unknown' : 'no_run');
+  const seen = unread ? 'its runs could not be read' : `its run is ${finalStatus}`;
+  const why = `was not seen stopped within cancelTimeoutMs (${seen}${res.error ? `; ${res.error}` : ''})`;
   return recordStop(t, orderId, reason, { finalStatus, confirmed: res.confirmed, error: res.error }, why);
 }
 

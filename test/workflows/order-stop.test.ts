@@ -130,6 +130,37 @@ describe('cancelling a workflow while its order runs', () => {
     }
   });
 
+  test('a stop accepted while the runs cannot be read: unconfirmed, with the status unknown, not "no run"', async () => {
+    stopLeavesRunGoing();
+    const unreadable = sim.controls.addFault({
+      kind: 'status',
+      status: 503,
+      method: 'GET',
+      path: '/v2/order/servings/',
+      count: 1_000_000,
+    });
+    try {
+      const out = await cancelWhileRunning({ cancelTimeoutMs: 2_000 });
+      assert.ok(out.error instanceof WorkflowFailedError, String(out.error));
+      const failure = out.error.cause;
+      assert.ok(failure instanceof ApplicationFailure, String(failure));
+      assert.equal(failure.type, 'RemoteCancelUnconfirmed');
+      assert.match(
+        failure.message,
+        new RegExp(
+          `order ${out.orderId} was not seen stopped within cancelTimeoutMs \\(its runs could not be read; .+\\)`,
+        ),
+      );
+      assert.equal(out.run?.status, 'ACTIVE_SERVING', 'the run is indeed still going');
+      assert.ok((sim.controls.faults().find((f) => f.id === unreadable.id)?.hits ?? 0) >= 1, 'the runs were read');
+      assert.equal(out.progress.remoteCancel?.finalStatus, 'unknown');
+      assert.equal(out.progress.remoteCancel?.confirmed, false);
+      assert.match(out.progress.remoteCancel?.error ?? '', /503/);
+    } finally {
+      sim.controls.clearFaults();
+    }
+  });
+
   test('a stop the service refuses is not reported as a cancel: RemoteCancelUnconfirmed names the order', async () => {
     const refused = answerStop('/v2/order/stop/', 403, { message: 'not allowed to stop orders' });
     try {

@@ -100,7 +100,7 @@ class Progress(BaseModel):
     orderId: str | None
     remoteCancel: RemoteCancel | None = Field(
         ...,
-        description="Set when the workflow ended while its job ran, and cancelled that job; also when it stopped its order (jobId is then the order id, finalStatus the status of a run still going, else of the first run, else 'no_run'; confirmed: every run of the order was seen terminal; finalStatus 'unknown': the stop was refused)",
+        description="Set when the workflow ended while its job ran, and cancelled that job; also when it stopped its order (jobId is then the order id, finalStatus the status of a run still going, else of the first run, else 'no_run'; confirmed: every run of the order was seen terminal; finalStatus 'unknown': the stop was refused, or its runs could not be read)",
     )
     stuck: Stuck | None = Field(
         ...,
