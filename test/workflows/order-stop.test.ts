@@ -53,6 +53,15 @@ describe('cancelling a workflow while its order runs', () => {
     });
   }
 
+  /** The RemoteCancelUnconfirmed failure a cancelled workflow ended with (asserted). */
+  function unconfirmed(error: unknown): ApplicationFailure {
+    assert.ok(error instanceof WorkflowFailedError, String(error));
+    const failure = error.cause;
+    assert.ok(failure instanceof ApplicationFailure, String(failure));
+    assert.equal(failure.type, 'RemoteCancelUnconfirmed');
+    return failure;
+  }
+
   test('the order is stopped, and the workflow ends cancelled', async () => {
     const out = await cancelWhileRunning();
     assert.ok(
@@ -104,10 +113,7 @@ describe('cancelling a workflow while its order runs', () => {
     const runStop = answerStop('/v2/serving/stop/');
     try {
       const out = await cancelWhileRunning({ cancelTimeoutMs: 2_000 });
-      assert.ok(out.error instanceof WorkflowFailedError, String(out.error));
-      const failure = out.error.cause;
-      assert.ok(failure instanceof ApplicationFailure, String(failure));
-      assert.equal(failure.type, 'RemoteCancelUnconfirmed');
+      const failure = unconfirmed(out.error);
       assert.match(
         failure.message,
         new RegExp(
@@ -141,10 +147,7 @@ describe('cancelling a workflow while its order runs', () => {
     });
     try {
       const out = await cancelWhileRunning({ cancelTimeoutMs: 2_000 });
-      assert.ok(out.error instanceof WorkflowFailedError, String(out.error));
-      const failure = out.error.cause;
-      assert.ok(failure instanceof ApplicationFailure, String(failure));
-      assert.equal(failure.type, 'RemoteCancelUnconfirmed');
+      const failure = unconfirmed(out.error);
       assert.match(
         failure.message,
         new RegExp(
@@ -165,10 +168,7 @@ describe('cancelling a workflow while its order runs', () => {
     const refused = answerStop('/v2/order/stop/', 403, { message: 'not allowed to stop orders' });
     try {
       const out = await cancelWhileRunning();
-      assert.ok(out.error instanceof WorkflowFailedError, String(out.error));
-      const failure = out.error.cause;
-      assert.ok(failure instanceof ApplicationFailure, String(failure));
-      assert.equal(failure.type, 'RemoteCancelUnconfirmed');
+      const failure = unconfirmed(out.error);
       assert.equal(failure.nonRetryable, true);
       assert.match(
         failure.message,
