@@ -25,6 +25,8 @@ export const SubmitInput = z.object({
       namespace: z.string(),
     })
     .optional(),
+  /** The per-target lock the submission is taken under (target-lock.ts). @default none: the workflow holds it */
+  lock: z.string().min(1).optional(),
 });
 export type SubmitInput = z.input<typeof SubmitInput>;
 

@@ -12,6 +12,7 @@ import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat } from './keep-alive.js';
 import { lookUntilSettled } from './settle.js';
+import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
 
 export const RunOrderInput = z.object({
@@ -20,6 +21,8 @@ export const RunOrderInput = z.object({
   recipe: z.string().min(1),
   variation: z.string().min(1),
   parameters: z.record(z.string(), z.unknown()).default({}),
+  /** The per-target lock the order is created under (target-lock.ts). @default none: the workflow holds it */
+  lock: z.string().min(1).optional(),
 });
 export type RunOrderInput = z.input<typeof RunOrderInput>;
 
@@ -53,6 +56,93 @@ const WaitProgress = z.object({
 });
 
 export function orderActivities(ctx: ActivityContext) {
+  /** Creates the order once: an attempt after one that may have sent looks for its order first. */
+  async function createOnce(input: z.output<typeof RunOrderInput>, signal: AbortSignal): Promise<OrderResult> {
+    const { client } = ctx.profile(input.profile);
+    const where = `${input.kitchen}/${input.recipe}/${input.variation}`;
+    const listed = async () =>
+      (
+        await client.orders.list(
+          input.kitchen,
+          { recipe: input.recipe, variation: input.variation, timePeriodHours: 24 },
+          { signal },
+        )
+      ).orderIds;
+    /** Looks for the order a lost answer created; again once a held request could no longer commit. */
+    const settle = (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
+      const known = new Set(before);
+      return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, signal, async () => {
+        const fresh = (await listed()).filter((id) => !known.has(id));
+        if (fresh.length > 1)
+          throw new OrderOutcomeUnknown(
+            `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
+          );
+        if (!fresh[0]) return undefined;
+        log.warn('order answer lost; found the order it created', { orderId: fresh[0], kitchen: input.kitchen });
+        return { orderId: fresh[0], status: null, variableOverrides: input.parameters, reconciled: true };
+      });
+    };
+
+    const prior = OrderPhase.safeParse(activityInfo().heartbeatDetails).data;
+    if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
+      if (!prior)
+        throw new OrderOutcomeUnknown(
+          `an earlier attempt to create the order ${where} may have succeeded, and what was listed before it is lost; check the kitchen before running it again`,
+        );
+      if (!prior.before)
+        throw new OrderOutcomeUnknown(
+          `an earlier attempt to create the order ${where} may have succeeded, and this deployment has no order listing to find it; check the kitchen before running it again`,
+        );
+      const found = await settle(prior.sentAt, prior.before);
+      if (found) return found;
+    }
+    // A deployment without the listing (or one this client cannot read) still runs orders; only a lost answer
+    // then cannot be reconciled.
+    const before = await listed().catch((err: unknown) => {
+      if (err instanceof ServiceError && !err.retryable) {
+        log.warn('no usable order listing; a lost answer will not be reconciled', { error: err.message });
+        return null;
+      }
+      throw err;
+    });
+    const sentAt = Date.now();
+    beat({ phase: 'sending', sentAt, before });
+    try {
+      const created = await client.orders.create(
+        { kitchen: input.kitchen, recipe: input.recipe, variation: input.variation, parameters: input.parameters },
+        { signal },
+      );
+      log.info('order created', { orderId: created.order_id, kitchen: input.kitchen, recipe: input.recipe });
+      return {
+        orderId: created.order_id,
+        status: created.status ?? null,
+        variableOverrides: created.variable_overrides,
+        reconciled: false,
+      };
+    } catch (err) {
+      if (notProcessed(err)) {
+        beat({ phase: 'rejected' });
+        throw err;
+      }
+      if (!before)
+        throw new OrderOutcomeUnknown(
+          `the order ${where} may have been created (${(err as Error).message}), and this deployment has no order listing to find it; check the kitchen before running it again`,
+        );
+      const found = await settle(sentAt, before);
+      if (found) return found;
+      throw err; // nothing was created: the next attempt creates it
+    }
+  }
+
+  /** Stops an order its workflow will never hear of (see target-lock.ts). */
+  async function undo(profile: string, orderId: string, signal: AbortSignal): Promise<void> {
+    try {
+      await ctx.profile(profile).client.orders.stop(orderId, { signal });
+    } catch (err) {
+      log.error('could not stop an order nobody watches', { orderId, error: (err as Error).message });
+    }
+  }
+
   return {
     /**
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
@@ -60,85 +150,18 @@ export function orderActivities(ctx: ActivityContext) {
      * held request can still commit. The workflow holds a lock per kitchen, recipe and variation meanwhile
      * (src/workflows/submission.ts), so a new order there is ours.
      */
-    runOrder: async (raw: RunOrderInput): Promise<OrderResult> => {
+    runOrder: async <I extends RunOrderInput>(raw: I): Promise<Locked<I, OrderResult>> => {
       const input = parseInput(RunOrderInput, raw, 'runOrder');
-      return translated(async () => {
-        const { client } = ctx.profile(input.profile);
-        const signal = Context.current().cancellationSignal;
-        const where = `${input.kitchen}/${input.recipe}/${input.variation}`;
-        const listed = async () =>
-          (
-            await client.orders.list(
-              input.kitchen,
-              { recipe: input.recipe, variation: input.variation, timePeriodHours: 24 },
-              { signal },
-            )
-          ).orderIds;
-        /** Looks for the order a lost answer created; again once a held request could no longer commit. */
-        const settle = (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
-          const known = new Set(before);
-          return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, async () => {
-            const fresh = (await listed()).filter((id) => !known.has(id));
-            if (fresh.length > 1)
-              throw new OrderOutcomeUnknown(
-                `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
-              );
-            if (!fresh[0]) return undefined;
-            log.warn('order answer lost; found the order it created', { orderId: fresh[0], kitchen: input.kitchen });
-            return { orderId: fresh[0], status: null, variableOverrides: input.parameters, reconciled: true };
-          });
-        };
-
-        const prior = OrderPhase.safeParse(activityInfo().heartbeatDetails).data;
-        if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
-          if (!prior)
-            throw new OrderOutcomeUnknown(
-              `an earlier attempt to create the order ${where} may have succeeded, and what was listed before it is lost; check the kitchen before running it again`,
-            );
-          if (!prior.before)
-            throw new OrderOutcomeUnknown(
-              `an earlier attempt to create the order ${where} may have succeeded, and this deployment has no order listing to find it; check the kitchen before running it again`,
-            );
-          const found = await settle(prior.sentAt, prior.before);
-          if (found) return found;
-        }
-        // A deployment without the listing (or one this client cannot read) still runs orders; only a lost answer
-        // then cannot be reconciled.
-        const before = await listed().catch((err: unknown) => {
-          if (err instanceof ServiceError && !err.retryable) {
-            log.warn('no usable order listing; a lost answer will not be reconciled', { error: err.message });
-            return null;
-          }
-          throw err;
-        });
-        const sentAt = Date.now();
-        beat({ phase: 'sending', sentAt, before });
-        try {
-          const created = await client.orders.create(
-            { kitchen: input.kitchen, recipe: input.recipe, variation: input.variation, parameters: input.parameters },
-            { signal },
-          );
-          log.info('order created', { orderId: created.order_id, kitchen: input.kitchen, recipe: input.recipe });
-          return {
-            orderId: created.order_id,
-            status: created.status ?? null,
-            variableOverrides: created.variable_overrides,
-            reconciled: false,
-          };
-        } catch (err) {
-          if (notProcessed(err)) {
-            beat({ phase: 'rejected' });
-            throw err;
-          }
-          if (!before)
-            throw new OrderOutcomeUnknown(
-              `the order ${where} may have been created (${(err as Error).message}), and this deployment has no order listing to find it; check the kitchen before running it again`,
-            );
-          const found = await settle(sentAt, before);
-          if (found) return found;
-          throw err; // nothing was created: the next attempt creates it
-        }
+      const result = translated(async () => {
+        if (!input.lock) return createOnce(input, Context.current().cancellationSignal);
+        const signal = sendSignal();
+        return underTargetLock(
+          input.lock,
+          () => createOnce(input, signal),
+          (r) => undo(input.profile, r.orderId, signal),
+        );
       });
+      return result as Promise<Locked<I, OrderResult>>;
     },
 
     /** Waits for the first order run of an order to reach a terminal status, polling with heartbeats. */

@@ -18,6 +18,7 @@ import {
   type ServiceClient,
   type TestRunLink,
 } from '../api/index.js';
+import { Conflict } from '../api/index.js';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
@@ -25,6 +26,7 @@ import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { lookUp, takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
 import { lookUntilSettled } from './settle.js';
+import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
 
 /** Failures after which the request may have been processed and its answer lost. */
 function isAmbiguous(err: unknown): boolean {
@@ -105,7 +107,8 @@ export function submissionActivities(ctx: ActivityContext) {
    */
   async function settle(t: LookupTarget, sentAt: number, mark: Watermark | null): Promise<JobSubmitted | undefined> {
     const fallbackSince = activityInfo().scheduledTimestampMs - ctx.clockSkewMs;
-    return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 1_000, everyMs: 5_000 }, async (last) => {
+    const cadence = { firstMs: 1_000, everyMs: 5_000 };
+    return lookUntilSettled(sentAt, ctx.submitSettleMs, cadence, t.signal, async (last) => {
       const res = await lookUp(t, mark, fallbackSince);
       if ('found' in res) {
         log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
@@ -123,62 +126,88 @@ export function submissionActivities(ctx: ActivityContext) {
     });
   }
 
-  async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {
-    const { activity, jobKey, send } = KINDS[kind];
-    const input = parseInput(SubmitInput, raw, activity);
-    return translated(async () => {
-      const { client, projectCode: profileProject } = ctx.profile(input.profile);
-      const projectCode = input.projectCode ?? profileProject;
-      const info = activityInfo();
-      const signal = Context.current().cancellationSignal;
-      const own = info.workflowExecution;
-      const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${info.activityId}`;
-      const target: LookupTarget | undefined = projectCode
-        ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal }
-        : undefined;
+  /** Cancels a job its workflow will never hear of (see target-lock.ts). */
+  async function undo(profile: string, jobId: string, signal: AbortSignal): Promise<void> {
+    try {
+      await ctx.profile(profile).client.jobs.cancel(jobId, { signal });
+    } catch (err) {
+      if (!(err instanceof Conflict))
+        log.error('could not cancel a job nobody watches', { jobId, error: (err as Error).message });
+    }
+  }
 
-      // An earlier attempt that was certainly refused (a 4xx, no token) created nothing: send at once. Any other
-      // earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
-      const prior = Phase.safeParse(info.heartbeatDetails).data;
-      if (info.attempt > 1 && prior?.phase !== 'rejected') {
-        if (!target)
-          throw new SubmissionOutcomeUnknown(
-            `an earlier attempt to submit for ${input.targetId} may have created a job, and no project code is configured to look it up; not submitting again`,
-          );
-        const sending = prior?.phase === 'sending' ? prior : undefined;
-        const found = await settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null);
-        if (found) return found;
-      }
-
-      const before = target ? await takeWatermark(target) : null;
-      const sentAt = Date.now();
-      beat({ phase: 'sending', sentAt, before });
-      try {
-        const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
-        log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
-        return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
-      } catch (err) {
-        if (!isAmbiguous(err)) {
-          beat({ phase: 'rejected' });
-          throw err;
-        }
-        if (!target)
-          throw new SubmissionOutcomeUnknown(
-            `the submission for ${input.targetId} may have created a job (${(err as Error).message}), and no project code is configured to look it up; not submitting again`,
-          );
-        const found = await settle(target, sentAt, before);
-        if (found) return found;
-        throw err; // retryable: nothing was created, so the next attempt sends again
-      }
+  async function submit<I extends SubmitInput>(kind: JobKind, raw: I): Promise<Locked<I, JobSubmitted>> {
+    const input = parseInput(SubmitInput, raw, KINDS[kind].activity);
+    const result = translated(async () => {
+      const { lock } = input;
+      if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal);
+      const signal = sendSignal();
+      return underTargetLock(
+        lock,
+        () => sendOnce(kind, input, signal),
+        (r) => undo(input.profile, r.jobId, signal),
+      );
     });
+    return result as Promise<Locked<I, JobSubmitted>>;
+  }
+
+  /** Sends the submission once: an attempt after one that may have sent looks for its job first. */
+  async function sendOnce(
+    kind: JobKind,
+    input: z.output<typeof SubmitInput>,
+    signal: AbortSignal,
+  ): Promise<JobSubmitted> {
+    const { jobKey, send } = KINDS[kind];
+    const { client, projectCode: profileProject } = ctx.profile(input.profile);
+    const projectCode = input.projectCode ?? profileProject;
+    const info = activityInfo();
+    const own = info.workflowExecution;
+    const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${info.activityId}`;
+    const target: LookupTarget | undefined = projectCode
+      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal }
+      : undefined;
+
+    // An earlier attempt that was certainly refused (a 4xx, no token) created nothing: send at once. Any other
+    // earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
+    const prior = Phase.safeParse(info.heartbeatDetails).data;
+    if (info.attempt > 1 && prior?.phase !== 'rejected') {
+      if (!target)
+        throw new SubmissionOutcomeUnknown(
+          `an earlier attempt to submit for ${input.targetId} may have created a job, and no project code is configured to look it up; not submitting again`,
+        );
+      const sending = prior?.phase === 'sending' ? prior : undefined;
+      const found = await settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null);
+      if (found) return found;
+    }
+
+    const before = target ? await takeWatermark(target) : null;
+    const sentAt = Date.now();
+    beat({ phase: 'sending', sentAt, before });
+    try {
+      const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
+      log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
+      return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
+    } catch (err) {
+      if (!isAmbiguous(err)) {
+        beat({ phase: 'rejected' });
+        throw err;
+      }
+      if (!target)
+        throw new SubmissionOutcomeUnknown(
+          `the submission for ${input.targetId} may have created a job (${(err as Error).message}), and no project code is configured to look it up; not submitting again`,
+        );
+      const found = await settle(target, sentAt, before);
+      if (found) return found;
+      throw err; // retryable: nothing was created, so the next attempt sends again
+    }
   }
 
   return {
     /** Submits a profiling run once: a retry reattaches to the job a lost response created. */
-    submitProfilingRun: async (input: SubmitInput): Promise<JobSubmitted> => submit('profiling', input),
+    submitProfilingRun: async <I extends SubmitInput>(input: I) => submit('profiling', input),
     /** Submits a test run once: a retry reattaches to the job a lost response created. */
-    submitTestRun: async (input: SubmitInput): Promise<JobSubmitted> => submit('tests', input),
+    submitTestRun: async <I extends SubmitInput>(input: I) => submit('tests', input),
     /** Starts test generation for a test suite once (TestGen's explicit call); a retry reattaches likewise. */
-    submitTestGeneration: async (input: SubmitInput): Promise<JobSubmitted> => submit('generation', input),
+    submitTestGeneration: async <I extends SubmitInput>(input: I) => submit('generation', input),
   };
 }

@@ -4,8 +4,10 @@ import { dataQualityPipeline } from './pipeline.js';
 import { profileTableGroup, runTestSuite } from './jobs.js';
 import { runOrder } from './orders.js';
 import { exportTestDefinitions, promoteTestDefinitions } from './promotion.js';
-// Internal: the lock holders of submissions and order creations (src/workflows/submission.ts).
+// Internal: the per-target lock (src/activities/target-lock.ts), and the lock holders of workflows started before it
+// (src/workflows/submission.ts).
 import { createOrder, submitJob } from './submission.js';
+import { targetLock } from './target-lock.js';
 
 // Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/versioning.md).
 // The behaviour is declared only on a versioned worker: an unversioned one must send none (the server refuses it).
@@ -23,6 +25,7 @@ setWorkflowOptions(when('PINNED'), runOrder);
 setWorkflowOptions(when('PINNED'), exportTestDefinitions);
 setWorkflowOptions(when('PINNED'), submitJob);
 setWorkflowOptions(when('PINNED'), createOrder);
+setWorkflowOptions(when('PINNED'), targetLock);
 setWorkflowOptions(when('AUTO_UPGRADE'), promoteTestDefinitions);
 
 export {
@@ -34,4 +37,5 @@ export {
   promoteTestDefinitions,
   createOrder,
   submitJob,
+  targetLock,
 };

@@ -6,9 +6,10 @@
  * at its first check, and every later check reads it: code of this version takes every patched path. A workflow
  * started before the baseline has no such marker, so its checks replay from the markers it has, as they did.
  *
- * Rules: the first check of a workflow comes before anything else it records (see input.ts); the baseline's name
- * changes only when old markers are retired. A patch added after the baseline is checked with `patched()` itself,
- * never with `applies()`: workflows started before it carry the baseline marker too, and would replay its new path.
+ * Rules: the first check of a workflow comes before anything else it records (see input.ts). A patch added after a
+ * baseline gets a new baseline: workflows started before it carry the earlier baseline's marker, which stands only for
+ * the patches listed in EARLIER_BASELINES, so they replay the path they took. (A patch may also be checked with
+ * `patched()` itself, as orderStopUnconfirmed is, where it costs its 2 events only on a rare path.)
  */
 import { patched } from '@temporalio/workflow';
 
@@ -26,12 +27,25 @@ export const PATCHES = {
    * Added after the baseline, so checked with `patched()` itself, and only where a stop failed.
    */
   orderStopUnconfirmed: 'order-stop-unconfirmed-v1',
+  /** The per-target lock taken by the submitting activity, not a child workflow (src/activities/target-lock.ts). */
+  lockInActivity: 'lock-in-activity-v1',
 } as const;
+type Patch = keyof typeof PATCHES;
 
 /** The marker of workflows that take every patched path of PATCHES. */
-export const BASELINE_PATCH = 'baseline-2026-11';
+export const BASELINE_PATCH = 'baseline-2026-12';
 
-/** Whether this workflow takes the patched path of `patch`: since the baseline, or since that patch's own marker. */
-export function applies(patch: keyof typeof PATCHES): boolean {
-  return patched(BASELINE_PATCH) || patched(PATCHES[patch]);
+/** Earlier baselines, and the patches each stands for. */
+const EARLIER_BASELINES: ReadonlyArray<[string, ReadonlySet<Patch>]> = [
+  [
+    'baseline-2026-11',
+    new Set<Patch>(['submissionLock', 'inputCheckedByWorker', 'generationOutlook', 'rePreviewAfterApproval']),
+  ],
+];
+
+/** Whether this workflow takes the patched path of `patch`: since a baseline that covers it, or its own marker. */
+export function applies(patch: Patch): boolean {
+  if (patched(BASELINE_PATCH)) return true;
+  for (const [marker, covers] of EARLIER_BASELINES) if (covers.has(patch) && patched(marker)) return true;
+  return patched(PATCHES[patch]);
 }

@@ -1,8 +1,11 @@
 /**
- * One submission in flight per target: each submission runs as a child workflow whose id names the profile, the kind
- * of job and the target, so Temporal itself refuses a second one while the first is unsettled, across every worker
- * and every workflow of the namespace. A lost answer can then only be about our own job (see
- * src/activities/reconcile.ts). The child is `submitJob`, an internal workflow type.
+ * One submission in flight per target: the submitting activity takes a lock whose id names the profile, the kind of
+ * job and the target (src/activities/target-lock.ts), so Temporal itself refuses a second one while the first is
+ * unsettled, across every worker and every workflow of the namespace. A lost answer can then only be about our own
+ * job (see src/activities/reconcile.ts). While another submission holds the lock, the workflow waits and asks again.
+ *
+ * Workflows started before the lock moved into the activity hold it as a child workflow whose id is the lock
+ * (`submitJob`, `createOrder`, internal types), and replay that way.
  */
 import {
   ActivityFailure,
@@ -15,6 +18,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { JobSubmitted, OrderResult } from '../contract/index.js';
+import { isLockHeld, type LockHeld } from '../contract/lock-held.js';
 import { applies } from './patches.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
@@ -87,7 +91,7 @@ function unwrapped(err: unknown): unknown {
 }
 
 /**
- * Runs the lock-holder workflow `holder` as a child whose id is the lock, `lockId`. Waiting for the lock is
+ * Workflows from before the lock moved into the activity: runs the lock-holder workflow `holder` as a child whose id is the lock, `lockId`. Waiting for the lock is
  * cancellable (nothing was sent yet); once the child runs it is not, so a cancel that arrives meanwhile lets it
  * finish and its result (the job or order id) is known to be cleaned up. A workflow already cancelled does not start
  * it at all.
@@ -121,6 +125,21 @@ async function underLock<I, T>(
   }
 }
 
+/**
+ * Calls the locked activity `attempt` until it is not told the lock is held. Waiting is cancellable (nothing was sent
+ * yet); the call itself is not, so a cancel that arrives meanwhile lets it finish and its result is cleaned up.
+ */
+async function lockedByActivity<T>(t: Tracker, what: string, attempt: () => Promise<T | LockHeld>): Promise<T> {
+  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 10_000)) {
+    if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
+    const answer = await CancellationScope.nonCancellable(attempt);
+    if (!isLockHeld(answer)) return answer;
+    t.stage(`waiting for another ${what} to settle`);
+    log.info('waiting for the lock', { heldBy: answer.lockHeldBy });
+    await sleep(waitMs);
+  }
+}
+
 /** Submits a job under the per-target lock. */
 export async function submitUnderLock(
   t: Tracker,
@@ -130,10 +149,11 @@ export async function submitUnderLock(
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
   // Workflows started before the lock submit directly.
-  if (!applies('submissionLock'))
-    return CancellationScope.nonCancellable(() =>
-      activitiesWithin(opts.outageToleranceMs).submit[ACTIVITY[kind]](args),
-    );
+  const submit = activitiesWithin(opts.outageToleranceMs).submit[ACTIVITY[kind]];
+  if (!applies('submissionLock')) return CancellationScope.nonCancellable(() => submit(args));
+  const lockId = `dataops-submit/${opts.profile}/${kind}/${targetId}`;
+  const what = `submission to ${targetId}`;
+  if (applies('lockInActivity')) return lockedByActivity(t, what, () => submit({ ...args, lock: lockId }));
   const info = workflowInfo();
   const input: SubmitJobInput = {
     kind,
@@ -146,15 +166,16 @@ export async function submitUnderLock(
       namespace: info.namespace,
     },
   };
-  const lockId = `dataops-submit/${opts.profile}/${kind}/${targetId}`;
-  return underLock(t, `submission to ${targetId}`, lockId, submitJob, input);
+  return underLock(t, what, lockId, submitJob, input);
 }
 
 /** Creates an order under the lock of its kitchen, recipe and variation. */
 export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
   const { outageToleranceMs: _, ...args } = input;
-  if (!applies('submissionLock'))
-    return CancellationScope.nonCancellable(() => activitiesWithin(input.outageToleranceMs).submit.runOrder(args));
+  const runOrder = activitiesWithin(input.outageToleranceMs).submit.runOrder;
+  if (!applies('submissionLock')) return CancellationScope.nonCancellable(() => runOrder(args));
   const lockId = `dataops-order/${input.profile}/${input.kitchen}/${input.recipe}/${input.variation}`;
-  return underLock(t, `order of ${input.recipe}/${input.variation}`, lockId, createOrder, input);
+  const what = `order of ${input.recipe}/${input.variation}`;
+  if (applies('lockInActivity')) return lockedByActivity(t, what, () => runOrder({ ...args, lock: lockId }));
+  return underLock(t, what, lockId, createOrder, input);
 }

@@ -1,18 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ActivityFailure, ApplicationFailure, CancelledFailure, WorkflowFailedError } from '@temporalio/client';
-import { SUBMIT } from '../../src/contract/activity-options.js';
 import type { JobSubmitted } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { progressQuery } from '../../src/contract/index.js';
-import { runActivity, simDeps, withProjectWorker } from '../helpers/activities.js';
+import { runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo, withProjectWorker } from '../helpers/activities.js';
 import { FROZEN, clientFor, startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
-const OPTIONS = { ...SUBMIT, retry: { ...SUBMIT.retry, initialInterval: '50 ms' } };
+const OPTIONS = SUBMIT_QUICK_RETRY;
 
 // On the dev server: reconciliation compares the service's created_at with when Temporal first scheduled the activity,
 // and the time-skipping server's clock jumps ahead of the service's, which no real deployment does.
@@ -27,7 +26,7 @@ describe('exactly-once submission on a real worker', () => {
     await sim?.close();
     await t?.env.teardown();
   });
-  const submissions = (target: string) => sim.controls.counters().submissions[target] ?? 0;
+  const submissions = (target: string) => submissionsTo(sim, target);
   /** Runs one submission activity on a real worker, with a fresh client (so it logs in). */
   const submitOnce = async (activity: string, input: { targetId: string; projectCode?: string }) =>
     (await runActivity(t.env, await simDeps(sim), activity, input, OPTIONS)) as JobSubmitted;

@@ -414,8 +414,7 @@ describe('the fault matrix', () => {
         const type = a?.lastFailure?.timeoutFailureInfo?.timeoutType;
         return String(type) === '4' || String(type).includes('HEARTBEAT');
       }).length;
-    const submitLock = w.client.workflow.getHandle(`dataops-submit/default/profiling/${atSubmit.tableGroup}`);
-    assert.ok((await heartbeatTimeouts(submitLock)) >= 1, 'the submission: a heartbeat timeout');
+    assert.ok((await heartbeatTimeouts(handles[0]!)) >= 1, 'the submission: a heartbeat timeout');
     assert.ok((await heartbeatTimeouts(handles[2]!)) >= 1, 'the summary: a heartbeat timeout');
   });
 

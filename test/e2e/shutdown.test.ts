@@ -32,13 +32,13 @@ describe('graceful shutdown of a worker process', () => {
     await t?.env.teardown();
   });
 
-  // Each case submits to its own suite: a suite's submission lock (a child workflow) outlives a terminated parent.
-  let suite: string = SEED_IDS.testSuites.financeProd;
-  const child = () => t.env.client.workflow.getHandle(`dataops-submit/default/tests/${suite}`);
+  // Each case submits to its own suite: a suite's submission lock outlives an attempt that was cut off.
+  let workflowId = '';
+  const workflow = () => t.env.client.workflow.getHandle(workflowId);
 
-  /** Whether the submission child's submit activity has been picked up by a worker. */
+  /** Whether the workflow's submit activity has been picked up by a worker. */
   async function submitStarted(): Promise<boolean> {
-    const described = await child()
+    const described = await workflow()
       .describe()
       .catch(() => undefined);
     return (described?.raw.pendingActivities ?? []).some(
@@ -46,9 +46,9 @@ describe('graceful shutdown of a worker process', () => {
     );
   }
 
-  /** The submit activity's outcome events in the submission child's history. */
+  /** The submit activity's outcome events in the workflow's history. */
   async function submitEvents(): Promise<string[]> {
-    const history = await child()
+    const history = await workflow()
       .fetchHistory()
       .catch(() => ({ events: [] }));
     return (history.events ?? []).flatMap((e) =>
@@ -63,7 +63,6 @@ describe('graceful shutdown of a worker process', () => {
   }
 
   async function stopDuringHeldSubmit(graceMs: number, testSuiteId: string) {
-    suite = testSuiteId;
     const taskQueue = uniqueTaskQueue(`grace-${graceMs}`);
     const worker = startWorkerProcess({
       TEMPORAL_ADDRESS: t.env.connection.options.address,
@@ -75,9 +74,10 @@ describe('graceful shutdown of a worker process', () => {
     await eventually('the worker to start', () => /worker|Worker state changed/i.test(worker.output()));
     // The service holds the submission for 4 s after its body arrived, then commits it.
     await control('POST', '/_sim/faults', { kind: 'delay', delay_ms: 4_000, method: 'POST', path: '/test-runs' });
+    workflowId = `grace-${taskQueue}`;
     const handle = await t.env.client.workflow.start('runTestSuite', {
       taskQueue,
-      workflowId: `grace-${taskQueue}`,
+      workflowId,
       args: [{ testSuiteId, pollIntervalMs: 200 }],
     });
     await eventually('the submission to be in flight', submitStarted);

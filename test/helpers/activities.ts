@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ActivityOptions } from '@temporalio/common';
+import { SUBMIT } from '../../src/contract/activity-options.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
@@ -58,3 +59,10 @@ export async function withProjectWorker<T>(
 ): Promise<T> {
   return withWorker(env, { workflowsPath, activities: createActivities(deps) }, fn, taskQueue);
 }
+
+/** The submission activities' options, retried after 50 ms instead of a second. */
+export const SUBMIT_QUICK_RETRY = { ...SUBMIT, retry: { ...SUBMIT.retry, initialInterval: '50 ms' } };
+
+/** How many jobs the simulator has had submitted for `target`. */
+export const submissionsTo = (sim: RunningSimulator, target: string): number =>
+  sim.controls.counters().submissions[target] ?? 0;

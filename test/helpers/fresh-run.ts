@@ -27,9 +27,14 @@ export interface FreshRun<R, A> {
   sim: RunningSimulator;
 }
 
-/** The activity types scheduled in `events`, in order. */
+/** The activities that create a job or an order (each holds its target's lock while it runs). */
+const SUBMISSIONS = new Set(['submitProfilingRun', 'submitTestRun', 'submitTestGeneration', 'runOrder']);
+
+/** The activity types scheduled in `events`, in order: the reads and waits, submissions left out. */
 export const scheduledActivities = (events: Event[]): string[] =>
-  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  events
+    .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])
+    .filter((n) => !SUBMISSIONS.has(n));
 
 /**
  * Starts `workflow` with `input` on a fresh simulator (`prepare`d first), runs `act` while it runs, and waits for it

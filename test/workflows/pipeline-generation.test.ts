@@ -11,6 +11,7 @@ import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { SimHttp, startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+import { scheduledActivities } from '../helpers/fresh-run.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -71,9 +72,7 @@ describe('dataQualityPipeline: test generation', () => {
       assert.equal(result.generation, null);
       return handle.fetchHistory();
     });
-    const activities = (history.events ?? [])
-      .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
-      .filter(Boolean);
+    const activities = scheduledActivities(history.events ?? []);
     assert.deepEqual(activities, ['waitForJob', 'waitForJob'], 'the profiling wait read the outlook and the summary');
     assert.ok(
       !activities.includes('findGenerationJob'),
@@ -112,7 +111,7 @@ describe('dataQualityPipeline: test generation', () => {
       // no activity of the workflow's own looked for it or waited for it, and one patch marker (the baseline)
       // stands for every patch.
       const events = histories[0] ?? [];
-      const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+      const activities = scheduledActivities(events);
       assert.deepEqual(activities, ['waitForJob', 'waitForJob'], 'profiling with its follow-up, then the test run');
       const markers = events.flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
       assert.deepEqual(markers, ['core_patch', 'core_local_activity']);

@@ -11,13 +11,13 @@ import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+import { scheduledActivities } from '../helpers/fresh-run.js';
 
 const TS = SEED_IDS.testSuites;
 const TG = SEED_IDS.tableGroups;
 const FAST = { pendingMs: 100, claimMs: 100, runMs: 300, cancelMs: 100, interruptMs: 100 };
 
-const scheduled = (history: History) =>
-  (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+const scheduled = (history: History) => scheduledActivities(history.events ?? []);
 
 describe('what the wait reads when the job completes', () => {
   let t: TestEnv;

@@ -1,0 +1,221 @@
+/**
+ * The per-target lock, held by the submitting activity itself: one submission (or order creation) in flight per
+ * target, across every worker and workflow of the namespace, so a lost answer can only be about our own job (see
+ * reconcile.ts). The lock is a workflow execution whose id names the target (`dataops-submit/<profile>/<kind>/<target>`,
+ * `dataops-order/…`), started with a start delay as long as the lock may live and `workflowIdConflictPolicy: FAIL`:
+ * Temporal refuses a second holder. It never runs while held: released by terminate (2 history events, no task), it
+ * expires on its own when nobody releases it. Its memo names its owner, the activity attempt chain that took it.
+ *
+ * A held lock is answered with `{ lockHeldBy }`; the workflow waits (cancellably: nothing was sent) and asks again.
+ * A lock whose owner no longer holds it (its activity ended, or its workflow closed long enough ago) is taken over.
+ */
+import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activity';
+import {
+  ApplicationFailure,
+  defaultPayloadConverter,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+} from '@temporalio/common';
+import { toFailure } from './errors.js';
+import type { LockHeld } from '../contract/lock-held.js';
+
+export type { Locked } from '../contract/lock-held.js';
+
+/** The lock's workflow type: it completes at once if it ever runs (its start delay passed with nobody releasing it). */
+export const LOCK_WORKFLOW_TYPE = 'targetLock';
+
+interface Owner {
+  workflowId: string;
+  runId: string;
+  activityId: string;
+}
+
+/** How long after its owner's workflow closed a lock may still cover an attempt that had not heard of it. */
+const closedOwnerGraceMs = (): number => activityInfo().startToCloseTimeoutMs || 30 * 60_000;
+
+function me(): Owner {
+  const info = activityInfo();
+  return {
+    workflowId: info.workflowExecution?.workflowId ?? '-',
+    runId: info.workflowExecution?.runId ?? '-',
+    activityId: info.activityId,
+  };
+}
+
+const same = (a: unknown, b: Owner): boolean =>
+  typeof a === 'object' &&
+  a !== null &&
+  (a as Owner).workflowId === b.workflowId &&
+  (a as Owner).runId === b.runId &&
+  (a as Owner).activityId === b.activityId;
+
+const named = (o: unknown): string =>
+  typeof o === 'object' && o !== null ? `workflow ${(o as Owner).workflowId}` : 'an unknown owner';
+
+/** The lock's time to live: what is left of the activity's schedule-to-close, one more attempt, and a minute. */
+function ttlMs(): number {
+  const info = activityInfo();
+  const left = info.scheduleToCloseTimeoutMs
+    ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs - Date.now()
+    : 24 * 3_600_000;
+  return Math.max(left, 0) + closedOwnerGraceMs() + 60_000;
+}
+
+/** Whether the owner named in a lock's memo still holds it. */
+async function stillHeld(owner: unknown): Promise<boolean> {
+  if (typeof owner !== 'object' || owner === null) return true; // not ours to judge: let it expire
+  const { workflowId, runId, activityId } = owner as Owner;
+  try {
+    const d = await Context.current().client.workflow.getHandle(workflowId, runId).describe();
+    if (d.status.name === 'RUNNING') return (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId);
+    // Our workflows close by themselves only once their submission answered. One that was terminated or timed out
+    // may have left an attempt running on a worker that has not heard yet: it holds the lock a while longer.
+    if (d.status.name !== 'TERMINATED' && d.status.name !== 'TIMED_OUT') return false;
+    return Date.now() - (d.closeTime?.getTime() ?? 0) < closedOwnerGraceMs();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+type Taken = { runId: string } | LockHeld;
+
+/** Takes the lock, or names its holder. A retried attempt finds the lock it took before and keeps it. */
+async function take(lockId: string, owner: Owner): Promise<Taken> {
+  const client = Context.current().client;
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      const ttl = ttlMs();
+      const h = await client.workflow.start(LOCK_WORKFLOW_TYPE, {
+        workflowId: lockId,
+        taskQueue: activityInfo().taskQueue,
+        startDelay: ttl,
+        workflowExecutionTimeout: ttl + 10 * 60_000,
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        memo: { owner },
+        args: [],
+      });
+      return { runId: h.firstExecutionRunId };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    const held = await client.workflow
+      .getHandle(lockId)
+      .describe()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      });
+    if (!held || held.status.name !== 'RUNNING') continue; // released meanwhile
+    // A lock held by a child of an earlier version (submitJob, createOrder) ends with its submission.
+    if (held.type !== LOCK_WORKFLOW_TYPE) return { lockHeldBy: `${held.type} ${lockId}` };
+    const owner2 = held.memo?.['owner'];
+    if (same(owner2, owner)) return { runId: held.runId };
+    if (await stillHeld(owner2)) return { lockHeldBy: named(owner2) };
+    log.warn('taking over a lock its owner no longer holds', { lockId, owner: owner2 });
+    await release(lockId, held.runId, `taken over: ${named(owner2)} no longer holds it`);
+  }
+  return { lockHeldBy: 'submissions that keep taking it' };
+}
+
+/** Releases a lock run (never a newer holder's), recording the outcome in its termination. Best effort: it expires. */
+async function release(lockId: string, runId: string, reason: string, outcome?: unknown): Promise<void> {
+  const client = Context.current().client;
+  try {
+    await client.workflowService.terminateWorkflowExecution({
+      namespace: client.options.namespace,
+      workflowExecution: { workflowId: lockId, runId },
+      reason,
+      ...(outcome === undefined ? {} : { details: { payloads: [defaultPayloadConverter.toPayload({ outcome })] } }),
+    });
+  } catch (err) {
+    // Already gone (expired, taken over) or unreachable: either way its owner's activity has ended, and a waiter
+    // takes it over; or it expires.
+    log.warn('could not release the lock', { lockId, error: (err as Error).message });
+  }
+}
+
+/**
+ * The outcome an earlier attempt of this activity recorded when it released its lock, when the attempt's answer
+ * was then lost (a worker that died between the release and the report). Read only by retries.
+ */
+async function releasedBefore(lockId: string, owner: Owner): Promise<unknown> {
+  if (/['"\\]/.test(lockId)) return undefined; // not expressible in a visibility query: the lookup decides
+  const client = Context.current().client;
+  let seen = 0;
+  for await (const run of client.workflow.list({ query: `WorkflowId = '${lockId}'` })) {
+    if (++seen > 20) break;
+    if (run.type !== LOCK_WORKFLOW_TYPE || !same(run.memo?.['owner'], owner)) continue;
+    const events = (await client.workflow.getHandle(lockId, run.runId).fetchHistory()).events ?? [];
+    const payload = events.at(-1)?.workflowExecutionTerminatedEventAttributes?.details?.payloads?.[0];
+    const recorded = payload ? defaultPayloadConverter.fromPayload<{ outcome?: unknown }>(payload) : undefined;
+    return recorded?.outcome;
+  }
+  return undefined;
+}
+
+/** Whether this activity's workflow is gone (terminated, timed out): nobody will hear of what it created. */
+async function workflowGone(owner: Owner): Promise<boolean> {
+  try {
+    const d = await Context.current().client.workflow.getHandle(owner.workflowId, owner.runId).describe();
+    return d.status.name !== 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return true;
+    throw err;
+  }
+}
+
+/**
+ * Runs `body` (the submission) under the lock `lockId`. Once it has a result, an activity whose workflow is gone
+ * undoes it with `undo` (cancels the job, stops the order) and fails. The lock is released with the outcome, or when
+ * the body fails for good; a retryable failure keeps it for the next attempt.
+ */
+export async function underTargetLock<T extends { reconciled: boolean }>(
+  lockId: string,
+  body: () => Promise<T>,
+  undo: (result: T) => Promise<void>,
+): Promise<T | LockHeld> {
+  const owner = me();
+  if (activityInfo().attempt > 1) {
+    const earlier = (await releasedBefore(lockId, owner)) as T | undefined;
+    if (earlier !== undefined) {
+      log.warn('an earlier attempt released its lock with this outcome; its answer was lost', { lockId });
+      return { ...earlier, reconciled: true };
+    }
+  }
+  const taken = await take(lockId, owner);
+  if ('lockHeldBy' in taken) return taken;
+  let result: T;
+  try {
+    result = await body();
+  } catch (err) {
+    const failure = toFailure(err);
+    if (failure instanceof ApplicationFailure && failure.nonRetryable)
+      await release(lockId, taken.runId, `failed: ${failure.type ?? 'Error'}`);
+    throw err;
+  }
+  if (await workflowGone(owner)) {
+    log.warn('the workflow that asked for this is gone; undoing it', { lockId });
+    await undo(result);
+    await release(lockId, taken.runId, 'undone: its workflow is gone');
+    throw new CancelledFailure('the workflow that asked for this submission is gone; what it created was undone');
+  }
+  await release(lockId, taken.runId, 'released', result);
+  return result;
+}
+
+/**
+ * The signal a locked submission sends and settles with: the activity's cancellation, except the one that says its
+ * workflow is gone. That send still finishes, so what it created is known and undone, not left running unwatched.
+ */
+export function sendSignal(): AbortSignal {
+  const context = Context.current();
+  const controller = new AbortController();
+  const abort = () => {
+    if (!context.cancellationDetails?.notFound) controller.abort(context.cancellationSignal.reason);
+  };
+  if (context.cancellationSignal.aborted) abort();
+  else context.cancellationSignal.addEventListener('abort', abort, { once: true });
+  return controller.signal;
+}

@@ -1,0 +1,12 @@
+/**
+ * What a locked submission answers when another one holds its target (src/activities/target-lock.ts). Pure, so the workflows that
+ * read the answer can import it.
+ */
+export interface LockHeld {
+  lockHeldBy: string;
+}
+
+/** A locked activity's answer: its result, or the lock's holder; an unlocked one's is its result. */
+export type Locked<I, T> = I extends { lock: string } ? T | LockHeld : T;
+
+export const isLockHeld = (r: unknown): r is LockHeld => typeof r === 'object' && r !== null && 'lockHeldBy' in r;
