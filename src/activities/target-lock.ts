@@ -178,7 +178,11 @@ export async function underTargetLock<T extends { reconciled: boolean }>(
 ): Promise<T | LockHeld> {
   const owner = me();
   if (activityInfo().attempt > 1) {
-    const earlier = (await releasedBefore(lockId, owner)) as T | undefined;
+    // Visibility that cannot answer leaves it to the lookup, as for an attempt whose lock was never released.
+    const earlier = (await releasedBefore(lockId, owner).catch((err: unknown) => {
+      log.warn('could not read the lock runs of earlier attempts', { lockId, error: (err as Error).message });
+      return undefined;
+    })) as T | undefined;
     if (earlier !== undefined) {
       log.warn('an earlier attempt released its lock with this outcome; its answer was lost', { lockId });
       return { ...earlier, reconciled: true };

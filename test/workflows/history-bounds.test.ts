@@ -16,6 +16,7 @@ import {
   pipelineShapes,
   runPipeline,
 } from '../helpers/history-shapes.js';
+import { scheduledActivities } from '../helpers/fresh-run.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
@@ -115,5 +116,24 @@ describe('history bounds with live status (dev server, search attributes)', () =
       'profiling and the test run, running; the follow-up was followed by the profiling wait',
     );
     assert.ok(run.events <= 50, `${run.events} events`);
+  });
+
+  test("a generation follow-up that outlasts the profiling wait's window, waited for by the workflow: within the bound", async () => {
+    const long = pipelineShapes(TG).find((s) => s.name === 'profile, long generation, tests');
+    assert.ok(long);
+    // The follow-up comes after a table group's first completed profiling run: a fresh simulator.
+    const { sim: fresh } = await startTestSimulator(SHAPES_SIMULATOR);
+    try {
+      long.before?.(fresh);
+      const run = await runPipeline(d.env, fresh, long.input);
+      assert.deepEqual(
+        scheduledActivities(run.events),
+        ['waitForJob', 'waitForJob', 'waitForJob'],
+        'profiling, the follow-up, the test run: each its own wait',
+      );
+      assert.ok(run.events.length <= 50, `${run.events.length} events`);
+    } finally {
+      await fresh.close();
+    }
   });
 });
