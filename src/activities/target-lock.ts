@@ -61,17 +61,29 @@ function ttlMs(): number {
   return Math.max(left, 0) + closedOwnerGraceMs() + 60_000;
 }
 
-/** Whether the owner named in a lock's memo still holds it. */
-async function stillHeld(owner: unknown): Promise<boolean> {
-  if (typeof owner !== 'object' || owner === null) return true; // not ours to judge: let it expire
+/** How long a held lock is worth waiting before asking again, when that is known to be long. */
+const RECHECK_CLOSED_OWNER_MS = 2 * 60_000;
+
+/**
+ * Whether the owner named in a lock's memo still holds it: false, or the holder's answer (with how long to wait
+ * before asking again, when its owner's workflow is closed and the lock waits out its grace).
+ */
+async function holder(owner: unknown): Promise<LockHeld | false> {
+  if (typeof owner !== 'object' || owner === null) return { lockHeldBy: named(owner) }; // not ours: let it expire
   const { workflowId, runId, activityId } = owner as Owner;
   try {
     const d = await Context.current().client.workflow.getHandle(workflowId, runId).describe();
-    if (d.status.name === 'RUNNING') return (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId);
+    if (d.status.name === 'RUNNING')
+      return (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId) && { lockHeldBy: named(owner) };
     // Our workflows close by themselves only once their submission answered. One that was terminated or timed out
     // may have left an attempt running on a worker that has not heard yet: it holds the lock a while longer.
     if (d.status.name !== 'TERMINATED' && d.status.name !== 'TIMED_OUT') return false;
-    return Date.now() - (d.closeTime?.getTime() ?? 0) < closedOwnerGraceMs();
+    const left = (d.closeTime?.getTime() ?? 0) + closedOwnerGraceMs() - Date.now();
+    if (left <= 0) return false;
+    return {
+      lockHeldBy: `${named(owner)} (${d.status.name.toLowerCase().replace('_', ' ')}; its last attempt may still be sending)`,
+      retryAfterMs: Math.min(left, RECHECK_CLOSED_OWNER_MS),
+    };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;
     throw err;
@@ -112,7 +124,8 @@ async function take(lockId: string, owner: Owner): Promise<Taken> {
     if (held.type !== LOCK_WORKFLOW_TYPE) return { lockHeldBy: `${held.type} ${lockId}` };
     const owner2 = held.memo?.['owner'];
     if (same(owner2, owner)) return { runId: held.runId };
-    if (await stillHeld(owner2)) return { lockHeldBy: named(owner2) };
+    const held2 = await holder(owner2);
+    if (held2) return held2;
     log.warn('taking over a lock its owner no longer holds', { lockId, owner: owner2 });
     await release(lockId, held.runId, `taken over: ${named(owner2)} no longer holds it`);
   }

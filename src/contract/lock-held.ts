@@ -4,6 +4,8 @@
  */
 export interface LockHeld {
   lockHeldBy: string;
+  /** How long to wait before asking again, when the holder is known to keep it a while. @default the caller's backoff */
+  retryAfterMs?: number;
 }
 
 /** A locked activity's answer: its result, or the lock's holder; an unlocked one's is its result. */

@@ -136,7 +136,7 @@ async function lockedByActivity<T>(t: Tracker, what: string, attempt: () => Prom
     if (!isLockHeld(answer)) return answer;
     t.stage(`waiting for another ${what} to settle`);
     log.info('waiting for the lock', { heldBy: answer.lockHeldBy });
-    await sleep(waitMs);
+    await sleep(answer.retryAfterMs ?? waitMs);
   }
 }
 
