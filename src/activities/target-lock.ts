@@ -106,7 +106,7 @@ async function take(lockId: string, owner: Owner): Promise<Taken> {
         workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         memo: { owner },
-        args: [],
+        args: [{ expiresAtMs: Date.now() + ttl }],
       });
       return { runId: h.firstExecutionRunId };
     } catch (err) {

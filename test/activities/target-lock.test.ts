@@ -159,6 +159,21 @@ describe('the per-target lock held by the submitting activity', () => {
     assert.equal(res.reconciled, true, 'recovered, not from its own answer');
   });
 
+  test('on a server that starts the lock at once (no start delay), the lock holds itself until it expires', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const lock = await t.env.client.workflow.start(LOCK_WORKFLOW_TYPE, {
+        taskQueue,
+        workflowId: `no-delay-${taskQueue}`,
+        args: [{ expiresAtMs: Date.now() + 3_600_000 }],
+      });
+      await eventually('its first task ran', async () =>
+        ((await lock.fetchHistory()).events ?? []).some((e) => e.timerStartedEventAttributes),
+      );
+      assert.equal((await lock.describe()).status.name, 'RUNNING', 'still held');
+      await lock.terminate('released');
+    });
+  });
+
   test('a workflow terminated while its submission is held: the job it created is cancelled, the lock released', async () => {
     const target = TG.finance;
     const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/profiling-runs' });
