@@ -8,6 +8,7 @@
 import { activityInfo, Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import {
+  Conflict,
   ConnectionFailed,
   GarbledResponse,
   RequestAborted,
@@ -18,7 +19,6 @@ import {
   type ServiceClient,
   type TestRunLink,
 } from '../api/index.js';
-import { Conflict } from '../api/index.js';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';

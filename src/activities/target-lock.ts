@@ -10,6 +10,7 @@
  * A lock whose owner no longer holds it (its activity ended, or its workflow closed long enough ago) is taken over.
  */
 import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activity';
+import type { WorkflowExecutionDescription } from '@temporalio/client';
 import {
   ApplicationFailure,
   defaultPayloadConverter,
@@ -61,6 +62,16 @@ function ttlMs(): number {
   return Math.max(left, 0) + closedOwnerGraceMs() + 60_000;
 }
 
+/** A workflow run's description, or undefined when there is no such run (any more). */
+async function described(workflowId: string, runId?: string): Promise<WorkflowExecutionDescription | undefined> {
+  try {
+    return await Context.current().client.workflow.getHandle(workflowId, runId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+}
+
 /** How long a held lock is worth waiting before asking again, when that is known to be long. */
 const RECHECK_CLOSED_OWNER_MS = 2 * 60_000;
 
@@ -71,23 +82,19 @@ const RECHECK_CLOSED_OWNER_MS = 2 * 60_000;
 async function holder(owner: unknown): Promise<LockHeld | false> {
   if (typeof owner !== 'object' || owner === null) return { lockHeldBy: named(owner) }; // not ours: let it expire
   const { workflowId, runId, activityId } = owner as Owner;
-  try {
-    const d = await Context.current().client.workflow.getHandle(workflowId, runId).describe();
-    if (d.status.name === 'RUNNING')
-      return (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId) && { lockHeldBy: named(owner) };
-    // Our workflows close by themselves only once their submission answered. One that was terminated or timed out
-    // may have left an attempt running on a worker that has not heard yet: it holds the lock a while longer.
-    if (d.status.name !== 'TERMINATED' && d.status.name !== 'TIMED_OUT') return false;
-    const left = (d.closeTime?.getTime() ?? 0) + closedOwnerGraceMs() - Date.now();
-    if (left <= 0) return false;
-    return {
-      lockHeldBy: `${named(owner)} (${d.status.name.toLowerCase().replace('_', ' ')}; its last attempt may still be sending)`,
-      retryAfterMs: Math.min(left, RECHECK_CLOSED_OWNER_MS),
-    };
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
+  const d = await described(workflowId, runId);
+  if (!d) return false;
+  if (d.status.name === 'RUNNING')
+    return (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId) && { lockHeldBy: named(owner) };
+  // Our workflows close by themselves only once their submission answered. One that was terminated or timed out
+  // may have left an attempt running on a worker that has not heard yet: it holds the lock a while longer.
+  if (d.status.name !== 'TERMINATED' && d.status.name !== 'TIMED_OUT') return false;
+  const left = (d.closeTime?.getTime() ?? 0) + closedOwnerGraceMs() - Date.now();
+  if (left <= 0) return false;
+  return {
+    lockHeldBy: `${named(owner)} (${d.status.name.toLowerCase().replace('_', ' ')}; its last attempt may still be sending)`,
+    retryAfterMs: Math.min(left, RECHECK_CLOSED_OWNER_MS),
+  };
 }
 
 type Taken = { runId: string } | LockHeld;
@@ -112,22 +119,16 @@ async function take(lockId: string, owner: Owner): Promise<Taken> {
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
-    const held = await client.workflow
-      .getHandle(lockId)
-      .describe()
-      .catch((err: unknown) => {
-        if (err instanceof WorkflowNotFoundError) return undefined;
-        throw err;
-      });
-    if (!held || held.status.name !== 'RUNNING') continue; // released meanwhile
+    const lock = await described(lockId);
+    if (!lock || lock.status.name !== 'RUNNING') continue; // released meanwhile
     // A lock held by a child of an earlier version (submitJob, createOrder) ends with its submission.
-    if (held.type !== LOCK_WORKFLOW_TYPE) return { lockHeldBy: `${held.type} ${lockId}` };
-    const owner2 = held.memo?.['owner'];
-    if (same(owner2, owner)) return { runId: held.runId };
-    const held2 = await holder(owner2);
-    if (held2) return held2;
-    log.warn('taking over a lock its owner no longer holds', { lockId, owner: owner2 });
-    await release(lockId, held.runId, `taken over: ${named(owner2)} no longer holds it`);
+    if (lock.type !== LOCK_WORKFLOW_TYPE) return { lockHeldBy: `${lock.type} ${lockId}` };
+    const lockOwner = lock.memo?.['owner'];
+    if (same(lockOwner, owner)) return { runId: lock.runId };
+    const held = await holder(lockOwner);
+    if (held) return held;
+    log.warn('taking over a lock its owner no longer holds', { lockId, owner: lockOwner });
+    await release(lockId, lock.runId, `taken over: ${named(lockOwner)} no longer holds it`);
   }
   return { lockHeldBy: 'submissions that keep taking it' };
 }
@@ -170,13 +171,7 @@ async function releasedBefore(lockId: string, owner: Owner): Promise<unknown> {
 
 /** Whether this activity's workflow is gone (terminated, timed out): nobody will hear of what it created. */
 async function workflowGone(owner: Owner): Promise<boolean> {
-  try {
-    const d = await Context.current().client.workflow.getHandle(owner.workflowId, owner.runId).describe();
-    return d.status.name !== 'RUNNING';
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return true;
-    throw err;
-  }
+  return (await described(owner.workflowId, owner.runId))?.status.name !== 'RUNNING';
 }
 
 /**

@@ -91,46 +91,13 @@ function unwrapped(err: unknown): unknown {
 }
 
 /**
- * Workflows from before the lock moved into the activity: runs the lock-holder workflow `holder` as a child whose id is the lock, `lockId`. Waiting for the lock is
- * cancellable (nothing was sent yet); once the child runs it is not, so a cancel that arrives meanwhile lets it
- * finish and its result (the job or order id) is known to be cleaned up. A workflow already cancelled does not start
- * it at all.
+ * Calls `attempt` until it is not told the lock is held. Waiting is cancellable (nothing was sent yet); the call
+ * itself is not, so a cancel that arrives meanwhile lets it finish and its result (the job or order id) is known to be
+ * cleaned up. A workflow already cancelled does not call it at all.
  */
-async function underLock<I, T>(
-  t: Tracker,
-  what: string,
-  lockId: string,
-  holder: (input: I) => Promise<T>,
-  input: I,
-): Promise<T> {
+async function untilLockTaken<T>(t: Tracker, what: string, attempt: () => Promise<T | LockHeld>): Promise<T> {
   for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 10_000)) {
     // Cancelled before anything was sent: end cancelled, and send nothing.
-    if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
-    try {
-      return await CancellationScope.nonCancellable(async () => {
-        const child = await startChild(holder, {
-          workflowId: lockId,
-          args: [input],
-          parentClosePolicy: 'REQUEST_CANCEL',
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        });
-        return child.result();
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw unwrapped(err);
-      t.stage(`waiting for another ${what} to settle`);
-      log.info('waiting for the lock', { lockId });
-      await sleep(waitMs);
-    }
-  }
-}
-
-/**
- * Calls the locked activity `attempt` until it is not told the lock is held. Waiting is cancellable (nothing was sent
- * yet); the call itself is not, so a cancel that arrives meanwhile lets it finish and its result is cleaned up.
- */
-async function lockedByActivity<T>(t: Tracker, what: string, attempt: () => Promise<T | LockHeld>): Promise<T> {
-  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 10_000)) {
     if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
     const answer = await CancellationScope.nonCancellable(attempt);
     if (!isLockHeld(answer)) return answer;
@@ -138,6 +105,27 @@ async function lockedByActivity<T>(t: Tracker, what: string, attempt: () => Prom
     log.info('waiting for the lock', { heldBy: answer.lockHeldBy });
     await sleep(answer.retryAfterMs ?? waitMs);
   }
+}
+
+/**
+ * Workflows from before the lock moved into the activity: the lock is the lock-holder workflow `holder`, run as a
+ * child whose id is `lockId`; a child of that id already running means the lock is held.
+ */
+function childLock<I, T>(lockId: string, holder: (input: I) => Promise<T>, input: I) {
+  return async (): Promise<T | LockHeld> => {
+    try {
+      const child = await startChild(holder, {
+        workflowId: lockId,
+        args: [input],
+        parentClosePolicy: 'REQUEST_CANCEL',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
+      return await child.result();
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw unwrapped(err);
+      return { lockHeldBy: lockId };
+    }
+  };
 }
 
 /** Submits a job under the per-target lock. */
@@ -153,7 +141,7 @@ export async function submitUnderLock(
   if (!applies('submissionLock')) return CancellationScope.nonCancellable(() => submit(args));
   const lockId = `dataops-submit/${opts.profile}/${kind}/${targetId}`;
   const what = `submission to ${targetId}`;
-  if (applies('lockInActivity')) return lockedByActivity(t, what, () => submit({ ...args, lock: lockId }));
+  if (applies('lockInActivity')) return untilLockTaken(t, what, () => submit({ ...args, lock: lockId }));
   const info = workflowInfo();
   const input: SubmitJobInput = {
     kind,
@@ -166,7 +154,7 @@ export async function submitUnderLock(
       namespace: info.namespace,
     },
   };
-  return underLock(t, what, lockId, submitJob, input);
+  return untilLockTaken(t, what, childLock(lockId, submitJob, input));
 }
 
 /** Creates an order under the lock of its kitchen, recipe and variation. */
@@ -176,6 +164,6 @@ export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput):
   if (!applies('submissionLock')) return CancellationScope.nonCancellable(() => runOrder(args));
   const lockId = `dataops-order/${input.profile}/${input.kitchen}/${input.recipe}/${input.variation}`;
   const what = `order of ${input.recipe}/${input.variation}`;
-  if (applies('lockInActivity')) return lockedByActivity(t, what, () => runOrder({ ...args, lock: lockId }));
-  return underLock(t, what, lockId, createOrder, input);
+  if (applies('lockInActivity')) return untilLockTaken(t, what, () => runOrder({ ...args, lock: lockId }));
+  return untilLockTaken(t, what, childLock(lockId, createOrder, input));
 }
