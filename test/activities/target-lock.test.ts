@@ -14,7 +14,7 @@ import type { JobSubmitted } from '../../src/contract/types.js';
 import { LOCK_WORKFLOW_TYPE } from '../../src/activities/target-lock.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo, withProjectWorker } from '../helpers/activities.js';
-import { FROZEN, startTestSimulator } from '../helpers/sim.js';
+import { FROZEN, faultHits, startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -83,9 +83,7 @@ describe('the per-target lock held by the submitting activity', () => {
     const before = submissions(TG.sales);
     const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/profiling-runs' });
     const first = submit(TG.sales);
-    await eventually('the first submission held by the service', () =>
-      sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
-    );
+    await eventually('the first submission held by the service', () => faultHits(sim, held) === 1);
     const second = await submit(TG.sales);
     assert.match((second as { lockHeldBy: string }).lockHeldBy, /^workflow act-submitProfilingRun-/);
     const res = (await first) as JobSubmitted;
@@ -144,9 +142,7 @@ describe('the per-target lock held by the submitting activity', () => {
     };
     const before = submissions(target);
     const first = submit(target, slow);
-    await eventually('the first submission held by the service', () =>
-      sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
-    );
+    await eventually('the first submission held by the service', () => faultHits(sim, held) === 1);
     await eventually(
       'the first attempt released its lock',
       async () => (await describeLock(target)).status.name === 'TERMINATED',
@@ -183,9 +179,7 @@ describe('the per-target lock held by the submitting activity', () => {
         workflowId: `terminated-${taskQueue}`,
         args: [{ tableGroupId: target, pollIntervalMs: 200 }],
       });
-      await eventually('the submission held by the service', () =>
-        sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
-      );
+      await eventually('the submission held by the service', () => faultHits(sim, held) === 1);
       await handle.terminate('gone mid-submission');
       const job = await eventually('the job it created, cancelled', () =>
         sim.controls

@@ -81,6 +81,10 @@ export async function startTestSimulator(
 }
 
 /** Durations long enough that nothing moves unless the test advances the clock. */
+/** How many requests a fault added with `addFault` has answered so far. */
+export const faultHits = (sim: RunningSimulator, fault: { id: string }): number =>
+  sim.controls.faults().find((f) => f.id === fault.id)?.hits ?? 0;
+
 export const FROZEN = { pendingMs: 60_000, claimMs: 60_000, runMs: 600_000, cancelMs: 30_000, interruptMs: 30_000 };
 
 /** A ServiceClient for the seed user `user` against a running simulator. */

@@ -12,7 +12,7 @@ import { ApplicationFailure, CancelledFailure, WorkflowFailedError } from '@temp
 import { progressQuery } from '../../src/contract/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { faultHits, startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -54,11 +54,13 @@ describe('cancelling a workflow while its order runs', () => {
   }
 
   /** The RemoteCancelUnconfirmed failure a cancelled workflow ended with (asserted). */
-  function unconfirmed(error: unknown): ApplicationFailure {
+  /** Asserts the workflow failed RemoteCancelUnconfirmed with a message matching `message`; returns that failure. */
+  function unconfirmed(error: unknown, message: RegExp): ApplicationFailure {
     assert.ok(error instanceof WorkflowFailedError, String(error));
     const failure = error.cause;
     assert.ok(failure instanceof ApplicationFailure, String(failure));
     assert.equal(failure.type, 'RemoteCancelUnconfirmed');
+    assert.match(failure.message, message);
     return failure;
   }
 
@@ -93,7 +95,7 @@ describe('cancelling a workflow while its order runs', () => {
         out.error instanceof WorkflowFailedError && out.error.cause instanceof CancelledFailure,
         String(out.error),
       );
-      assert.ok((sim.controls.faults().find((f) => f.id === accepted.id)?.hits ?? 0) >= 1, 'the order stop ran');
+      assert.ok(faultHits(sim, accepted) >= 1, 'the order stop ran');
       assert.equal(out.run?.status, 'STOPPED_SERVING', 'the run was stopped by its own stop');
       assert.ok(
         sim.controls
@@ -113,15 +115,14 @@ describe('cancelling a workflow while its order runs', () => {
     const runStop = answerStop('/v2/serving/stop/');
     try {
       const out = await cancelWhileRunning({ cancelTimeoutMs: 2_000 });
-      const failure = unconfirmed(out.error);
-      assert.match(
-        failure.message,
+      unconfirmed(
+        out.error,
         new RegExp(
           `order ${out.orderId} was not seen stopped within cancelTimeoutMs \\(its run is ACTIVE_SERVING\\); its run may still be going`,
         ),
       );
       assert.equal(out.run?.status, 'ACTIVE_SERVING', 'the run is indeed still going');
-      assert.ok((sim.controls.faults().find((f) => f.id === runStop.id)?.hits ?? 0) >= 1, 'the run stop was tried');
+      assert.ok(faultHits(sim, runStop) >= 1, 'the run stop was tried');
       assert.deepEqual(out.progress.remoteCancel, {
         jobId: out.orderId,
         finalStatus: 'ACTIVE_SERVING',
@@ -147,15 +148,14 @@ describe('cancelling a workflow while its order runs', () => {
     });
     try {
       const out = await cancelWhileRunning({ cancelTimeoutMs: 2_000 });
-      const failure = unconfirmed(out.error);
-      assert.match(
-        failure.message,
+      unconfirmed(
+        out.error,
         new RegExp(
           `order ${out.orderId} was not seen stopped within cancelTimeoutMs \\(its runs could not be read; .+\\)`,
         ),
       );
       assert.equal(out.run?.status, 'ACTIVE_SERVING', 'the run is indeed still going');
-      assert.ok((sim.controls.faults().find((f) => f.id === unreadable.id)?.hits ?? 0) >= 1, 'the runs were read');
+      assert.ok(faultHits(sim, unreadable) >= 1, 'the runs were read');
       assert.equal(out.progress.remoteCancel?.finalStatus, 'unknown');
       assert.equal(out.progress.remoteCancel?.confirmed, false);
       assert.match(out.progress.remoteCancel?.error ?? '', /503/);
@@ -168,19 +168,18 @@ describe('cancelling a workflow while its order runs', () => {
     const refused = answerStop('/v2/order/stop/', 403, { message: 'not allowed to stop orders' });
     try {
       const out = await cancelWhileRunning();
-      const failure = unconfirmed(out.error);
-      assert.equal(failure.nonRetryable, true);
-      assert.match(
-        failure.message,
+      const failure = unconfirmed(
+        out.error,
         new RegExp(`order ${out.orderId} could not be stopped .*its run may still be going`),
       );
+      assert.equal(failure.nonRetryable, true);
       assert.equal(out.run?.status, 'ACTIVE_SERVING', 'the run is indeed still going');
       assert.equal(out.progress.remoteCancel?.jobId, out.orderId);
       assert.equal(out.progress.remoteCancel?.confirmed, false);
       assert.equal(out.progress.remoteCancel?.reason, 'workflow_cancelled');
       assert.match(out.progress.remoteCancel?.error ?? '', /not allowed to stop orders/);
       assert.deepEqual(out.memo?.remoteCancel, out.progress.remoteCancel, 'recorded in the memo too');
-      assert.ok((sim.controls.faults().find((f) => f.id === refused.id)?.hits ?? 0) >= 1, 'the stop was refused');
+      assert.ok(faultHits(sim, refused) >= 1, 'the stop was refused');
     } finally {
       sim.controls.clearFaults();
     }
