@@ -56,6 +56,21 @@ const AfterCompletion = {
   followUpMs: z.number().int().min(0).max(600_000).optional(),
 };
 
+/** The next job, submitted by the wait itself when the job completed and what it read lets it go (chained.ts). */
+const Then = z.object({
+  kind: z.enum(['profiling', 'tests', 'generation']),
+  targetId: Id,
+  projectCode: z.string().min(1).optional(),
+  /** The per-target lock it is submitted under. */
+  lock: z.string().min(1),
+  /**
+   * What must have become of the generation follow-up: `not-looked-for` (none asked), `absent-or-completed`
+   * (none will come, or the wait followed it to completion), `completed` (the wait followed it to completion).
+   */
+  generation: z.enum(['not-looked-for', 'absent-or-completed', 'completed']),
+});
+export type Then = z.output<typeof Then>;
+
 export const WaitInput = z.object({
   profile: Profile,
   jobId: Id,
@@ -69,6 +84,7 @@ export const WaitInput = z.object({
   maxStatusDurationMs: z.number().int().min(1).optional(),
   ...StatusReports,
   ...AfterCompletion,
+  then: Then.optional(),
 });
 export type WaitInput = z.input<typeof WaitInput>;
 
@@ -79,6 +95,7 @@ export const CheckInput = JobInput.extend({
   maxStatusDurationMs: z.number().int().min(1).optional(),
   ...StatusReports,
   ...AfterCompletion,
+  then: Then.optional(),
 });
 export type CheckInput = z.input<typeof CheckInput>;
 

@@ -26,7 +26,8 @@ import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { lookUp, takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
 import { lookUntilSettled } from './settle.js';
-import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
+import { SUBMISSION_BOUND_MS, sendSignal, underTargetLock, type Locked } from './target-lock.js';
+import type { LockHeld } from '../contract/lock-held.js';
 
 /** Failures after which the request may have been processed and its answer lost. */
 function isAmbiguous(err: unknown): boolean {
@@ -47,6 +48,21 @@ const Sending = z.object({
 });
 const Rejected = z.object({ phase: z.literal('rejected') });
 const Phase = z.union([Sending, Rejected]);
+type Phase = z.infer<typeof Phase>;
+
+/** What an earlier attempt may have done: sent (as recorded, when it was), or certainly nothing. */
+type Prior = { mayHaveSent: false } | { mayHaveSent: true; sending?: z.infer<typeof Sending> | undefined };
+
+/** Where a submission records its phase: its own heartbeat details, or those of the activity it runs in. */
+type RecordPhase = (phase: Phase) => void;
+
+/** A locked submission made from inside another activity (see chained.ts). */
+export interface ChainedSubmission {
+  profile: string;
+  targetId: string;
+  projectCode?: string | undefined;
+  lock: string;
+}
 
 /** The workflow a job points back to: the caller (the lock's parent) when given, else this activity's workflow. */
 function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined, submissionId: string): TestRunLink {
@@ -100,7 +116,8 @@ const KINDS: Record<JobKind, { activity: string; jobKey: string; send: Send }> =
   },
 };
 
-export function submissionActivities(ctx: ActivityContext) {
+/** Submissions, for their own activities and for the waits that submit the next job themselves. */
+export function submitter(ctx: ActivityContext) {
   /**
    * After a send that may have landed: looks at once, and again once the held request could no longer commit.
    * Undefined when no job was created; SubmissionOutcomeUnknown when it cannot be told.
@@ -138,24 +155,59 @@ export function submissionActivities(ctx: ActivityContext) {
 
   async function submit<I extends SubmitInput>(kind: JobKind, raw: I): Promise<Locked<I, JobSubmitted>> {
     const input = parseInput(SubmitInput, raw, KINDS[kind].activity);
+    // An earlier attempt that was certainly refused (a 4xx, no token) created nothing: send at once. Any other
+    // earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
+    const recorded = Phase.safeParse(activityInfo().heartbeatDetails).data;
+    const prior: Prior =
+      activityInfo().attempt > 1 && recorded?.phase !== 'rejected'
+        ? { mayHaveSent: true, sending: recorded?.phase === 'sending' ? recorded : undefined }
+        : { mayHaveSent: false };
     const result = translated(async () => {
       const { lock } = input;
-      if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal);
+      if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal, prior, beat);
       const signal = sendSignal();
       return underTargetLock(
         lock,
-        () => sendOnce(kind, input, signal),
+        () => sendOnce(kind, input, signal, prior, beat),
         (r) => undo(input.profile, r.jobId, signal),
       );
     });
     return result as Promise<Locked<I, JobSubmitted>>;
   }
 
+  /**
+   * Submits from inside another activity: a wait that saw its job complete submits the next one (chained.ts). Its
+   * phase goes where `record` puts it (the wait's heartbeat details, read back as `recorded`). An earlier attempt of
+   * that activity may have sent only if it took the lock (then kept, or released with its outcome, which the lock
+   * returns) or recorded a send. The workflow's cancel does not abort it: the workflow waits for the answer and
+   * cancels the job; a workflow that is gone has it undone here. Bounded by one submission's time.
+   */
+  async function submitWithin(
+    kind: JobKind,
+    input: ChainedSubmission,
+    recorded: unknown,
+    record: RecordPhase,
+  ): Promise<JobSubmitted | LockHeld> {
+    const sent = Phase.safeParse(recorded).data;
+    const signal = AbortSignal.any([sendSignal(true), AbortSignal.timeout(SUBMISSION_BOUND_MS - 60_000)]);
+    return underTargetLock(
+      input.lock,
+      ({ kept }) => {
+        const sending = sent?.phase === 'sending' ? sent : undefined;
+        const prior: Prior = kept || sending ? { mayHaveSent: true, sending } : { mayHaveSent: false };
+        return sendOnce(kind, input, signal, prior, record);
+      },
+      (r) => undo(input.profile, r.jobId, signal),
+    );
+  }
+
   /** Sends the submission once: an attempt after one that may have sent looks for its job first. */
   async function sendOnce(
     kind: JobKind,
-    input: z.output<typeof SubmitInput>,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller'>,
     signal: AbortSignal,
+    prior: Prior,
+    record: RecordPhase,
   ): Promise<JobSubmitted> {
     const { jobKey, send } = KINDS[kind];
     const { client, projectCode: profileProject } = ctx.profile(input.profile);
@@ -167,29 +219,26 @@ export function submissionActivities(ctx: ActivityContext) {
       ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal }
       : undefined;
 
-    // An earlier attempt that was certainly refused (a 4xx, no token) created nothing: send at once. Any other
-    // earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
-    const prior = Phase.safeParse(info.heartbeatDetails).data;
-    if (info.attempt > 1 && prior?.phase !== 'rejected') {
+    if (prior.mayHaveSent) {
       if (!target)
         throw new SubmissionOutcomeUnknown(
           `an earlier attempt to submit for ${input.targetId} may have created a job, and no project code is configured to look it up; not submitting again`,
         );
-      const sending = prior?.phase === 'sending' ? prior : undefined;
+      const { sending } = prior;
       const found = await settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null);
       if (found) return found;
     }
 
     const before = target ? await takeWatermark(target) : null;
     const sentAt = Date.now();
-    beat({ phase: 'sending', sentAt, before });
+    record({ phase: 'sending', sentAt, before });
     try {
       const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
       log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
       return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
     } catch (err) {
       if (!isAmbiguous(err)) {
-        beat({ phase: 'rejected' });
+        record({ phase: 'rejected' });
         throw err;
       }
       if (!target)
@@ -202,6 +251,11 @@ export function submissionActivities(ctx: ActivityContext) {
     }
   }
 
+  return { submit, submitWithin };
+}
+
+export function submissionActivities(ctx: ActivityContext) {
+  const { submit } = submitter(ctx);
   return {
     /** Submits a profiling run once: a retry reattaches to the job a lost response created. */
     submitProfilingRun: async <I extends SubmitInput>(input: I) => submit('profiling', input),

@@ -31,8 +31,13 @@ interface Owner {
   activityId: string;
 }
 
-/** How long after its owner's workflow closed a lock may still cover an attempt that had not heard of it. */
-const closedOwnerGraceMs = (): number => activityInfo().startToCloseTimeoutMs || 30 * 60_000;
+/**
+ * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits the
+ * next job puts on that submission (chained.ts). It is how long after its owner's workflow closed a lock may still
+ * cover an attempt that had not heard of it (whichever activity the owner, or the waiter, is).
+ */
+export const SUBMISSION_BOUND_MS = 30 * 60_000;
+const closedOwnerGraceMs = (): number => SUBMISSION_BOUND_MS;
 
 function me(): Owner {
   const info = activityInfo();
@@ -97,7 +102,8 @@ async function holder(owner: unknown): Promise<LockHeld | false> {
   };
 }
 
-type Taken = { runId: string } | LockHeld;
+/** A lock taken: `kept` when an earlier attempt of this activity took it (and may have sent before it ended). */
+type Taken = { runId: string; kept: boolean } | LockHeld;
 
 /** Takes the lock, or names its holder. A retried attempt finds the lock it took before and keeps it. */
 async function take(lockId: string, owner: Owner): Promise<Taken> {
@@ -115,7 +121,7 @@ async function take(lockId: string, owner: Owner): Promise<Taken> {
         memo: { owner },
         args: [{ expiresAtMs: Date.now() + ttl }],
       });
-      return { runId: h.firstExecutionRunId };
+      return { runId: h.firstExecutionRunId, kept: false };
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
@@ -124,7 +130,7 @@ async function take(lockId: string, owner: Owner): Promise<Taken> {
     // A lock held by a child of an earlier version (submitJob, createOrder) ends with its submission.
     if (lock.type !== LOCK_WORKFLOW_TYPE) return { lockHeldBy: `${lock.type} ${lockId}` };
     const lockOwner = lock.memo?.['owner'];
-    if (same(lockOwner, owner)) return { runId: lock.runId };
+    if (same(lockOwner, owner)) return { runId: lock.runId, kept: true };
     const held = await holder(lockOwner);
     if (held) return held;
     log.warn('taking over a lock its owner no longer holds', { lockId, owner: lockOwner });
@@ -181,7 +187,7 @@ async function workflowGone(owner: Owner): Promise<boolean> {
  */
 export async function underTargetLock<T extends { reconciled: boolean }>(
   lockId: string,
-  body: () => Promise<T>,
+  body: (lock: { kept: boolean }) => Promise<T>,
   undo: (result: T) => Promise<void>,
 ): Promise<T | LockHeld> {
   const owner = me();
@@ -200,7 +206,7 @@ export async function underTargetLock<T extends { reconciled: boolean }>(
   if ('lockHeldBy' in taken) return taken;
   let result: T;
   try {
-    result = await body();
+    result = await body({ kept: taken.kept });
   } catch (err) {
     const failure = toFailure(err);
     if (failure instanceof ApplicationFailure && failure.nonRetryable)
@@ -220,12 +226,16 @@ export async function underTargetLock<T extends { reconciled: boolean }>(
 /**
  * The signal a locked submission sends and settles with: the activity's cancellation, except the one that says its
  * workflow is gone. That send still finishes, so what it created is known and undone, not left running unwatched.
+ * `throughCancel`: nor the workflow's cancel (a wait that submits the next job returns it to the workflow, which
+ * waits for the answer and cancels the job: see chained.ts).
  */
-export function sendSignal(): AbortSignal {
+export function sendSignal(throughCancel = false): AbortSignal {
   const context = Context.current();
   const controller = new AbortController();
   const abort = () => {
-    if (!context.cancellationDetails?.notFound) controller.abort(context.cancellationSignal.reason);
+    const details = context.cancellationDetails;
+    if (details?.notFound || (throughCancel && details?.cancelRequested)) return;
+    controller.abort(context.cancellationSignal.reason);
   };
   if (context.cancellationSignal.aborted) abort();
   else context.cancellationSignal.addEventListener('abort', abort, { once: true });

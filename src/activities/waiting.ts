@@ -12,6 +12,7 @@ import { beat } from './keep-alive.js';
 import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
+import { goOn } from './chained.js';
 import { freshProgress, observe } from './wait-progress.js';
 import { roomForAnotherAttempt } from './deadline.js';
 
@@ -121,7 +122,8 @@ export function waitingActivities(ctx: ActivityContext) {
           const changed = observe(progress, job);
           await reportStatus(job, progress, input.statusReports);
           beat(progress);
-          if (isTerminalJobStatus(job.status)) return finished(ctx, input, job, progress);
+          if (isTerminalJobStatus(job.status))
+            return goOn(ctx, input.profile, input.then, job, await finished(ctx, input, job, progress), progress);
           const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
           if (stuck) return stuck;
           if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
@@ -168,7 +170,7 @@ export function waitingActivities(ctx: ActivityContext) {
               progress,
               next,
             );
-          return result;
+          return goOn(ctx, input.profile, input.then, job, result, progress);
         }
         const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
         if (stuck) return stuck;

@@ -53,6 +53,8 @@ export const WaitProgress = z.object({
   reportedAt: z.number().nullable().default(null),
   /** Reports sent so far by this wait, across its attempts: they are bounded by its `statusReports`. */
   reports: z.number().int().default(0),
+  /** Where the next job's submission, made by this wait once its job completed, got to (see chained.ts). */
+  submission: z.unknown().optional(),
 });
 export type WaitProgress = z.infer<typeof WaitProgress>;
 

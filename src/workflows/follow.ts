@@ -3,6 +3,7 @@
  * decision 6 — every ending of the wait cancels the job, and only a confirmed cancel is reported as one.
  */
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -10,10 +11,12 @@ import {
   isCancellation,
   log,
   proxyActivities,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { WaitResult } from '../activities/completion.js';
-import { DEFAULT_STATUS_REPORTS, deferredPolling } from '../contract/activity-options.js';
+import type { WaitInput } from '../activities/job-inputs.js';
+import { DEFAULT_STATUS_REPORTS, SUBMIT, deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
 import { cancelFollowUp } from './follow-up.js';
 import {
@@ -39,10 +42,15 @@ export interface AfterCompletion {
   awaitScoreMs?: number;
   generationOutlookOf?: string;
   projectCode?: string;
+  /** The next job, submitted by the heartbeating wait itself when it may (src/activities/chained.ts). */
+  then?: WaitInput['then'];
 }
 
-/** What the wait read after completion; a read it could not make is absent, and the caller makes it itself. */
-export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook' | 'generationJob' | 'generationWait'>;
+/**
+ * What the wait read after completion; a read it could not make is absent, and the caller makes it itself. `next`:
+ * the job the wait submitted (its `then`); whoever receives it follows it, or cancels it.
+ */
+export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook' | 'generationJob' | 'generationWait' | 'next'>;
 
 /**
  * How long the profiling wait follows the generation follow-up itself once it finds it (ten polls, at least 5 s, at
@@ -53,6 +61,17 @@ function followUpMs(opts: JobOptions, after: AfterCompletion): number {
   if (!after.generationOutlookOf) return 0;
   return Math.min(60_000, Math.max(5_000, 10 * opts.pollIntervalMs), opts.maxStatusDurationMs ?? Infinity);
 }
+
+/**
+ * A deferrable poll that may submit the next job (src/activities/chained.ts): its attempts have a submission's time,
+ * a crashed worker is seen by the heartbeat timeout instead, and a cancel waits for its answer (it may carry a job).
+ */
+const submittingPoll = (polling: ActivityOptions): ActivityOptions => ({
+  ...polling,
+  startToCloseTimeout: SUBMIT.startToCloseTimeout,
+  heartbeatTimeout: SUBMIT.heartbeatTimeout,
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+});
 
 /** Waits for a terminal status with the chosen strategy. Cancellable. */
 export async function waitForTerminal(
@@ -72,14 +91,14 @@ export async function waitForTerminal(
     ...(followUp > 0 ? { followUpMs: followUp } : {}),
   };
   if (strategyOf(opts) === 'deferrable') {
-    const acts = proxyActivities<Activities>(
-      deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs),
-    );
+    const polling = deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs);
+    const acts = proxyActivities<Activities>(after.then ? submittingPoll(polling) : polling);
     return acts.checkJob({ profile: opts.profile, jobId, pollIntervalMs: opts.pollIntervalMs, ...bound });
   }
   return heartbeatWait(
     opts.maxWaitMs,
     opts.heartbeatTimeoutMs,
+    after.then !== undefined,
   )({
     profile: opts.profile,
     jobId,
@@ -170,11 +189,12 @@ export async function followJob(
     }
     bound = undefined;
   }
-  const { summary, generationOutlook, generationJob, generationWait, ...wait } = outcome;
+  const { summary, generationOutlook, generationJob, generationWait, next, ...wait } = outcome;
   const run = concluded(t, role, submitted, wait);
   return {
     run,
     fetched: {
+      ...(next ? { next } : {}),
       ...(summary ? { summary } : {}),
       ...(generationOutlook ? { generationOutlook } : {}),
       ...(generationJob !== undefined ? { generationJob } : {}),

@@ -1,12 +1,13 @@
 /** The single-job workflows, profileTableGroup and runTestSuite, and the steps the pipeline reuses from them. */
 import type {
+  JobSubmitted,
   ProfileTableGroupResult,
   ProfilingSummary,
   RunTestSuiteResult,
   TestRunSummary,
 } from '../contract/index.js';
 import type { JobOptions, ProfileTableGroupInput, RunTestSuiteInput } from '../contract/workflows.js';
-import { runJob, type Fetched } from './follow.js';
+import { followJob, runJob, type AfterCompletion, type Fetched } from './follow.js';
 import { checkedInput } from './input.js';
 import { Tracker, activitiesWithin } from './shared.js';
 import { submitUnderLock } from './submission.js';
@@ -28,11 +29,13 @@ export async function profileStep(
   opts: JobOptions,
   tableGroupId: string,
   generationOutlookOf?: string,
+  then?: AfterCompletion['then'],
 ): Promise<{ result: ProfileTableGroupResult; fetched: Fetched }> {
   const after = {
     summary: 'profiling' as const,
     ...(generationOutlookOf ? { generationOutlookOf } : {}),
     ...(generationOutlookOf && opts.projectCode ? { projectCode: opts.projectCode } : {}),
+    ...(then ? { then } : {}),
   };
   const { run: job, fetched } = await runJob(
     t,
@@ -47,17 +50,22 @@ export async function profileStep(
   return { result: { job, summary }, fetched };
 }
 
-/** Runs a test suite and reads its summary (read by the wait when it can, as in profileStep). */
-export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
+/**
+ * Runs a test suite and reads its summary (read by the wait when it can, as in profileStep). `submitted`: the run
+ * the previous wait submitted itself, followed as it is.
+ */
+export async function testRunStep(
+  t: Tracker,
+  opts: JobOptions,
+  testSuiteId: string,
+  submitted?: JobSubmitted,
+): Promise<RunTestSuiteResult> {
   // The score may be rolled up a moment after the run completes (TestGen): give it up to a minute.
   const awaitScoreMs = 60_000;
-  const { run: job, fetched } = await runJob(
-    t,
-    'test_run',
-    opts,
-    () => submitUnderLock(t, 'tests', opts, testSuiteId),
-    { summary: 'test_run', awaitScoreMs },
-  );
+  const after = { summary: 'test_run' as const, awaitScoreMs };
+  const { run: job, fetched } = submitted
+    ? await followJob(t, 'test_run', opts, submitted, after)
+    : await runJob(t, 'test_run', opts, () => submitUnderLock(t, 'tests', opts, testSuiteId), after);
   const summary = await readUnlessFetched(t, 'test run', fetched.summary as TestRunSummary | undefined, () =>
     activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
       profile: opts.profile,

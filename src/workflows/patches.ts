@@ -29,14 +29,26 @@ export const PATCHES = {
   orderStopUnconfirmed: 'order-stop-unconfirmed-v1',
   /** The per-target lock taken by the submitting activity, not a child workflow (src/activities/target-lock.ts). */
   lockInActivity: 'lock-in-activity-v1',
+  /** The pipeline's profiling wait submits the test run itself (src/activities/chained.ts). */
+  testRunFromProfilingWait: 'test-run-from-profiling-wait-v1',
 } as const;
 type Patch = keyof typeof PATCHES;
 
 /** The marker of workflows that take every patched path of PATCHES. */
-export const BASELINE_PATCH = 'baseline-2026-12';
+export const BASELINE_PATCH = 'baseline-2027-01';
 
 /** Earlier baselines, and the patches each stands for. */
 const EARLIER_BASELINES: ReadonlyArray<[string, ReadonlySet<Patch>]> = [
+  [
+    'baseline-2026-12',
+    new Set<Patch>([
+      'submissionLock',
+      'inputCheckedByWorker',
+      'generationOutlook',
+      'rePreviewAfterApproval',
+      'lockInActivity',
+    ]),
+  ],
   [
     'baseline-2026-11',
     new Set<Patch>(['submissionLock', 'inputCheckedByWorker', 'generationOutlook', 'rePreviewAfterApproval']),

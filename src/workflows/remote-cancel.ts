@@ -3,6 +3,7 @@
  * within its own budget, the job is watched until it is terminal, and only a confirmed cancel is reported as one.
  */
 import {
+  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
   log,
@@ -17,11 +18,15 @@ import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
-/** The heartbeating wait, on the waits task queue (its own slots: see waitsTaskQueue). */
-export const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number) =>
+/**
+ * The heartbeating wait, on the waits task queue (its own slots: see waitsTaskQueue). `answerOnCancel`: a cancel
+ * waits for the activity's answer, which may carry a job it submitted (src/activities/chained.ts).
+ */
+export const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel = false) =>
   proxyActivities<Activities>({
     ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
     taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
+    ...(answerOnCancel ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
   }).waitForJob;
 
 export type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';

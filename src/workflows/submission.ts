@@ -128,6 +128,10 @@ function childLock<I, T>(lockId: string, holder: (input: I) => Promise<T>, input
   };
 }
 
+/** The per-target lock of a submission: one in flight per profile, kind of job and target. */
+export const submissionLockId = (kind: SubmissionKind, profile: string, targetId: string): string =>
+  `dataops-submit/${profile}/${kind}/${targetId}`;
+
 /** Submits a job under the per-target lock. */
 export async function submitUnderLock(
   t: Tracker,
@@ -139,7 +143,7 @@ export async function submitUnderLock(
   // Workflows started before the lock submit directly.
   const submit = activitiesWithin(opts.outageToleranceMs).submit[ACTIVITY[kind]];
   if (!applies('submissionLock')) return CancellationScope.nonCancellable(() => submit(args));
-  const lockId = `dataops-submit/${opts.profile}/${kind}/${targetId}`;
+  const lockId = submissionLockId(kind, opts.profile, targetId);
   const what = `submission to ${targetId}`;
   if (applies('lockInActivity')) return untilLockTaken(t, what, () => submit({ ...args, lock: lockId }));
   const info = workflowInfo();

@@ -92,7 +92,8 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
       METRICS_PROMETHEUS_ADDRESS: `127.0.0.1:${metricsPort}`,
     });
     workers.push(worker);
-    // One failed attempt, retried: counted by dataops_activity_failures with its type.
+    // One failed attempt, retried: counted by dataops_activity_failures with its type. The test run is submitted by
+    // the profiling wait, so its failed attempt is the wait's.
     await simControls(() => sim.url)('POST', '/_sim/faults', {
       kind: 'status',
       status: 503,
@@ -132,9 +133,9 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     assert.match(metrics, /dataops_gate_verdicts\S*\{[^}]*verdict="passed"[^}]*\} 1/);
     const failures = metrics
       .split('\n')
-      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="submitTestRun"'));
+      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="waitForJob"'));
     assert.ok(
-      failures.some((l) => /retryable="true"/.test(l) && /type="\w+"/.test(l) && /\} [1-9]\d*$/.test(l)),
+      failures.some((l) => /retryable="true"/.test(l) && /type="ServerError"/.test(l) && /\} [1-9]\d*$/.test(l)),
       `the retried submission counted: ${failures.join(' | ') || metrics.match(/dataops_activity_failures.*/g)?.join(' | ')}`,
     );
     assert.match(metrics, /temporal_activity_execution_latency/, "beside the SDK's own");

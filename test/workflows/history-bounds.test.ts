@@ -118,6 +118,19 @@ describe('history bounds with live status (dev server, search attributes)', () =
     assert.ok(run.events <= 50, `${run.events} events`);
   });
 
+  test('an order, then profiling and tests: within the bound, the test run submitted by the profiling wait', async () => {
+    const ordered = pipelineShapes(TG).find((s) => s.name === 'order, profile, tests');
+    assert.ok(ordered);
+    const run = await runPipeline(d.env, sim, ordered.input);
+    assert.deepEqual(
+      run.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
+      ['runOrder', 'waitForOrderRun', 'submitProfilingRun', 'waitForJob', 'waitForJob'],
+      'no submission activity for the test run',
+    );
+    assert.equal(describeEvents(run.events).reports, 2, 'the live reports are kept');
+    assert.ok(run.events.length <= 50, `${run.events.length} events`);
+  });
+
   test("a generation follow-up that outlasts the profiling wait's window, waited for by the workflow: within the bound", async () => {
     const long = pipelineShapes(TG).find((s) => s.name === 'profile, long generation, tests');
     assert.ok(long);

@@ -1,0 +1,61 @@
+/**
+ * The next submission, made by the wait that sees its job complete: the pipeline's test run is submitted by the
+ * profiling wait, as its summary is read there, so the workflow needs no submission activity and no workflow task
+ * for it (6 history events). Only when what the wait saw and read leaves the workflow nothing to do before it: the
+ * job completed, its summary was read, and the generation follow-up is as the workflow's `then` asks. Otherwise, or
+ * when another submission holds the target's lock, the wait returns without it and the workflow submits as before.
+ *
+ * The submission is the same as its own activity's (submission.ts, under the per-target lock), with its phase in the
+ * wait's heartbeat details. A failure fails the wait as it would have failed the submission; a retryable one is
+ * retried with the wait, which then finds the job it may have created, as a submission's retry does. The workflow's
+ * cancel lets a submission in flight finish: the workflow waits for the answer and cancels the job.
+ */
+import { CancelledFailure, Context, log } from '@temporalio/activity';
+import type { Job } from '../api/index.js';
+import { isLockHeld } from '../contract/lock-held.js';
+import type { WaitProgress } from '../contract/types.js';
+import type { ActivityContext } from './context.js';
+import type { WaitResult } from './completion.js';
+import type { Then } from './job-inputs.js';
+import { beat } from './keep-alive.js';
+import { submitter } from './submission.js';
+
+/** Whether the wait's result leaves the workflow nothing to call before the next submission. */
+export function mayGoOn(then: Then, result: WaitResult): boolean {
+  if (result.job.status !== 'completed' || result.stuck || !result.summary) return false;
+  const followUpCompleted = result.generationWait?.job.status === 'completed';
+  switch (then.generation) {
+    case 'not-looked-for':
+      return true;
+    case 'absent-or-completed':
+      return result.generationOutlook?.expected === false || followUpCompleted;
+    case 'completed':
+      return followUpCompleted;
+  }
+}
+
+/** The wait's result, with the next job when the wait may submit it and has. */
+export async function goOn(
+  ctx: ActivityContext,
+  profile: string,
+  then: Then | undefined,
+  job: Job,
+  result: WaitResult,
+  progress: WaitProgress,
+): Promise<WaitResult> {
+  if (!then || !mayGoOn(then, result)) return result;
+  // Cancelled already: create nothing the workflow would only have to cancel.
+  if (Context.current().cancellationSignal.aborted)
+    throw new CancelledFailure(`cancelled as job ${job.id} completed; the next job was not submitted`);
+  const next = await submitter(ctx).submitWithin(
+    then.kind,
+    { profile, targetId: then.targetId, projectCode: then.projectCode, lock: then.lock },
+    progress.submission,
+    (phase) => beat({ ...progress, submission: phase }),
+  );
+  if (isLockHeld(next)) {
+    log.info('the next submission waits for its lock; the workflow makes it', { heldBy: next.lockHeldBy });
+    return result;
+  }
+  return { ...result, next };
+}

@@ -1,0 +1,149 @@
+/**
+ * The pipeline's test run, submitted by the profiling wait as it sees the run complete (src/activities/chained.ts):
+ * no submission activity and no workflow task of its own, the same lock and exactly-once rules as a submission, and
+ * a cancel that waits for the wait's answer so that a run it created is cancelled, never left running unwatched.
+ * Dev server (the lock reads visibility) and the simulator, through real sockets.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { progressQuery, type DataQualityPipelineResult } from '../../src/contract/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+type Event = temporal.api.history.v1.IHistoryEvent;
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const base = {
+  tableGroupId: TG.finance,
+  testSuiteId: TS.financeProd,
+  pollIntervalMs: 100,
+  maxPollIntervalMs: 100,
+  onGateFailure: 'report',
+};
+
+const activityTypes = (events: Event[]): string[] =>
+  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+
+describe('the test run submitted by the profiling wait', () => {
+  let d: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    d = await startDevServerEnv();
+    ({ sim } = await startTestSimulator({
+      jobDurations: { pendingMs: 100, claimMs: 50, runMs: 500, cancelMs: 100, interruptMs: 100 },
+    }));
+  });
+  after(async () => {
+    await sim?.close();
+    await d?.env.teardown();
+  });
+
+  const testRuns = () => sim.controls.jobs().filter((j) => j.job_key === 'run-tests');
+  const testRunPosts = () =>
+    sim.controls.requests().filter((r) => r.method === 'POST' && r.path.includes('/test-runs')).length;
+
+  /** Starts the pipeline on a worker of its own, runs `during`, and returns its ending and history. */
+  async function pipeline(
+    input: Record<string, unknown>,
+    during: (handle: WorkflowHandle) => Promise<void> = async () => undefined,
+  ) {
+    return withProjectWorker(d.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await d.env.client.workflow.start('dataQualityPipeline', {
+        taskQueue,
+        workflowId: `chained-${taskQueue}`,
+        args: [{ ...base, ...input }],
+      });
+      await during(handle);
+      const ended = await handle.result().then(
+        (result: DataQualityPipelineResult) => ({ result, error: undefined }),
+        (error: unknown) => ({ result: undefined, error }),
+      );
+      const events: Event[] = (await handle.fetchHistory()).events ?? [];
+      return { ...ended, events, progress: await handle.query(progressQuery), handle };
+    });
+  }
+
+  for (const waitStrategy of ['heartbeat', 'deferrable'] as const)
+    test(`${waitStrategy}: the wait submits the run; no submission activity, one run, linked to the pipeline`, async () => {
+      const before = testRuns().length;
+      const run = await pipeline({ waitStrategy, testGeneration: 'skip' });
+      assert.equal(run.error, undefined, String(run.error));
+      const wait = waitStrategy === 'heartbeat' ? 'waitForJob' : 'checkJob';
+      assert.deepEqual(activityTypes(run.events), ['submitProfilingRun', wait, wait]);
+      const created = testRuns().slice(before);
+      assert.equal(created.length, 1, 'exactly one test run');
+      assert.equal(run.result?.testRun.job.jobId, created[0]?.id);
+      assert.equal(run.result?.testRun.job.reconciled, false);
+      assert.equal(run.result?.testRun.job.wait.job.status, 'completed');
+      // The run points back at the pipeline, and at the wait that submitted it.
+      const link = created[0]?.caller_metadata;
+      assert.equal(link?.['workflow_id'], run.handle.workflowId);
+      assert.equal(link?.['workflow_type'], 'dataQualityPipeline');
+      const waitScheduled = run.events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === wait);
+      assert.match(
+        String(link?.['submission_id']),
+        new RegExp(`/${waitScheduled?.activityTaskScheduledEventAttributes?.activityId}$`),
+      );
+    });
+
+  test("testGeneration 'generate' starts a job between the two: the workflow submits the run itself", async () => {
+    const run = await pipeline({ testGeneration: 'generate' });
+    assert.equal(run.error, undefined, String(run.error));
+    assert.deepEqual(activityTypes(run.events), [
+      'submitProfilingRun',
+      'waitForJob',
+      'submitTestGeneration',
+      'waitForJob',
+      'submitTestRun',
+      'waitForJob',
+    ]);
+  });
+
+  test('a cancel while the wait is submitting: the submission finishes, the run is cancelled, the pipeline ends cancelled', async () => {
+    const before = testRuns().length;
+    const held = sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path: '/test-runs' });
+    const run = await pipeline({ testGeneration: 'skip' }, async (handle) => {
+      await eventually('the submission held by the service', () =>
+        sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
+      );
+      await handle.cancel();
+    });
+    assert.ok(
+      run.error instanceof WorkflowFailedError && run.error.cause instanceof CancelledFailure,
+      String(run.error),
+    );
+    const created = testRuns().slice(before);
+    assert.equal(created.length, 1, 'the held submission created its run');
+    assert.equal(sim.controls.job(created[0]?.id ?? '')?.status, 'canceled', 'and it was not left running');
+    assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the workflow cancelled it itself');
+    assert.equal(run.progress.remoteCancel?.confirmed, true);
+  });
+
+  test("an answer lost, and the lookup that would find it failing: the wait's next attempt finds the run, and sends nothing", async () => {
+    const before = testRuns().length;
+    const posts = testRunPosts();
+    // The service creates the run and the answer is lost; the lookup after it fails (the listings before it, the
+    // watermarks of both submissions, go through), so the wait's attempt fails, keeping the lock. The next attempt
+    // sees the lock it kept, and looks before sending.
+    sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/test-runs' });
+    sim.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: '/projects/DEMO/jobs', skip: 2 });
+    const run = await pipeline({ testGeneration: 'skip' });
+    assert.equal(run.error, undefined, String(run.error));
+    const created = testRuns().slice(before);
+    assert.equal(created.length, 1, 'exactly one test run');
+    assert.equal(run.result?.testRun.job.jobId, created[0]?.id);
+    assert.equal(run.result?.testRun.job.reconciled, true, 'found, not sent again');
+    assert.equal(testRunPosts(), posts + 1, 'one POST');
+    const waits = run.events.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
+    assert.ok(
+      waits.some((attempt) => attempt > 1),
+      `the wait was retried (attempts ${waits.join(', ')})`,
+    );
+  });
+});
