@@ -11,14 +11,12 @@
  * cancel lets a submission in flight finish: the workflow waits for the answer and cancels the job.
  */
 import { CancelledFailure, Context, log } from '@temporalio/activity';
-import type { Job } from '../api/index.js';
 import { isLockHeld } from '../contract/lock-held.js';
 import type { WaitProgress } from '../contract/types.js';
-import type { ActivityContext } from './context.js';
 import type { WaitResult } from './completion.js';
 import type { Then } from './job-inputs.js';
 import { beat } from './keep-alive.js';
-import { submitter } from './submission.js';
+import type { Submitter } from './submission.js';
 
 /** Whether the wait's result leaves the workflow nothing to call before the next submission. */
 export function mayGoOn(then: Then, result: WaitResult): boolean {
@@ -36,18 +34,17 @@ export function mayGoOn(then: Then, result: WaitResult): boolean {
 
 /** The wait's result, with the next job when the wait may submit it and has. */
 export async function goOn(
-  ctx: ActivityContext,
+  submissions: Submitter,
   profile: string,
   then: Then | undefined,
-  job: Job,
   result: WaitResult,
   progress: WaitProgress,
 ): Promise<WaitResult> {
   if (!then || !mayGoOn(then, result)) return result;
   // Cancelled already: create nothing the workflow would only have to cancel.
   if (Context.current().cancellationSignal.aborted)
-    throw new CancelledFailure(`cancelled as job ${job.id} completed; the next job was not submitted`);
-  const next = await submitter(ctx).submitWithin(
+    throw new CancelledFailure(`cancelled as job ${result.job.id} completed; the next job was not submitted`);
+  const next = await submissions.submitWithin(
     then.kind,
     { profile, targetId: then.targetId, projectCode: then.projectCode, lock: then.lock },
     progress.submission,

@@ -254,6 +254,8 @@ export function submitter(ctx: ActivityContext) {
   return { submit, submitWithin };
 }
 
+export type Submitter = ReturnType<typeof submitter>;
+
 export function submissionActivities(ctx: ActivityContext) {
   const { submit } = submitter(ctx);
   return {

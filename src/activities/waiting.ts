@@ -13,6 +13,7 @@ import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
 import { goOn } from './chained.js';
+import { submitter } from './submission.js';
 import { freshProgress, observe } from './wait-progress.js';
 import { roomForAnotherAttempt } from './deadline.js';
 
@@ -88,6 +89,8 @@ function resumeProgress(seenStatus: string | undefined): { progress: WaitProgres
 }
 
 export function waitingActivities(ctx: ActivityContext) {
+  // The next job a wait may submit (chained.ts), made as its own activity would make it.
+  const submissions = submitter(ctx);
   return {
     getJob: async (raw: JobInput): Promise<JobSnapshot> => {
       const input = parseInput(JobInput, raw, 'getJob');
@@ -123,7 +126,7 @@ export function waitingActivities(ctx: ActivityContext) {
           await reportStatus(job, progress, input.statusReports);
           beat(progress);
           if (isTerminalJobStatus(job.status))
-            return goOn(ctx, input.profile, input.then, job, await finished(ctx, input, job, progress), progress);
+            return goOn(submissions, input.profile, input.then, await finished(ctx, input, job, progress), progress);
           const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
           if (stuck) return stuck;
           if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
@@ -170,7 +173,7 @@ export function waitingActivities(ctx: ActivityContext) {
               progress,
               next,
             );
-          return goOn(ctx, input.profile, input.then, job, result, progress);
+          return goOn(submissions, input.profile, input.then, result, progress);
         }
         const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
         if (stuck) return stuck;
