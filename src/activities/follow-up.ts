@@ -8,7 +8,7 @@
 import { Context, log } from '@temporalio/activity';
 import { isTerminalJobStatus, type Job, type ServiceClient } from '../api/index.js';
 import type { JobSnapshot, WaitProgress } from '../contract/types.js';
-import { beat } from './keep-alive.js';
+import { note } from './keep-alive.js';
 import { freshProgress, observe } from './wait-progress.js';
 
 /**
@@ -33,7 +33,7 @@ export async function followUpInline(
     for (;;) {
       last = await client.jobs.get(job.id, { signal: call.signal });
       observe(progress, last);
-      beat(keepAlive);
+      note(keepAlive);
       if (isTerminalJobStatus(last.status)) return { job: last, ended: true, progress };
       if (Date.now() + pollMs > deadline) return { job: last, ended: false, progress };
       await call.sleep(pollMs);

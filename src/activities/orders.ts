@@ -10,7 +10,7 @@ import {
 } from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
-import { beat } from './keep-alive.js';
+import { beat, note } from './keep-alive.js';
 import { lookUntilSettled } from './settle.js';
 import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
@@ -185,7 +185,7 @@ export function orderActivities(ctx: ActivityContext) {
             progress.status = run.status;
           }
           progress.polls++;
-          beat(progress);
+          note(progress); // sent with the ticker's next tick: a poll needs no heartbeat of its own
           if (progress.orderRunId && progress.status && isTerminalOrderRunStatus(progress.status))
             return { orderRunId: progress.orderRunId, status: progress.status, polls: progress.polls };
           await context.sleep(input.pollIntervalMs);

@@ -8,7 +8,7 @@ import { isTerminalJobStatus, type Job } from '../api/index.js';
 import { jobStatusSignal } from '../contract/messages.js';
 import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
-import { beat } from './keep-alive.js';
+import { beat, note } from './keep-alive.js';
 import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
@@ -38,14 +38,14 @@ const NOT_REPORTED = new Set(['pending', 'claimed']);
  * `pending`, `claimed`, nor the terminal one the wait's result carries), at most one report every REPORT_EVERY_MS,
  * a change missed in that window reported at the next poll after it, and at most `budget` reports in all (counted
  * in the heartbeat details, so across attempts): history stays bounded however often the job is interrupted.
- * Best effort: a failed report is logged and not counted.
+ * Best effort: a failed report is logged and not counted. Answers whether it reported.
  */
-async function reportStatus(job: Job, progress: WaitProgress, budget: number): Promise<void> {
-  if (isTerminalJobStatus(job.status) || NOT_REPORTED.has(job.status)) return;
-  if (progress.reportedStatus === job.status || progress.reports >= budget) return;
-  if (progress.reportedAt !== null && Date.now() - progress.reportedAt < REPORT_EVERY_MS) return;
+async function reportStatus(job: Job, progress: WaitProgress, budget: number): Promise<boolean> {
+  if (isTerminalJobStatus(job.status) || NOT_REPORTED.has(job.status)) return false;
+  if (progress.reportedStatus === job.status || progress.reports >= budget) return false;
+  if (progress.reportedAt !== null && Date.now() - progress.reportedAt < REPORT_EVERY_MS) return false;
   const execution = activityInfo().workflowExecution;
-  if (!execution) return; // a standalone activity: no workflow to tell
+  if (!execution) return false; // a standalone activity: no workflow to tell
   progress.reportedAt = Date.now();
   try {
     await Context.current()
@@ -61,8 +61,10 @@ async function reportStatus(job: Job, progress: WaitProgress, budget: number): P
       });
     progress.reportedStatus = job.status;
     progress.reports++;
+    return true;
   } catch (err) {
     log.warn('could not report the job status to the workflow', { jobId: job.id, error: String(err) });
+    return false;
   }
 }
 
@@ -123,8 +125,10 @@ export function waitingActivities(ctx: ActivityContext) {
         for (;;) {
           const job = await client.jobs.get(input.jobId, { signal: context.cancellationSignal });
           const changed = observe(progress, job);
-          await reportStatus(job, progress, input.statusReports);
-          beat(progress);
+          // A report is counted against its budget across attempts, so it is recorded at once; a poll's progress
+          // goes with the next tick of the heartbeat ticker (keep-alive.ts).
+          if (await reportStatus(job, progress, input.statusReports)) beat(progress);
+          else note(progress);
           if (isTerminalJobStatus(job.status))
             return goOn(submissions, input.profile, input.then, await finished(ctx, input, job, progress), progress);
           const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../src/activities/index.js';
@@ -9,6 +10,7 @@ import type { JobWaitOutcome, WaitProgress } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
 import { FROZEN, startTestSimulator } from '../helpers/sim.js';
+import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -97,6 +99,31 @@ describe('waitForJob in a mock activity environment', () => {
       if (!entry) await new Promise((r) => setTimeout(r, 20));
     }
     assert.equal(entry?.client_closed, true, 'the request in flight was aborted');
+  });
+
+  test('with a heartbeat timeout, a poll is not a heartbeat of its own; a status report is recorded at once', async () => {
+    const jobId = await submit('tests', TS.financeProd);
+    const reports: unknown[] = [];
+    // Only the report's signal is the client's business here: the workflow it tells does not exist.
+    const workflow = { getHandle: () => ({ signal: async (_: unknown, r: unknown) => void reports.push(r) }) };
+    const client = { workflow, withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn() } as unknown as Client;
+    // A 20 s heartbeat timeout: the ticker sends the latest details every 5 s (keep-alive.ts).
+    const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 20_000 }, { ...quiet, client });
+    const beats: WaitProgress[] = [];
+    env.on('heartbeat', (d: WaitProgress) => beats.push(structuredClone(d)));
+    const waiting = run(env, createActivities(deps).waitForJob, { jobId, pollIntervalMs: 20, maxPollIntervalMs: 20 });
+    await eventually('five polls of the pending job', async () => jobPolls(jobId).length >= 5, { delayMs: 10 });
+    // Without the ticker's pacing every poll would have been a heartbeat (the mock does not throttle).
+    assert.ok(beats.length <= 1, `${beats.length} heartbeats for ${jobPolls(jobId).length} polls`);
+    sim.controls.advanceClock(FROZEN.pendingMs + FROZEN.claimMs);
+    await eventually('the running status reported', async () => reports.length === 1, { delayMs: 10 });
+    // The report's heartbeat follows its signal in the same chain of microtasks: it is there before this check runs.
+    const recorded = beats.find((b) => b.reports === 1);
+    assert.equal(recorded?.reportedStatus, 'running', 'recorded at once, so a retry will not report it again');
+    sim.controls.advanceClock(FROZEN.runMs);
+    const result = await waiting;
+    assert.equal(result.job.status, 'completed');
+    assert.equal(reports.length, 1);
   });
 
   test('carries on from the heartbeat details of an earlier attempt', async () => {
