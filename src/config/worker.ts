@@ -110,13 +110,21 @@ export interface WorkerCapacity {
   maxConcurrentWorkflowTasks: number;
   /** @default $DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES, else 100 */
   maxConcurrentLocalActivities: number;
-  /** Workflows kept in memory between tasks; others replay when they next have work. @default $DATAOPS_MAX_CACHED_WORKFLOWS, else 2000 */
+  /**
+   * Workflows kept in memory between tasks (about 375 KiB each); others replay when they next have work. A waiting
+   * workflow has no task until its job ends, so it needs no place in the cache: 1000 holds as many active pipelines
+   * without replays, and keeps 5,000 waiting ones under 1 GiB (`npm run bench:scale`).
+   * @default $DATAOPS_MAX_CACHED_WORKFLOWS, else 1000
+   */
   maxCachedWorkflows: number;
   /** @default $DATAOPS_WORKFLOW_POLLERS, else 4 */
   workflowPollers: number;
   /** @default $DATAOPS_ACTIVITY_POLLERS, else 4 */
   activityPollers: number;
 }
+
+/** The worker's cache of workflows when DATAOPS_MAX_CACHED_WORKFLOWS is not set (see WorkerCapacity). */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
 
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -151,7 +159,7 @@ const workerEnv = {
   DATAOPS_MAX_CONCURRENT_WAITS: int({ fallback: 2_000, min: 1, max: 1_000_000 }),
   DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS: int({ fallback: 100, min: 2, max: 10_000 }),
   DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES: int({ fallback: 100, min: 1, max: 10_000 }),
-  DATAOPS_MAX_CACHED_WORKFLOWS: int({ fallback: 2_000, min: 0, max: 1_000_000 }),
+  DATAOPS_MAX_CACHED_WORKFLOWS: int({ fallback: DEFAULT_MAX_CACHED_WORKFLOWS, min: 0, max: 1_000_000 }),
   DATAOPS_WORKFLOW_POLLERS: int({ fallback: 4, min: 2, max: 100 }),
   DATAOPS_ACTIVITY_POLLERS: int({ fallback: 4, min: 1, max: 100 }),
 };

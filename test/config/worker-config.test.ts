@@ -28,7 +28,7 @@ describe('worker configuration', () => {
       maxConcurrentWaits: 2_000,
       maxConcurrentWorkflowTasks: 100,
       maxConcurrentLocalActivities: 100,
-      maxCachedWorkflows: 2_000,
+      maxCachedWorkflows: 1_000,
       workflowPollers: 4,
       activityPollers: 4,
     });
