@@ -7,6 +7,8 @@ import { pooled } from './measure.js';
 export interface PipelineOptions {
   pollIntervalMs: number;
   waitStrategy?: 'heartbeat' | 'deferrable';
+  /** More input fields for every pipeline (the benchmark's `--input`). */
+  extra?: Record<string, unknown>;
 }
 
 /** Starts one pipeline per target; answers the workflow ids once every start is accepted. */
@@ -24,6 +26,7 @@ export async function startPipelines(
       workflowId: ids[i]!,
       args: [
         {
+          ...opts.extra,
           ...target,
           pollIntervalMs: opts.pollIntervalMs,
           maxPollIntervalMs: opts.pollIntervalMs,

@@ -5,10 +5,11 @@
  * Nothing passes or fails: the machine is shared, so the figures are ratios measured together.
  *
  *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--poll-ms 1000] [--run-ms 5000]
- *     [--rounds 1]
+ *     [--rounds 1] [--input '{"statusReports":0}'] [--worker-env K=V,K=V] [--no-floor]
  */
 import { parseArgs } from 'node:util';
 import { ServiceClient } from '../../src/api/index.js';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_USERS, defaultSeed, type SeedInput } from '../../src/simulator/index.js';
 import { startWorld, type World } from '../../test/helpers/matrix-world.js';
@@ -16,8 +17,11 @@ import { eventually } from '../../test/helpers/wait.js';
 import { plainPipeline, type Target } from './loop.js';
 import { cpuSeconds, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
 import { historyFigures, results, startPipelines } from './pipelines.js';
+import { delta, perPipeline, scrape, type Counts } from './server-metrics.js';
+import { runFloor, startFloorWorker } from './floor.js';
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     n: { type: 'string', default: '10,100,1000' },
     capacity: { type: 'string', default: '5000' },
@@ -25,6 +29,9 @@ const { values } = parseArgs({
     'run-ms': { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '1' },
     'capacity-cache': { type: 'string' },
+    input: { type: 'string', default: '{}' },
+    'worker-env': { type: 'string', default: '' },
+    floor: { type: 'boolean', default: true },
   },
 });
 const sizes = values.n.split(',').map(Number);
@@ -32,10 +39,28 @@ const capacity = Number(values.capacity);
 const pollMs = Number(values['poll-ms']);
 const runMs = Number(values['run-ms']);
 const rounds = Number(values.rounds);
-/** The capacity worker's DATAOPS_MAX_CACHED_WORKFLOWS: all of them by default; fewer to bound its memory. */
+/** Whether to run the Temporal floor (floor.ts) beside each N: `--no-floor` leaves it out. */
+const floor = values.floor;
+/** The capacity worker's DATAOPS_MAX_CACHED_WORKFLOWS: the worker's default unless given. */
 const capacityCache = values['capacity-cache'] === undefined ? undefined : Number(values['capacity-cache']);
 if (![...sizes, capacity, pollMs, runMs, rounds, capacityCache ?? 0].every((v) => Number.isInteger(v) && v >= 0))
   throw new Error('--n, --capacity, --capacity-cache, --poll-ms, --run-ms and --rounds take whole numbers');
+
+/** Fields added to every pipeline's input (what a caller may set: statusReports, waitStrategy, testGeneration…). */
+const extraInput = JSON.parse(values.input) as Record<string, unknown>;
+if (typeof extraInput !== 'object' || extraInput === null || Array.isArray(extraInput))
+  throw new Error('--input takes a JSON object of pipeline input fields');
+/** Variables for the worker beyond the benchmark's own (DATAOPS_SEARCH_ATTRIBUTES=off…). */
+const extraEnv = Object.fromEntries(
+  values['worker-env']
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`--worker-env takes K=V pairs separated by commas, not "${pair}"`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+);
 
 const hex = (i: number) => i.toString(16).padStart(12, '0');
 function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
@@ -72,6 +97,7 @@ interface Side {
   lags: number[];
   failures: number;
   events?: number[];
+  server: Counts;
 }
 
 const pids = (w: World, worker: number) => ({
@@ -81,8 +107,13 @@ const pids = (w: World, worker: number) => ({
   bench: process.pid,
 });
 
-async function measured(w: World, worker: number, body: () => Promise<Omit<Side, 'wallS' | 'cpu' | 'requests'>>) {
+async function measured(
+  w: World,
+  worker: number,
+  body: () => Promise<Omit<Side, 'wallS' | 'cpu' | 'requests' | 'server'>>,
+) {
   const p = pids(w, worker);
+  const server0 = await scrape(w.temporalMetricsUrl);
   const cpu0 = Object.fromEntries(Object.entries(p).map(([k, pid]) => [k, cpuSeconds(pid)]));
   const req0 = (await w.controls.call<{ requests: number }>('GET', '/_sim/counters')).requests;
   const t0 = performance.now();
@@ -90,7 +121,8 @@ async function measured(w: World, worker: number, body: () => Promise<Omit<Side,
   const wallS = (performance.now() - t0) / 1000;
   const cpu = Object.fromEntries(Object.entries(p).map(([k, pid]) => [k, cpuSeconds(pid) - cpu0[k]!]));
   const requests = (await w.controls.call<{ requests: number }>('GET', '/_sim/counters')).requests - req0;
-  return { ...out, wallS, cpu, requests };
+  const server = delta(server0, await scrape(w.temporalMetricsUrl));
+  return { ...out, wallS, cpu, requests, server };
 }
 
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
@@ -104,24 +136,28 @@ async function main(): Promise<void> {
     DATAOPS_SUBMIT_SETTLE_MS: '60000',
     DATAOPS_HEARTBEAT_THROTTLE_MS: '5000', // the worker's default (the test helpers use 500)
     DATAOPS_MAX_CONCURRENT_WAITS: String(Math.max(2_000, 2 * Math.max(...sizes))),
-    DATAOPS_MAX_CACHED_WORKFLOWS: String(largest + 100),
     LOG_LEVEL: 'ERROR',
+    ...extraEnv,
   };
   const client = new ServiceClient({ baseUrl: w.controls.url, credentials: { ...SEED_USERS.admin } });
   const lines: string[] = [];
+  const serverWork: string[] = [];
+  const floorLines: string[] = [];
   try {
     await w.controls.jobDurations({ pendingMs: 500, claimMs: 500, runMs, cancelMs: 200, interruptMs: 200 });
     const queue = 'scale';
     const worker = w.startWorker(queue, workerEnv);
     const workerPid = worker.child.pid!;
+    const floorWorker = floor ? await startFloorWorker(w, DEFAULT_MAX_CACHED_WORKFLOWS) : undefined;
     await results(
       w.client,
-      await startPipelines(w.client, queue, 'warm', targets.slice(0, 1), { pollIntervalMs: pollMs }),
+      await startPipelines(w.client, queue, 'warm', targets.slice(0, 1), { pollIntervalMs: pollMs, extra: extraInput }),
     );
     await client.login();
     lines.push(
       `jobs: pending 0.5 s, claimed 0.5 s, running ${runMs / 1000} s; polls every ${pollMs / 1000} s; ` +
-        `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating`,
+        `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating; ` +
+        `pipeline input beyond the defaults: ${values.input}; worker variables added: ${values['worker-env'] || 'none'}`,
       '',
       '| N | wall: worker / loop | CPU s: worker + server (+ sim) vs loop (+ sim) | HTTP requests: worker / loop | detection lag p50 / p99 (worker; loop) | history events / pipeline | failures (worker / loop) | worker peak RSS |',
       '|---|---|---|---|---|---|---|---|',
@@ -143,7 +179,10 @@ async function main(): Promise<void> {
             let ids: string[] = [];
             let outcomes: DataQualityPipelineResult[] = [];
             const side = await measured(w, workerPid, async () => {
-              ids = await startPipelines(w.client, queue, `n${n}-r${r}`, batch, { pollIntervalMs: pollMs });
+              ids = await startPipelines(w.client, queue, `n${n}-r${r}`, batch, {
+                pollIntervalMs: pollMs,
+                extra: extraInput,
+              });
               const settled = await results(w.client, ids);
               outcomes = settled.map((s) => (s.status === 'fulfilled' ? s.value : (undefined as never)));
               return { lags: [], failures: settled.filter((s) => s.status === 'rejected').length };
@@ -154,6 +193,18 @@ async function main(): Promise<void> {
           }
         }
         const { loop, worker: wk } = sides;
+        if (floorWorker) {
+          const fl = await measured(w, floorWorker.child.pid!, async () => ({
+            lags: [],
+            failures: await runFloor(w, `n${n}-r${r}`, n, runMs + 1_000),
+          }));
+          floorLines.push(
+            `| ${n} | ${f(fl.wallS)} s / ${f(loop.wallS)} s = **${f(fl.wallS / loop.wallS, 2)}×** ` +
+              `| ${f(fl.cpu.worker!)} + ${f(fl.cpu.server!)} | ${f(wk.wallS / fl.wallS, 2)}× | ${fl.failures} |`,
+          );
+          serverWork.push(`N = ${n}, the floor: ${perPipeline(fl.server, n)}`);
+          console.log(floorLines.at(-1));
+        }
         const mem = memoryMiB(workerPid);
         const line =
           `| ${n} | ${f(wk.wallS)} s / ${f(loop.wallS)} s = **${f(wk.wallS / loop.wallS, 2)}×** ` +
@@ -162,10 +213,29 @@ async function main(): Promise<void> {
           `| ${f(percentile(wk.lags, 50), 0)} / ${f(percentile(wk.lags, 99), 0)} ms; ${f(percentile(loop.lags, 50), 0)} / ${f(percentile(loop.lags, 99), 0)} ms ` +
           `| ${f(percentile(wk.events!, 50), 0)} (max ${Math.max(...wk.events!)}) | ${wk.failures} / ${loop.failures} | ${f(mem.peak, 0)} MiB |`;
         lines.push(line);
+        serverWork.push(`N = ${n}: ${perPipeline(wk.server, n)}`);
         console.log(line, `load ${loadAverage()}`);
+        console.log(serverWork.at(-1));
       }
     }
     await worker.stop('SIGTERM');
+    await floorWorker?.stop('SIGTERM');
+    if (floorLines.length)
+      lines.push(
+        '',
+        `The Temporal floor: N workflows of two activities that each sleep as long as a job (${(runMs + 1_000) / 1000} s), ` +
+          'on a worker of their own (bench/scale/floor-workflow.ts):',
+        '',
+        '| N | wall: floor / loop | CPU s: floor worker + server | our worker / the floor | failures |',
+        '|---|---|---|---|---|',
+        ...floorLines,
+      );
+    lines.push(
+      '',
+      'The Temporal server, per pipeline (its /metrics, frontend requests and persistence operations):',
+      '',
+    );
+    lines.push(...serverWork.map((l) => `- ${l}`));
     if (capacity > 0) lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv));
   } finally {
     client.close();
@@ -178,10 +248,11 @@ async function main(): Promise<void> {
 async function capacityRun(w: World, targets: Target[], env: Record<string, string>): Promise<string> {
   await w.controls.jobDurations({ pendingMs: 0, claimMs: 100, runMs: 6 * 3_600_000 });
   const queue = 'capacity';
-  const cache = capacityCache ?? targets.length + 100;
+  // The worker's own default cache, unless --capacity-cache sets one.
+  const cache = capacityCache ?? DEFAULT_MAX_CACHED_WORKFLOWS;
   const worker = w.startWorker(queue, { ...env, DATAOPS_MAX_CACHED_WORKFLOWS: String(cache) });
   const pid = worker.child.pid!;
-  const opts = { pollIntervalMs: 30_000, waitStrategy: 'deferrable' as const };
+  const opts = { pollIntervalMs: 30_000, waitStrategy: 'deferrable' as const, extra: extraInput };
   // One pipeline first, so the baseline includes the loaded workflow bundle and a logged-in client.
   const [warm] = await startPipelines(w.client, queue, 'cap-warm', targets.slice(0, 1), opts);
   const alive = async () => {
@@ -199,9 +270,9 @@ async function capacityRun(w: World, targets: Target[], env: Record<string, stri
   });
   await new Promise((r) => setTimeout(r, 3_000));
   const before = memoryMiB(pid).rss;
-  const rest = targets.slice(1);
+  const others = targets.slice(1);
   const started = performance.now();
-  await startPipelines(w.client, queue, 'cap', rest, opts);
+  await startPipelines(w.client, queue, 'cap', others, opts);
   await eventually('every pipeline to wait', async () => (await running()) >= targets.length, {
     tries: 3_600,
     delayMs: 1_000,
@@ -209,7 +280,7 @@ async function capacityRun(w: World, targets: Target[], env: Record<string, stri
   await new Promise((r) => setTimeout(r, 10_000));
   const after = memoryMiB(pid);
   await worker.stop('SIGKILL');
-  const perWorkflow = ((after.rss - before) * 1024) / rest.length;
+  const perWorkflow = ((after.rss - before) * 1024) / others.length;
   return (
     `capacity: ${targets.length} pipelines waiting (deferrable, 30 s polls) on one worker, ` +
     `${cache >= targets.length ? 'all in its cache' : `at most ${cache} in its cache`}, ` +

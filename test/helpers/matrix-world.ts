@@ -72,6 +72,8 @@ export class Restartable {
 export interface World {
   temporal: Restartable;
   address: string;
+  /** The dev server's Prometheus endpoint (`/metrics`): its requests and persistence operations, by name. */
+  temporalMetricsUrl: string;
   sim: Restartable;
   controls: SimControls;
   client: Client;
@@ -96,7 +98,7 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
   const server = resolveDevServer(localServersConfig());
   if (!server.path) throw new Error('the fault matrix needs the installed Temporal CLI (npm run install-temporal)');
   const cli = server.path;
-  const [tPort, simPort] = [await freePort(), await freePort()];
+  const [tPort, simPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const address = `127.0.0.1:${tPort}`;
   const temporal = new Restartable(
     () =>
@@ -109,6 +111,8 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
           '127.0.0.1',
           '--port',
           String(tPort),
+          '--metrics-port',
+          String(metricsPort),
           ...(temporalDb === 'file' ? ['--db-filename', join(dir, 'temporal.db')] : []),
           '--log-level',
           'error',
@@ -171,6 +175,7 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
   return {
     temporal,
     address,
+    temporalMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     sim,
     controls: new SimControls(url),
     client: new Client({ connection }),

@@ -1,0 +1,30 @@
+/** Runs the scale benchmark's Temporal floor (floor-workflow.ts) on the benchmark's dev server. */
+import type { World } from '../../test/helpers/matrix-world.js';
+import { startProcess, type Proc } from '../../test/helpers/processes.js';
+import { eventually } from '../../test/helpers/wait.js';
+import { pooled } from './measure.js';
+
+const QUEUE = 'scale-floor';
+
+/** Starts the floor's worker; answers it once it polls. */
+export async function startFloorWorker(w: World, cache: number): Promise<Proc> {
+  const proc = startProcess(
+    [new URL('./floor-worker.js', import.meta.url).pathname, w.address, QUEUE, String(cache)],
+    {},
+  );
+  await eventually('the floor worker', () => proc.output().includes('floor worker ready'), { delayMs: 100 });
+  return proc;
+}
+
+/** Runs `n` floor pipelines at once, each of two steps of `stepMs`; answers how many failed. */
+export async function runFloor(w: World, label: string, n: number, stepMs: number): Promise<number> {
+  const ids = Array.from({ length: n }, (_, i) => `floor-${label}-${i}`);
+  const started = await pooled(ids, 100, (workflowId) =>
+    w.client.workflow.start('floorPipeline', { taskQueue: QUEUE, workflowId, args: [stepMs] }),
+  );
+  const done = await pooled(started, 2_000, async (s) => {
+    if (s.status === 'rejected') throw s.reason;
+    await s.value.result();
+  });
+  return done.filter((d) => d.status === 'rejected').length;
+}

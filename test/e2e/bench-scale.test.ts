@@ -1,0 +1,28 @@
+/**
+ * `npm run bench:scale` keeps running from a clean checkout: a tiny run (2 pipelines, short jobs, 2 waiting) must
+ * print every table the README shows, with no failure on either side. Its figures are not judged: the benchmark
+ * measures, and a test on a shared machine must never pass or fail on speed.
+ */
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { runProcess } from '../helpers/processes.js';
+
+const bench = fileURLToPath(new URL('../../bench/scale/run.js', import.meta.url));
+
+test('bench:scale prints the side-by-side table, the Temporal floor, the server work and the capacity', async () => {
+  const args = ['--n', '2', '--capacity', '2', '--run-ms', '300', '--poll-ms', '200', '--input', '{"statusReports":0}'];
+  const { code, out } = await runProcess(process.execPath, [bench, ...args], {});
+  assert.equal(code, 0, out);
+  // N = 2: worker against the loop; 0 failures on both sides; every job detected.
+  const row = out.split('\n').find((l) => /^\| 2 \| [\d.]+ s \/ [\d.]+ s = .*\| \d+ \/ \d+ = [\d.]+× \|/.test(l));
+  assert.ok(row, `no row for N = 2 in:\n${out}`);
+  assert.match(row, /\| 0 \/ 0 \|/, 'no failure on either side');
+  assert.match(out, /pipeline input beyond the defaults: \{"statusReports":0\}/);
+  // The floor ran beside it, without failures.
+  assert.match(out, /^\| 2 \| [\d.]+ s \/ [\d.]+ s = \*\*[\d.]+×\*\* \| [\d.]+ \+ [\d.]+ \| [\d.]+× \| 0 \|$/m);
+  // The server's work per pipeline, read from its /metrics: our pipeline starts its own workflow.
+  assert.match(out, /^- N = 2: server requests [\d.]+ per pipeline \(.*StartWorkflowExecution/m);
+  assert.match(out, /^- N = 2, the floor: server requests [\d.]+ per pipeline/m);
+  assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);
+});
