@@ -96,7 +96,8 @@ export async function finished(
   try {
     if (input.summary === 'test_run')
       result.summary = await testRunSummary(client, scoreScale, job.id, input.awaitScoreMs, call);
-    if (input.summary === 'profiling') result.summary = await profilingSummary(client, scoreScale, job.id, call);
+    if (input.summary === 'profiling')
+      result.summary = await profilingSummary(client, scoreScale, job.id, input.awaitScoreMs, call);
     if (input.generationOutlookOf) {
       result.generationOutlook = await generationOutlook(client, input.generationOutlookOf, call);
       if (result.generationOutlook.expected !== false)

@@ -55,11 +55,16 @@ export function jobActivities(ctx: ActivityContext) {
       });
     },
 
-    getProfilingSummary: async (raw: JobInput): Promise<ProfilingSummary> => {
-      const input = parseInput(JobInput, raw, 'getProfilingSummary');
+    /** The profiling summary, the score awaited up to `awaitScoreMs` (see summaries.ts). */
+    getProfilingSummary: async (raw: SummaryInput): Promise<ProfilingSummary> => {
+      const input = parseInput(SummaryInput, raw, 'getProfilingSummary');
       return translated(async () => {
         const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
-        return profilingSummary(client, scoreScale, input.jobId, { signal: Context.current().cancellationSignal });
+        const context = Context.current();
+        return profilingSummary(client, scoreScale, input.jobId, input.awaitScoreMs, {
+          signal: context.cancellationSignal,
+          sleep: (ms) => context.sleep(ms),
+        });
       });
     },
 

@@ -15,23 +15,33 @@ interface Call {
 }
 
 /**
- * The test-run summary. TestGen rolls the score up in a separate job after the run completes, so a completed run
- * may show no score for a moment: with `awaitScoreMs`, it is fetched again (every 2 s) until the score is there or
- * that time has passed, and only then reported without one.
+ * A summary, read again while its run is completed and shows no score. TestGen rolls scores up in a separate job
+ * after a test or profiling run completes, so a completed run may show no score for a moment: with `awaitScoreMs`, it
+ * is fetched again (every 2 s) until the score is there or that time has passed, and only then reported without one.
  */
+async function untilScored<S extends { status: string; result?: { score?: number | null } | null }>(
+  read: () => Promise<S>,
+  awaitScoreMs: number,
+  { sleep }: Pick<Call, 'sleep'>,
+): Promise<S> {
+  const until = Date.now() + awaitScoreMs;
+  let s = await read();
+  while (s.status === 'completed' && (s.result?.score ?? null) === null && Date.now() < until) {
+    await sleep(Math.min(2_000, Math.max(until - Date.now(), 1)));
+    s = await read();
+  }
+  return s;
+}
+
+/** The test-run summary, its score awaited up to `awaitScoreMs` (untilScored). */
 export async function testRunSummary(
   client: ServiceClient,
   scoreScale: ScoreScale,
   jobId: string,
   awaitScoreMs: number,
-  { signal, sleep }: Call,
+  call: Call,
 ): Promise<TestRunSummary> {
-  const until = Date.now() + awaitScoreMs;
-  let s = await client.testRuns.summary(jobId, { signal });
-  while (s.status === 'completed' && (s.result?.score ?? null) === null && Date.now() < until) {
-    await sleep(Math.min(2_000, Math.max(until - Date.now(), 1)));
-    s = await client.testRuns.summary(jobId, { signal });
-  }
+  const s = await untilScored(() => client.testRuns.summary(jobId, { signal: call.signal }), awaitScoreMs, call);
   const c = s.result?.result_counts;
   return {
     jobId: s.id,
@@ -54,13 +64,15 @@ export async function testRunSummary(
   };
 }
 
+/** The profiling summary, its score awaited up to `awaitScoreMs` (untilScored). */
 export async function profilingSummary(
   client: ServiceClient,
   scoreScale: ScoreScale,
   jobId: string,
-  { signal }: Pick<Call, 'signal'>,
+  awaitScoreMs: number,
+  call: Call,
 ): Promise<ProfilingSummary> {
-  const s = await client.profilingRuns.summary(jobId, { signal });
+  const s = await untilScored(() => client.profilingRuns.summary(jobId, { signal: call.signal }), awaitScoreMs, call);
   const r = s.result;
   const h = r?.issue_counts.hygiene_issues;
   const pii = r?.issue_counts.potential_pii;

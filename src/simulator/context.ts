@@ -18,7 +18,7 @@ export interface SimVariants {
   apiAuth: 'session' | 'separate';
   /** `fraction`: result.score from 0 to 1 (TestGen 5.134); `percent`: 0 to 100. @default 'fraction' */
   scoreScale: 'fraction' | 'percent';
-  /** A completed test run shows `score: null` this long, as TestGen before its roll-up job has run. @default 0 */
+  /** A completed test or profiling run shows `score: null` this long, as TestGen before its roll-up job has run. @default 0 */
   scoreRollupMs: number;
   /** `true`: job objects carry `table_group_id` / `test_suite_id`; TestGen 5.134's do not. @default false */
   listingTargets: boolean;

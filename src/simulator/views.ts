@@ -29,10 +29,15 @@ export function jobView(ctx: SimContext, job: JobRecord, statusOverride?: string
 const wireScore = (ctx: SimContext, percent: number) =>
   ctx.variants.scoreScale === 'fraction' ? Math.round(percent * 10) / 1000 : percent;
 
+/** A run's score as the summary shows it: null until the roll-up (`scoreRollupMs` after completion) has run. */
+const shownScore = (ctx: SimContext, job: JobRecord, percent: number) =>
+  job.completed_at === null || ctx.clock.now() >= job.completed_at + ctx.variants.scoreRollupMs
+    ? wireScore(ctx, percent)
+    : null;
+
 export function testRunView(ctx: SimContext, job: JobRecord) {
   const r = job.result as TestRunResult | null;
-  const rolledUp = job.completed_at === null || ctx.clock.now() >= job.completed_at + ctx.variants.scoreRollupMs;
-  const score = r && (rolledUp ? wireScore(ctx, r.score) : null);
+  const score = r && shownScore(ctx, job, r.score);
   const result =
     r &&
     (ctx.variants.summaryShape === 'spec'
@@ -56,7 +61,7 @@ export function profilingView(ctx: SimContext, job: JobRecord) {
   let result: object | null = null;
   if (r) {
     const { issue_counts, ...rest } = r;
-    const score = wireScore(ctx, r.score);
+    const score = shownScore(ctx, job, r.score);
     result =
       ctx.variants.summaryShape === 'spec'
         ? { ...r, score }

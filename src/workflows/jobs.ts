@@ -19,6 +19,9 @@ async function readUnlessFetched<S>(t: Tracker, kind: string, fetched: S | undef
   return read();
 }
 
+/** A score may be rolled up a moment after its run completes (TestGen, test and profiling runs): up to a minute. */
+const SCORE_ROLLUP_MS = 60_000;
+
 /**
  * Profiles a table group and reads its summary: the wait reads it as it sees the run complete, and only when that
  * read failed does a separate activity fetch it. With `generationOutlookOf`, the wait also reads whether a
@@ -33,6 +36,7 @@ export async function profileStep(
 ): Promise<{ result: ProfileTableGroupResult; fetched: Fetched }> {
   const after = {
     summary: 'profiling' as const,
+    awaitScoreMs: SCORE_ROLLUP_MS,
     ...(generationOutlookOf ? { generationOutlookOf } : {}),
     ...(generationOutlookOf && opts.projectCode ? { projectCode: opts.projectCode } : {}),
     ...(then ? { then } : {}),
@@ -45,7 +49,11 @@ export async function profileStep(
     after,
   );
   const summary = await readUnlessFetched(t, 'profiling', fetched.summary as ProfilingSummary | undefined, () =>
-    activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({ profile: opts.profile, jobId: job.jobId }),
+    activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
+      profile: opts.profile,
+      jobId: job.jobId,
+      awaitScoreMs: SCORE_ROLLUP_MS,
+    }),
   );
   return { result: { job, summary }, fetched };
 }
@@ -60,8 +68,7 @@ export async function testRunStep(
   testSuiteId: string,
   submitted?: JobSubmitted,
 ): Promise<RunTestSuiteResult> {
-  // The score may be rolled up a moment after the run completes (TestGen): give it up to a minute.
-  const awaitScoreMs = 60_000;
+  const awaitScoreMs = SCORE_ROLLUP_MS;
   const after = { summary: 'test_run' as const, awaitScoreMs };
   const { run: job, fetched } = submitted
     ? await followJob(t, 'test_run', opts, submitted, after)

@@ -263,17 +263,31 @@ describe('profileTableGroup and runTestSuite', () => {
       variants: { scoreRollupMs: 3_000 },
     });
     try {
-      const result = await withProjectWorker(t.env, await simDeps(rolling), (taskQueue) =>
-        t.env.client.workflow.execute<typeof runTestSuite>('runTestSuite', {
-          taskQueue,
-          workflowId: `rollup-${taskQueue}`,
-          args: [{ testSuiteId: TS.salesDev, pollIntervalMs: 100, maxPollIntervalMs: 100 }],
-        }),
+      const polling = { pollIntervalMs: 100, maxPollIntervalMs: 100 };
+      const [tests, profiled] = await withProjectWorker(t.env, await simDeps(rolling), (taskQueue) =>
+        Promise.all([
+          t.env.client.workflow.execute<typeof runTestSuite>('runTestSuite', {
+            taskQueue,
+            workflowId: `rollup-${taskQueue}`,
+            args: [{ testSuiteId: TS.salesDev, ...polling }],
+          }),
+          // TestGen 5.134 rolls a profiling run's score up the same way (seen by the peer tests).
+          t.env.client.workflow.execute<typeof profileTableGroup>('profileTableGroup', {
+            taskQueue,
+            workflowId: `rollup-profile-${taskQueue}`,
+            args: [{ tableGroupId: TG.finance, ...polling }],
+          }),
+        ]),
       );
-      assert.equal(result.job.wait.job.status, 'completed');
-      assert.notEqual(result.summary.scorePercent, null, 'the score, once rolled up');
-      const fetches = rolling.controls.requests().filter((r) => r.path === `/api/v1/test-runs/${result.job.jobId}`);
-      assert.ok(fetches.length > 1, 'fetched again while the score was missing');
+      for (const [result, path] of [
+        [tests, 'test-runs'],
+        [profiled, 'profiling-runs'],
+      ] as const) {
+        assert.equal(result.job.wait.job.status, 'completed');
+        assert.notEqual(result.summary.scorePercent, null, `the ${path} score, once rolled up`);
+        const fetches = rolling.controls.requests().filter((r) => r.path === `/api/v1/${path}/${result.job.jobId}`);
+        assert.ok(fetches.length > 1, `the ${path} summary fetched again while the score was missing`);
+      }
     } finally {
       await rolling.close();
     }
