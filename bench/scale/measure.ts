@@ -40,5 +40,8 @@ export async function pooled<T, R>(items: T[], limit: number, fn: (item: T, i: n
   return out;
 }
 
+/** A figure with `d` decimals, or a dash where there is none. */
+export const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+
 /** Load average over the last minute. */
 export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);

@@ -13,12 +13,12 @@ import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_USERS, defaultSeed, type SeedInput } from '../../src/simulator/index.js';
 import { startWorld, type World } from '../../test/helpers/matrix-world.js';
-import { eventually } from '../../test/helpers/wait.js';
 import { plainPipeline, type Target } from './loop.js';
-import { cpuSeconds, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
+import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
 import { historyFigures, results, startPipelines } from './pipelines.js';
 import { delta, perPipeline, scrape, type Counts } from './server-metrics.js';
 import { runFloor, startFloorWorker } from './floor.js';
+import { capacityRun } from './capacity.js';
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -39,6 +39,8 @@ const capacity = Number(values.capacity);
 const pollMs = Number(values['poll-ms']);
 const runMs = Number(values['run-ms']);
 const rounds = Number(values.rounds);
+/** How long each job lasts: pending 0.5 s, claimed 0.5 s, then running `runMs` (the floor's steps last as long). */
+const jobMs = runMs + 1_000;
 /** Whether to run the Temporal floor (floor.ts) beside each N: `--no-floor` leaves it out. */
 const floor = values.floor;
 /** The capacity worker's DATAOPS_MAX_CACHED_WORKFLOWS: the worker's default unless given. */
@@ -125,8 +127,6 @@ async function measured(
   return { ...out, wallS, cpu, requests, server };
 }
 
-const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
-
 async function main(): Promise<void> {
   const largest = Math.max(...sizes, capacity, 1);
   const { seed, targets } = scaleSeed(largest);
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
         if (floorWorker) {
           const fl = await measured(w, floorWorker.child.pid!, async () => ({
             lags: [],
-            failures: await runFloor(w, `n${n}-r${r}`, n, runMs + 1_000),
+            failures: await runFloor(w, `n${n}-r${r}`, n, jobMs),
           }));
           floorLines.push(
             `| ${n} | ${f(fl.wallS)} s / ${f(loop.wallS)} s = **${f(fl.wallS / loop.wallS, 2)}×** ` +
@@ -223,7 +223,7 @@ async function main(): Promise<void> {
     if (floorLines.length)
       lines.push(
         '',
-        `The Temporal floor: N workflows of two activities that each sleep as long as a job (${(runMs + 1_000) / 1000} s), ` +
+        `The Temporal floor: N workflows of two activities that each sleep as long as a job (${jobMs / 1000} s), ` +
           'on a worker of their own (bench/scale/floor-workflow.ts):',
         '',
         '| N | wall: floor / loop | CPU s: floor worker + server | our worker / the floor | failures |',
@@ -236,57 +236,13 @@ async function main(): Promise<void> {
       '',
     );
     lines.push(...serverWork.map((l) => `- ${l}`));
-    if (capacity > 0) lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv));
+    if (capacity > 0)
+      lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv, capacityCache, extraInput));
   } finally {
     client.close();
     await w.close();
   }
   console.log(['', ...lines, '', `load average (1 min) at the end: ${loadAverage()}`].join('\n'));
-}
-
-/** Holds `targets.length` pipelines waiting on one fresh worker; reads its memory per waiting workflow. */
-async function capacityRun(w: World, targets: Target[], env: Record<string, string>): Promise<string> {
-  await w.controls.jobDurations({ pendingMs: 0, claimMs: 100, runMs: 6 * 3_600_000 });
-  const queue = 'capacity';
-  // The worker's own default cache, unless --capacity-cache sets one.
-  const cache = capacityCache ?? DEFAULT_MAX_CACHED_WORKFLOWS;
-  const worker = w.startWorker(queue, { ...env, DATAOPS_MAX_CACHED_WORKFLOWS: String(cache) });
-  const pid = worker.child.pid!;
-  const opts = { pollIntervalMs: 30_000, waitStrategy: 'deferrable' as const, extra: extraInput };
-  // One pipeline first, so the baseline includes the loaded workflow bundle and a logged-in client.
-  const [warm] = await startPipelines(w.client, queue, 'cap-warm', targets.slice(0, 1), opts);
-  const alive = async () => {
-    const d = await w.client.workflow.getHandle(warm!).describe();
-    if (d.status.name !== 'RUNNING') throw new Error(`the first capacity pipeline ended ${d.status.name}`);
-  };
-  const ours = new Set(targets.map((t) => t.tableGroupId));
-  const running = async () =>
-    (await w.controls.jobs()).filter(
-      (j) => j.job_key === 'run-profile' && j.status === 'running' && ours.has(j.table_group_id),
-    ).length;
-  await eventually('the first pipeline to wait', async () => (await alive(), await running()) >= 1, {
-    tries: 600,
-    delayMs: 500,
-  });
-  await new Promise((r) => setTimeout(r, 3_000));
-  const before = memoryMiB(pid).rss;
-  const others = targets.slice(1);
-  const started = performance.now();
-  await startPipelines(w.client, queue, 'cap', others, opts);
-  await eventually('every pipeline to wait', async () => (await running()) >= targets.length, {
-    tries: 3_600,
-    delayMs: 1_000,
-  });
-  await new Promise((r) => setTimeout(r, 10_000));
-  const after = memoryMiB(pid);
-  await worker.stop('SIGKILL');
-  const perWorkflow = ((after.rss - before) * 1024) / others.length;
-  return (
-    `capacity: ${targets.length} pipelines waiting (deferrable, 30 s polls) on one worker, ` +
-    `${cache >= targets.length ? 'all in its cache' : `at most ${cache} in its cache`}, ` +
-    `reached in ${f((performance.now() - started) / 1000, 0)} s: worker RSS ${f(before, 0)} → ${f(after.rss, 0)} MiB ` +
-    `(peak ${f(after.peak, 0)} MiB), **${f(perWorkflow, 0)} KiB per waiting workflow**`
-  );
 }
 
 main().catch((err: unknown) => {

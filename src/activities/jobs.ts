@@ -20,6 +20,12 @@ import {
 const SummaryInput = JobInput.extend({ awaitScoreMs: AwaitScoreMs });
 type SummaryInput = z.input<typeof SummaryInput>;
 
+/** A summary read in its own activity: aborted by the activity's cancellation, and sleeping cancellably. */
+function activityCall() {
+  const context = Context.current();
+  return { signal: context.cancellationSignal, sleep: (ms: number) => context.sleep(ms) };
+}
+
 export function jobActivities(ctx: ActivityContext) {
   return {
     /** Requests cancellation; idempotent. A job that is already terminal (409) is returned as it is. */
@@ -47,11 +53,7 @@ export function jobActivities(ctx: ActivityContext) {
       const input = parseInput(SummaryInput, raw, 'getTestRunSummary');
       return translated(async () => {
         const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
-        const context = Context.current();
-        return testRunSummary(client, scoreScale, input.jobId, input.awaitScoreMs, {
-          signal: context.cancellationSignal,
-          sleep: (ms) => context.sleep(ms),
-        });
+        return testRunSummary(client, scoreScale, input.jobId, input.awaitScoreMs, activityCall());
       });
     },
 
@@ -60,11 +62,7 @@ export function jobActivities(ctx: ActivityContext) {
       const input = parseInput(SummaryInput, raw, 'getProfilingSummary');
       return translated(async () => {
         const { client, scoreScale = 'fraction' } = ctx.profile(input.profile);
-        const context = Context.current();
-        return profilingSummary(client, scoreScale, input.jobId, input.awaitScoreMs, {
-          signal: context.cancellationSignal,
-          sleep: (ms) => context.sleep(ms),
-        });
+        return profilingSummary(client, scoreScale, input.jobId, input.awaitScoreMs, activityCall());
       });
     },
 

@@ -68,8 +68,7 @@ export async function testRunStep(
   testSuiteId: string,
   submitted?: JobSubmitted,
 ): Promise<RunTestSuiteResult> {
-  const awaitScoreMs = SCORE_ROLLUP_MS;
-  const after = { summary: 'test_run' as const, awaitScoreMs };
+  const after = { summary: 'test_run' as const, awaitScoreMs: SCORE_ROLLUP_MS };
   const { run: job, fetched } = submitted
     ? await followJob(t, 'test_run', opts, submitted, after)
     : await runJob(t, 'test_run', opts, () => submitUnderLock(t, 'tests', opts, testSuiteId), after);
@@ -77,7 +76,7 @@ export async function testRunStep(
     activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
       profile: opts.profile,
       jobId: job.jobId,
-      awaitScoreMs,
+      awaitScoreMs: SCORE_ROLLUP_MS,
     }),
   );
   return { job, summary };
