@@ -12,11 +12,13 @@
  */
 import { CancelledFailure, Context, log } from '@temporalio/activity';
 import { isLockHeld } from '../contract/lock-held.js';
-import type { WaitProgress } from '../contract/types.js';
+import type { JobSubmitted, WaitProgress } from '../contract/types.js';
 import type { WaitResult } from './completion.js';
-import type { Then } from './job-inputs.js';
+import type { ActivityContext } from './context.js';
+import { parseInput, translated } from './errors.js';
+import { UnansweredInput, type Then } from './job-inputs.js';
 import { beat } from './keep-alive.js';
-import type { Submitter } from './submission.js';
+import { submitter, type Submitter } from './submission.js';
 
 /** Whether the wait's result leaves the workflow nothing to call before the next submission. */
 export function mayGoOn(then: Then, result: WaitResult): boolean {
@@ -55,4 +57,29 @@ export async function goOn(
     return result;
   }
   return { ...result, next };
+}
+
+export function chainedActivities(ctx: ActivityContext) {
+  const submissions = submitter(ctx);
+  return {
+    /**
+     * A wait that may have submitted the next job ended without an answer (it timed out, or was cancelled between
+     * attempts: a worker died mid-submission), and none of its attempts will run again: finds the job it created, so
+     * that the workflow cancels it rather than leave it running with nobody watching. Null: it created none.
+     */
+    findUnansweredSubmission: async (raw: UnansweredInput): Promise<{ job: JobSubmitted | null }> => {
+      const input = parseInput(UnansweredInput, raw, 'findUnansweredSubmission');
+      return translated(async () => {
+        const heartbeat = input.heartbeat as Partial<WaitProgress> | null | undefined;
+        const job = await submissions.findUnanswered(
+          input.then.kind,
+          { profile: input.profile, ...input.then },
+          input.activityId,
+          typeof heartbeat === 'object' ? heartbeat?.submission : undefined,
+        );
+        if (job) log.warn('an unanswered wait had submitted the next job', { jobId: job.jobId, ...input.then });
+        return { job: job ?? null };
+      });
+    },
+  };
 }

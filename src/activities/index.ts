@@ -11,6 +11,7 @@ import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
 import { submissionActivities } from './submission.js';
 import { waitingActivities } from './waiting.js';
+import { chainedActivities } from './chained.js';
 import { orderActivities } from './orders.js';
 import { orderStopActivities } from './order-stop.js';
 
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...orderStopActivities(ctx),
     ...submissionActivities(ctx),
     ...waitingActivities(ctx),
+    ...chainedActivities(ctx),
     ...jobActivities(ctx),
     ...definitionActivities(ctx),
   };

@@ -71,6 +71,17 @@ const Then = z.object({
 });
 export type Then = z.output<typeof Then>;
 
+/** A wait that may have submitted `then` ended unanswered: which activity it was, and its last heartbeat details. */
+export const UnansweredInput = z.object({
+  profile: Profile,
+  then: Then,
+  /** The wait's activity id, part of the submission's identity. */
+  activityId: Id,
+  /** The wait's last heartbeat details (its progress, with the submission's phase), when the failure carried them. */
+  heartbeat: z.unknown().optional(),
+});
+export type UnansweredInput = z.input<typeof UnansweredInput>;
+
 export const WaitInput = z.object({
   profile: Profile,
   jobId: Id,

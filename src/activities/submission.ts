@@ -16,17 +16,16 @@ import {
   ServerError,
   ServiceError,
   UnexpectedResponse,
-  type ServiceClient,
-  type TestRunLink,
 } from '../api/index.js';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
 import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
+import { KINDS, linkTo } from './job-kinds.js';
 import { lookUp, takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
 import { lookUntilSettled } from './settle.js';
-import { SUBMISSION_BOUND_MS, sendSignal, underTargetLock, type Locked } from './target-lock.js';
+import { SUBMISSION_BOUND_MS, afterUnanswered, sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import type { LockHeld } from '../contract/lock-held.js';
 
 /** Failures after which the request may have been processed and its answer lost. */
@@ -50,6 +49,12 @@ const Rejected = z.object({ phase: z.literal('rejected') });
 const Phase = z.union([Sending, Rejected]);
 type Phase = z.infer<typeof Phase>;
 
+/** The send an attempt recorded in its phase, if it got that far. */
+function recordedSend(recorded: unknown): z.infer<typeof Sending> | undefined {
+  const phase = Phase.safeParse(recorded).data;
+  return phase?.phase === 'sending' ? phase : undefined;
+}
+
 /** What an earlier attempt may have done: sent (as recorded, when it was), or certainly nothing. */
 type Prior = { mayHaveSent: false } | { mayHaveSent: true; sending?: z.infer<typeof Sending> | undefined };
 
@@ -64,66 +69,19 @@ export interface ChainedSubmission {
   lock: string;
 }
 
-/** The workflow a job points back to: the caller (the lock's parent) when given, else this activity's workflow. */
-function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined, submissionId: string): TestRunLink {
-  const info = activityInfo();
-  const own = info.workflowExecution;
-  const who = caller ?? {
-    workflowId: own?.workflowId ?? 'unknown',
-    runId: own?.runId ?? 'unknown',
-    workflowType: info.workflowType ?? null,
-    namespace: info.workflowNamespace ?? info.namespace,
-  };
-  const { workflowId, runId, workflowType, namespace } = who;
-  return {
-    metadata: {
-      workflow_id: workflowId,
-      run_id: runId,
-      workflow_type: workflowType,
-      namespace,
-      submission_id: submissionId,
-    },
-    ...(uiUrl
-      ? {
-          externalUrl: `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`,
-        }
-      : {}),
-  };
-}
-
-type Send = (
-  client: ServiceClient,
-  targetId: string,
-  signal: AbortSignal,
-  link: TestRunLink,
-) => Promise<{ id: string; created_at?: string }>;
-
-const KINDS: Record<JobKind, { activity: string; jobKey: string; send: Send }> = {
-  profiling: {
-    activity: 'submitProfilingRun',
-    jobKey: 'run-profile',
-    send: (client, id, signal) => client.profilingRuns.submit(id, { signal }),
-  },
-  tests: {
-    activity: 'submitTestRun',
-    jobKey: 'run-tests',
-    send: (client, id, signal, link) => client.testRuns.submit(id, { signal, ...link }),
-  },
-  generation: {
-    activity: 'submitTestGeneration',
-    jobKey: 'run-test-generation',
-    send: (client, id, signal) => client.testGeneration.submit(id, { signal }),
-  },
-};
-
 /** Submissions, for their own activities and for the waits that submit the next job themselves. */
 export function submitter(ctx: ActivityContext) {
   /**
    * After a send that may have landed: looks at once, and again once the held request could no longer commit.
    * Undefined when no job was created; SubmissionOutcomeUnknown when it cannot be told.
    */
-  async function settle(t: LookupTarget, sentAt: number, mark: Watermark | null): Promise<JobSubmitted | undefined> {
-    const fallbackSince = activityInfo().scheduledTimestampMs - ctx.clockSkewMs;
+  async function settle(
+    t: LookupTarget,
+    sentAt: number,
+    mark: Watermark | null,
+    sinceMs = activityInfo().scheduledTimestampMs,
+  ): Promise<JobSubmitted | undefined> {
+    const fallbackSince = sinceMs - ctx.clockSkewMs;
     const cadence = { firstMs: 1_000, everyMs: 5_000 };
     return lookUntilSettled(sentAt, ctx.submitSettleMs, cadence, t.signal, async (last) => {
       const res = await lookUp(t, mark, fallbackSince);
@@ -188,17 +146,56 @@ export function submitter(ctx: ActivityContext) {
     recorded: unknown,
     record: RecordPhase,
   ): Promise<JobSubmitted | LockHeld> {
-    const sent = Phase.safeParse(recorded).data;
+    const sending = recordedSend(recorded);
     const signal = AbortSignal.any([sendSignal(true), AbortSignal.timeout(SUBMISSION_BOUND_MS - 60_000)]);
     return underTargetLock(
       input.lock,
       ({ kept }) => {
-        const sending = sent?.phase === 'sending' ? sent : undefined;
         const prior: Prior = kept || sending ? { mayHaveSent: true, sending } : { mayHaveSent: false };
         return sendOnce(kind, input, signal, prior, record);
       },
       (r) => undo(input.profile, r.jobId, signal),
     );
+  }
+
+  /** Where the jobs a submission of activity `activityId` (of this workflow) may have created are looked up. */
+  function lookupTarget(
+    kind: JobKind,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'>,
+    activityId: string,
+    signal: AbortSignal,
+  ) {
+    const { client, projectCode: profileProject } = ctx.profile(input.profile);
+    const projectCode = input.projectCode ?? profileProject;
+    const own = activityInfo().workflowExecution;
+    const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${activityId}`;
+    const { jobKey } = KINDS[kind];
+    const target: LookupTarget | undefined = projectCode
+      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal }
+      : undefined;
+    return { client, submissionId, target };
+  }
+
+  /**
+   * The job a submission made from inside activity `activityId` created, when that activity ended unanswered and
+   * will not run again (chained.ts): the lookup its next attempt would have made. `recorded`: its last phase.
+   */
+  async function findUnanswered(
+    kind: JobKind,
+    input: ChainedSubmission,
+    activityId: string,
+    recorded: unknown,
+  ): Promise<JobSubmitted | undefined> {
+    const sending = recordedSend(recorded);
+    return afterUnanswered(input.lock, activityId, sending !== undefined, async (takenAtMs) => {
+      const { target } = lookupTarget(kind, input, activityId, Context.current().cancellationSignal);
+      if (!target)
+        throw new SubmissionOutcomeUnknown(
+          `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
+        );
+      const since = sending?.sentAt ?? takenAtMs ?? activityInfo().scheduledTimestampMs;
+      return settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null, since);
+    });
   }
 
   /** Sends the submission once: an attempt after one that may have sent looks for its job first. */
@@ -209,15 +206,8 @@ export function submitter(ctx: ActivityContext) {
     prior: Prior,
     record: RecordPhase,
   ): Promise<JobSubmitted> {
-    const { jobKey, send } = KINDS[kind];
-    const { client, projectCode: profileProject } = ctx.profile(input.profile);
-    const projectCode = input.projectCode ?? profileProject;
-    const info = activityInfo();
-    const own = info.workflowExecution;
-    const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${info.activityId}`;
-    const target: LookupTarget | undefined = projectCode
-      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal }
-      : undefined;
+    const { send, jobKey } = KINDS[kind];
+    const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal);
 
     if (prior.mayHaveSent) {
       if (!target)
@@ -251,7 +241,7 @@ export function submitter(ctx: ActivityContext) {
     }
   }
 
-  return { submit, submitWithin };
+  return { submit, submitWithin, findUnanswered };
 }
 
 export type Submitter = ReturnType<typeof submitter>;

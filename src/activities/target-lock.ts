@@ -156,6 +156,14 @@ async function release(lockId: string, runId: string, reason: string, outcome?: 
   }
 }
 
+/** The outcome a lock run's release recorded (its termination's details), if any. */
+async function outcomeOf(lockId: string, runId: string): Promise<unknown> {
+  const events = (await Context.current().client.workflow.getHandle(lockId, runId).fetchHistory()).events ?? [];
+  const payload = events.at(-1)?.workflowExecutionTerminatedEventAttributes?.details?.payloads?.[0];
+  const recorded = payload ? defaultPayloadConverter.fromPayload<{ outcome?: unknown }>(payload) : undefined;
+  return recorded?.outcome;
+}
+
 /**
  * The outcome an earlier attempt of this activity recorded when it released its lock, when the attempt's answer
  * was then lost (a worker that died between the release and the report). Read only by retries.
@@ -167,10 +175,7 @@ async function releasedBefore(lockId: string, owner: Owner): Promise<unknown> {
   for await (const run of client.workflow.list({ query: `WorkflowId = '${lockId}'` })) {
     if (++seen > 20) break;
     if (run.type !== LOCK_WORKFLOW_TYPE || !same(run.memo?.['owner'], owner)) continue;
-    const events = (await client.workflow.getHandle(lockId, run.runId).fetchHistory()).events ?? [];
-    const payload = events.at(-1)?.workflowExecutionTerminatedEventAttributes?.details?.payloads?.[0];
-    const recorded = payload ? defaultPayloadConverter.fromPayload<{ outcome?: unknown }>(payload) : undefined;
-    return recorded?.outcome;
+    return outcomeOf(lockId, run.runId);
   }
   return undefined;
 }
@@ -221,6 +226,38 @@ export async function underTargetLock<T extends { reconciled: boolean }>(
   }
   await release(lockId, taken.runId, 'released', result);
   return result;
+}
+
+/**
+ * What activity `activityId` of this workflow created under the lock `lockId`, once it ended unanswered (timed out,
+ * or cancelled between attempts) and no attempt of it will run again (chained.ts): the outcome it recorded when it
+ * released the lock; else, when it took the lock or says it `sent`, what `find` finds (given when the lock was
+ * taken: nothing was sent before). A lock it still holds is then released, with what was found.
+ */
+export async function afterUnanswered<T extends { reconciled: boolean }>(
+  lockId: string,
+  activityId: string,
+  sent: boolean,
+  find: (takenAtMs: number | undefined) => Promise<T | undefined>,
+): Promise<T | undefined> {
+  const owner = { ...me(), activityId };
+  const lock = await described(lockId);
+  const ours = lock !== undefined && lock.type === LOCK_WORKFLOW_TYPE && same(lock.memo?.['owner'], owner);
+  if (ours && lock.status.name === 'RUNNING') {
+    const found = await find(lock.startTime.getTime());
+    await release(lockId, lock.runId, `released: its holder ${activityId} went unanswered`, found);
+    return found;
+  }
+  // Visibility that cannot answer leaves it to the lookup.
+  const recorded = (await (ours ? outcomeOf(lockId, lock.runId) : releasedBefore(lockId, owner)).catch(
+    (err: unknown) => {
+      log.warn('could not read the lock runs of an unanswered activity', { lockId, error: (err as Error).message });
+      return undefined;
+    },
+  )) as T | undefined;
+  if (recorded !== undefined) return { ...recorded, reconciled: true };
+  // A lock of its own released without an outcome (taken over, or refused) may still have covered a send.
+  return sent || ours ? find(ours ? lock.startTime.getTime() : undefined) : undefined;
 }
 
 /**

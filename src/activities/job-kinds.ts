@@ -1,0 +1,60 @@
+/**
+ * What each kind of job sends, and the link back to the workflow that a submitted job carries (TestGen shows it on
+ * the run's page). Used by the exactly-once submission (submission.ts).
+ */
+import { activityInfo } from '@temporalio/activity';
+import type { ServiceClient, TestRunLink } from '../api/index.js';
+import type { JobKind } from './reconcile.js';
+import type { SubmitInput } from './job-inputs.js';
+
+/** The workflow a job points back to: the caller (the lock's parent) when given, else this activity's workflow. */
+export function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined, submissionId: string): TestRunLink {
+  const info = activityInfo();
+  const own = info.workflowExecution;
+  const who = caller ?? {
+    workflowId: own?.workflowId ?? 'unknown',
+    runId: own?.runId ?? 'unknown',
+    workflowType: info.workflowType ?? null,
+    namespace: info.workflowNamespace ?? info.namespace,
+  };
+  const { workflowId, runId, workflowType, namespace } = who;
+  return {
+    metadata: {
+      workflow_id: workflowId,
+      run_id: runId,
+      workflow_type: workflowType,
+      namespace,
+      submission_id: submissionId,
+    },
+    ...(uiUrl
+      ? {
+          externalUrl: `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`,
+        }
+      : {}),
+  };
+}
+
+type Send = (
+  client: ServiceClient,
+  targetId: string,
+  signal: AbortSignal,
+  link: TestRunLink,
+) => Promise<{ id: string; created_at?: string }>;
+
+export const KINDS: Record<JobKind, { activity: string; jobKey: string; send: Send }> = {
+  profiling: {
+    activity: 'submitProfilingRun',
+    jobKey: 'run-profile',
+    send: (client, id, signal) => client.profilingRuns.submit(id, { signal }),
+  },
+  tests: {
+    activity: 'submitTestRun',
+    jobKey: 'run-tests',
+    send: (client, id, signal, link) => client.testRuns.submit(id, { signal, ...link }),
+  },
+  generation: {
+    activity: 'submitTestGeneration',
+    jobKey: 'run-test-generation',
+    send: (client, id, signal) => client.testGeneration.submit(id, { signal }),
+  },
+};
