@@ -2,14 +2,21 @@
  * The pipeline's test run submitted by the profiling wait itself (src/activities/chained.ts): what the workflow asks
  * of the wait, and what becomes of the run when the workflow cannot follow it.
  */
-import { isCancellation } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancellationScope,
+  CancelledFailure,
+  TimeoutFailure,
+  isCancellation,
+  patched,
+} from '@temporalio/workflow';
 import type { JobSubmitted } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
 import type { AfterCompletion } from './follow.js';
-import { applies } from './patches.js';
+import { PATCHES, applies } from './patches.js';
 import { cancelRemoteJob, unconfirmedCancel } from './remote-cancel.js';
 import { submissionLockId } from './submission.js';
-import type { Tracker } from './shared.js';
+import { activitiesWithin, type Tracker } from './shared.js';
 
 type TestGeneration = 'auto' | 'wait' | 'generate' | 'skip';
 
@@ -44,7 +51,7 @@ export function testRunAfterProfiling(
  */
 export async function dropUnfollowed(t: Tracker, opts: JobOptions, job: JobSubmitted, err: unknown): Promise<void> {
   if (!opts.cancelRemoteJob) return;
-  const cancelled = isCancellation(err);
+  const cancelled = isCancellation(err) || cancelRequested(err);
   t.addJob('test_run', job.jobId, job.reconciled, null, false);
   const { final: _, ...outcome } = await cancelRemoteJob(
     t,
@@ -53,4 +60,50 @@ export async function dropUnfollowed(t: Tracker, opts: JobOptions, job: JobSubmi
     cancelled ? 'workflow_cancelled' : 'workflow_failed',
   );
   if (cancelled && !outcome.confirmed) throw unconfirmedCancel(outcome);
+}
+
+/**
+ * A wait that may submit the next job ended without an answer: it timed out (its attempt's worker died, and the
+ * workflow's cancel or the wait's deadline let no other attempt run), or was cancelled while no attempt ran.
+ */
+export function unanswered(err: unknown): err is ActivityFailure {
+  return (
+    err instanceof ActivityFailure && (err.cause instanceof TimeoutFailure || err.cause instanceof CancelledFailure)
+  );
+}
+
+/** An activity the workflow's cancel stopped from being retried: the workflow was cancelled, not failed. */
+export const cancelRequested = (err: unknown): boolean =>
+  err instanceof ActivityFailure && err.retryState === 'CANCEL_REQUESTED';
+
+/** The wait's last heartbeat details, as its failure carries them. */
+function lastHeartbeat(err: ActivityFailure): unknown {
+  if (err.cause instanceof TimeoutFailure) return err.cause.lastHeartbeatDetails;
+  if (err.cause instanceof CancelledFailure) return err.cause.details[0];
+  return undefined;
+}
+
+/**
+ * Whether the workflow looks for what an unanswered wait (see `unanswered`) may have submitted: workflows from
+ * before the lookup replay without it. Checked only on that path, where its marker costs 2 history events.
+ */
+export const findsUnanswered = (then: AfterCompletion['then'], err: unknown): boolean =>
+  then !== undefined && unanswered(err) && patched(PATCHES.unansweredSubmission);
+
+/**
+ * The job the last attempt of an unanswered wait may have submitted (`then`) is found (src/activities/chained.ts) and
+ * cancelled, as one the workflow will not follow. A cancelled workflow whose cancel of it is not confirmed fails
+ * RemoteCancelUnconfirmed.
+ */
+export async function dropUnanswered(
+  t: Tracker,
+  opts: JobOptions,
+  then: NonNullable<AfterCompletion['then']>,
+  err: ActivityFailure,
+): Promise<void> {
+  if (!opts.cancelRemoteJob || err.activityId === undefined) return;
+  const input = { profile: opts.profile, then, activityId: err.activityId, heartbeat: lastHeartbeat(err) };
+  const submit = activitiesWithin(opts.outageToleranceMs).submit;
+  const { job } = await CancellationScope.nonCancellable(() => submit.findUnansweredSubmission(input));
+  if (job) await dropUnfollowed(t, opts, job, err);
 }

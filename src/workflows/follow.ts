@@ -7,6 +7,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   TimeoutFailure,
   isCancellation,
   log,
@@ -18,6 +19,7 @@ import type { WaitResult } from '../activities/completion.js';
 import type { WaitInput } from '../activities/job-inputs.js';
 import { DEFAULT_STATUS_REPORTS, SUBMIT, deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
+import { cancelRequested, dropUnanswered, findsUnanswered } from './chained.js';
 import { cancelFollowUp } from './follow-up.js';
 import {
   cancelRemoteJob,
@@ -136,9 +138,15 @@ async function cancelForCancellation(
   jobId: string,
   after: AfterCompletion,
   err: unknown,
+  unanswered?: ActivityFailure,
 ): Promise<never> {
   const unconfirmed = await cancelFollowed(t, opts, jobId, after, 'workflow_cancelled');
-  throw unconfirmed ? unconfirmedCancel(unconfirmed) : err;
+  if (unanswered && after.then) await dropUnanswered(t, opts, after.then, unanswered);
+  if (unconfirmed) throw unconfirmedCancel(unconfirmed);
+  // A wait the cancel kept from being retried timed out: the workflow still ends cancelled.
+  throw isCancellation(err)
+    ? err
+    : new CancelledFailure('the workflow was cancelled while a job ran', [], err instanceof Error ? err : undefined);
 }
 
 /**
@@ -168,12 +176,15 @@ export async function followJob(
       outcome = await waitForTerminal(opts, submitted.jobId, bound, after, seenStatus);
     } catch (err) {
       // Whatever ends the wait (a cancel, a failure retries cannot fix: a schema break, a 404, a 401; the wait's own
-      // deadline), the job may still be running: cancel it rather than leave it running with nobody watching.
-      if (isCancellation(err)) {
+      // deadline), the job may still be running: cancel it rather than leave it running with nobody watching. So is
+      // the next job, when a wait that may submit it ended without an answer (chained.ts).
+      const unanswered = findsUnanswered(after.then, err) ? (err as ActivityFailure) : undefined;
+      if (isCancellation(err) || (unanswered && cancelRequested(err))) {
         if (!opts.cancelRemoteJob) throw err;
-        return cancelForCancellation(t, opts, submitted.jobId, after, err);
+        return cancelForCancellation(t, opts, submitted.jobId, after, err, unanswered);
       }
       if (opts.cancelRemoteJob) await cancelFollowed(t, opts, submitted.jobId, after, 'workflow_failed');
+      if (unanswered && after.then) await dropUnanswered(t, opts, after.then, unanswered);
       throw waitTimedOut(t, role, opts, submitted.jobId, err) ?? err;
     }
     if (!outcome.stuck) break;

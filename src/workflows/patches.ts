@@ -31,6 +31,12 @@ export const PATCHES = {
   lockInActivity: 'lock-in-activity-v1',
   /** The pipeline's profiling wait submits the test run itself (src/activities/chained.ts). */
   testRunFromProfilingWait: 'test-run-from-profiling-wait-v1',
+  /**
+   * A wait that may have submitted the next job and ended unanswered has that job found and cancelled, and one the
+   * workflow's cancel stopped ends the workflow cancelled (chained.ts). Added after the baseline, so checked with
+   * `patched()` itself, and only on that path.
+   */
+  unansweredSubmission: 'unanswered-submission-v1',
 } as const;
 type Patch = keyof typeof PATCHES;
 
