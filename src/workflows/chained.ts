@@ -8,6 +8,7 @@ import {
   CancelledFailure,
   TimeoutFailure,
   isCancellation,
+  log,
   patched,
 } from '@temporalio/workflow';
 import type { JobSubmitted } from '../contract/index.js';
@@ -91,9 +92,17 @@ export const findsUnanswered = (then: AfterCompletion['then'], err: unknown): bo
   then !== undefined && unanswered(err) && patched(PATCHES.unansweredSubmission);
 
 /**
- * The job the last attempt of an unanswered wait may have submitted (`then`) is found (src/activities/chained.ts) and
- * cancelled, as one the workflow will not follow. A cancelled workflow whose cancel of it is not confirmed fails
- * RemoteCancelUnconfirmed.
+ * Whether the workflow looks up what an unanswered wait may have submitted: always when it cancels remote jobs;
+ * with `cancelRemoteJob: false` only since the lookup also serves to release the lock and report the job left running.
+ */
+export const looksUpUnanswered = (opts: JobOptions): boolean =>
+  opts.cancelRemoteJob || patched(PATCHES.unansweredLeftRunning);
+
+/**
+ * The job the last attempt of an unanswered wait may have submitted (`then`) is found (src/activities/chained.ts),
+ * which also releases the lock that attempt held, and cancelled as one the workflow will not follow. A cancelled
+ * workflow whose cancel of it is not confirmed fails RemoteCancelUnconfirmed. With `cancelRemoteJob: false` the job
+ * is left running, and recorded in the workflow's progress so that whoever opted out can find it.
  */
 export async function dropUnanswered(
   t: Tracker,
@@ -101,9 +110,18 @@ export async function dropUnanswered(
   then: NonNullable<AfterCompletion['then']>,
   err: ActivityFailure,
 ): Promise<void> {
-  if (!opts.cancelRemoteJob || err.activityId === undefined) return;
+  if (err.activityId === undefined || !looksUpUnanswered(opts)) return;
   const input = { profile: opts.profile, then, activityId: err.activityId, heartbeat: lastHeartbeat(err) };
   const submit = activitiesWithin(opts.outageToleranceMs).submit;
   const { job } = await CancellationScope.nonCancellable(() => submit.findUnansweredSubmission(input));
-  if (job) await dropUnfollowed(t, opts, job, err);
+  if (!job) return;
+  if (opts.cancelRemoteJob) return dropUnfollowed(t, opts, job, err);
+  t.addJob('test_run', job.jobId, job.reconciled, null, false);
+  log.warn('a job the workflow will not follow was left running (cancelRemoteJob is false)', { jobId: job.jobId });
 }
+
+/** A wait the workflow's cancel kept from being retried timed out: the workflow still ends cancelled. */
+export const asCancelled = (err: unknown): unknown =>
+  isCancellation(err)
+    ? err
+    : new CancelledFailure('the workflow was cancelled while a job ran', [], err instanceof Error ? err : undefined);

@@ -7,7 +7,6 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  CancelledFailure,
   TimeoutFailure,
   isCancellation,
   log,
@@ -19,7 +18,7 @@ import type { WaitResult } from '../activities/completion.js';
 import type { WaitInput } from '../activities/job-inputs.js';
 import { DEFAULT_STATUS_REPORTS, SUBMIT, deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
-import { cancelRequested, dropUnanswered, findsUnanswered } from './chained.js';
+import { asCancelled, cancelRequested, dropUnanswered, findsUnanswered, looksUpUnanswered } from './chained.js';
 import { cancelFollowUp } from './follow-up.js';
 import {
   cancelRemoteJob,
@@ -143,10 +142,7 @@ async function cancelForCancellation(
   const unconfirmed = await cancelFollowed(t, opts, jobId, after, 'workflow_cancelled');
   if (unanswered && after.then) await dropUnanswered(t, opts, after.then, unanswered);
   if (unconfirmed) throw unconfirmedCancel(unconfirmed);
-  // A wait the cancel kept from being retried timed out: the workflow still ends cancelled.
-  throw isCancellation(err)
-    ? err
-    : new CancelledFailure('the workflow was cancelled while a job ran', [], err instanceof Error ? err : undefined);
+  throw asCancelled(err);
 }
 
 /**
@@ -180,8 +176,10 @@ export async function followJob(
       // the next job, when a wait that may submit it ended without an answer (chained.ts).
       const unanswered = findsUnanswered(after.then, err) ? (err as ActivityFailure) : undefined;
       if (isCancellation(err) || (unanswered && cancelRequested(err))) {
-        if (!opts.cancelRemoteJob) throw err;
-        return cancelForCancellation(t, opts, submitted.jobId, after, err, unanswered);
+        if (opts.cancelRemoteJob) return cancelForCancellation(t, opts, submitted.jobId, after, err, unanswered);
+        if (!unanswered || !after.then || !looksUpUnanswered(opts)) throw err;
+        await dropUnanswered(t, opts, after.then, unanswered);
+        throw asCancelled(err);
       }
       if (opts.cancelRemoteJob) await cancelFollowed(t, opts, submitted.jobId, after, 'workflow_failed');
       if (unanswered && after.then) await dropUnanswered(t, opts, after.then, unanswered);

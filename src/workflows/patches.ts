@@ -37,6 +37,12 @@ export const PATCHES = {
    * `patched()` itself, and only on that path.
    */
   unansweredSubmission: 'unanswered-submission-v1',
+  /**
+   * With `cancelRemoteJob: false`, such a wait's job is still looked up (which releases its lock) and recorded as left
+   * running, and one the workflow's cancel stopped ends the workflow cancelled (chained.ts). Checked with `patched()`
+   * itself, only on that path.
+   */
+  unansweredLeftRunning: 'unanswered-left-running-v1',
 } as const;
 type Patch = keyof typeof PATCHES;
 

@@ -1,13 +1,16 @@
 /**
  * A worker dies while the profiling wait submits the pipeline's test run (the POST is sent and commits), and the
  * workflow is cancelled before any other attempt of that wait runs. The test run the dead attempt created must still
- * be found and cancelled: the workflow ends cancelled only with no job of its own left running.
+ * be found and cancelled: the workflow ends cancelled only with no job of its own left running. With
+ * `cancelRemoteJob: false` it is found and left running, named in the workflow's progress, its lock released, and the
+ * workflow still ends cancelled.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { cellIds, matrixSeed } from '../helpers/matrix.js';
 import { startWorld, type World } from '../helpers/matrix-world.js';
+import type { Progress } from '../../src/contract/index.js';
 import { eventually } from '../helpers/wait.js';
 
 const LONG = { timeout: 10 * 60_000 };
@@ -16,90 +19,104 @@ const TERMINAL = new Set(['completed', 'error', 'canceled']);
 describe('a worker that dies mid-submission, then a cancel', () => {
   let w: World;
   before(async () => {
-    w = await startWorld(matrixSeed(2));
+    w = await startWorld(matrixSeed(3));
     await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
   }, LONG);
   after(async () => w?.close());
 
-  const scenario = (strategy: 'heartbeat' | 'deferrable', cell: number) => async () => {
-    const queue = `death-then-cancel-${strategy}`;
-    // The held POST outlives the worker: its timeout is longer than the hold.
-    const slow = { DATAOPS_TIMEOUT_MS: '10000' };
-    // Two workers: the one running the wait dies, the other takes the cancel at once, while the dead attempt has
-    // not yet timed out.
-    const workers = [w.startWorker(queue, slow), w.startWorker(queue, slow)];
-    const ids = cellIds(cell);
-    const held = await w.controls.addFault({
-      kind: 'delay',
-      delay_ms: 3_000,
-      method: 'POST',
-      path: `/test-suites/${ids.target}/test-runs`,
-    });
-    // The test run would otherwise end on its own before anybody could tell cancelled from left running.
-    await w.controls.planJobs({ job_key: 'run-tests', target_id: ids.target, durations: { runMs: 600_000 } });
-    const handle = await w.client.workflow.start('dataQualityPipeline', {
-      taskQueue: queue,
-      workflowId: `death-cancel-${Date.now()}`,
-      args: [
-        {
-          tableGroupId: ids.tableGroup,
-          testSuiteId: ids.target,
-          testGeneration: 'skip',
-          pollIntervalMs: 200,
-          maxPollIntervalMs: 400,
-          waitStrategy: strategy,
-          // Longer than a dead worker's sticky workflow task takes to time out (10 s): the cancel is taken while the
-          // dead attempt still counts as running, so the wait times out and is not retried. (A deferrable poll that
-          // submits has a submission's heartbeat timeout, 20 s.)
-          heartbeatTimeoutMs: 30_000,
-          cancelTimeoutMs: 30_000,
+  const scenario =
+    (strategy: 'heartbeat' | 'deferrable', cell: number, cancelRemoteJob = true) =>
+    async () => {
+      const queue = `death-then-cancel-${strategy}-${cell}`;
+      // The held POST outlives the worker: its timeout is longer than the hold.
+      const slow = { DATAOPS_TIMEOUT_MS: '10000' };
+      // Two workers: the one running the wait dies, the other takes the cancel at once, while the dead attempt has
+      // not yet timed out.
+      const workers = [w.startWorker(queue, slow), w.startWorker(queue, slow)];
+      const ids = cellIds(cell);
+      const held = await w.controls.addFault({
+        kind: 'delay',
+        delay_ms: 3_000,
+        method: 'POST',
+        path: `/test-suites/${ids.target}/test-runs`,
+      });
+      // The test run would otherwise end on its own before anybody could tell cancelled from left running.
+      await w.controls.planJobs({ job_key: 'run-tests', target_id: ids.target, durations: { runMs: 600_000 } });
+      const handle = await w.client.workflow.start('dataQualityPipeline', {
+        taskQueue: queue,
+        workflowId: `death-cancel-${Date.now()}`,
+        args: [
+          {
+            tableGroupId: ids.tableGroup,
+            testSuiteId: ids.target,
+            testGeneration: 'skip',
+            pollIntervalMs: 200,
+            maxPollIntervalMs: 400,
+            waitStrategy: strategy,
+            // Longer than a dead worker's sticky workflow task takes to time out (10 s): the cancel is taken while the
+            // dead attempt still counts as running, so the wait times out and is not retried. (A deferrable poll that
+            // submits has a submission's heartbeat timeout, 20 s.)
+            heartbeatTimeoutMs: 30_000,
+            cancelTimeoutMs: 30_000,
+            cancelRemoteJob,
+          },
+        ],
+      });
+      await eventually(
+        'the test run POST is held',
+        async () => {
+          const faults = await w.controls.faults();
+          return faults.find((f) => f.id === held.id)?.hits === 1;
         },
-      ],
-    });
-    await eventually(
-      'the test run POST is held',
-      async () => {
-        const faults = await w.controls.faults();
-        return faults.find((f) => f.id === held.id)?.hits === 1;
-      },
-      { tries: 1_200, delayMs: 50 },
-    );
-    const described = await handle.describe();
-    const identity = described.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '';
-    const victim = workers.find((p) => identity.startsWith(`${p.child.pid}@`));
-    assert.ok(victim, `the worker running the wait (${identity})`);
-    await victim.stop('SIGKILL');
-    const testRuns = async () =>
-      (await w.controls.jobs()).filter((j) => j.job_key === 'run-tests' && j.test_suite_id === ids.target);
-    // The held request still commits: a test run exists that no answer named.
-    await eventually('the held test run is created', async () => (await testRuns()).length === 1, {
-      tries: 200,
-      delayMs: 50,
-    });
-    await handle.cancel();
-    let outcome = 'completed';
-    try {
-      await handle.result();
-    } catch (err) {
-      assert.ok(err instanceof WorkflowFailedError, String(err));
-      outcome = err.cause instanceof CancelledFailure ? 'cancelled' : `failed: ${err.cause?.message}`;
-    }
-    const runs = await eventually(
-      'the test run at rest',
-      async () => {
-        const all = await testRuns();
-        return all.every((j) => TERMINAL.has(j.status)) ? all : undefined;
-      },
-      { tries: 200, delayMs: 100 },
-    ).catch(async () => testRuns());
-    assert.equal(runs.length, 1, `one test run (the workflow ended ${outcome})`);
-    assert.equal(
-      runs[0]!.status,
-      'canceled',
-      `the test run the dead attempt created: ${runs[0]!.status} (the workflow ended ${outcome})`,
-    );
-    assert.equal(outcome, 'cancelled');
-  };
+        { tries: 1_200, delayMs: 50 },
+      );
+      const described = await handle.describe();
+      const identity = described.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '';
+      const victim = workers.find((p) => identity.startsWith(`${p.child.pid}@`));
+      assert.ok(victim, `the worker running the wait (${identity})`);
+      await victim.stop('SIGKILL');
+      const testRuns = async () =>
+        (await w.controls.jobs()).filter((j) => j.job_key === 'run-tests' && j.test_suite_id === ids.target);
+      // The held request still commits: a test run exists that no answer named.
+      await eventually('the held test run is created', async () => (await testRuns()).length === 1, {
+        tries: 200,
+        delayMs: 50,
+      });
+      await handle.cancel();
+      let outcome = 'completed';
+      try {
+        await handle.result();
+      } catch (err) {
+        assert.ok(err instanceof WorkflowFailedError, String(err));
+        outcome = err.cause instanceof CancelledFailure ? 'cancelled' : `failed: ${err.cause?.message}`;
+      }
+      // A job left running never comes to rest: only a cancelled one is waited for.
+      const runs = cancelRemoteJob
+        ? await eventually(
+            'the test run at rest',
+            async () => {
+              const all = await testRuns();
+              return all.every((j) => TERMINAL.has(j.status)) ? all : undefined;
+            },
+            { tries: 200, delayMs: 100 },
+          ).catch(async () => testRuns())
+        : await testRuns();
+      assert.equal(runs.length, 1, `one test run (the workflow ended ${outcome})`);
+      assert.equal(outcome, 'cancelled');
+      if (cancelRemoteJob) {
+        assert.equal(runs[0]!.status, 'canceled', `the test run the dead attempt created: ${runs[0]!.status}`);
+        return;
+      }
+      assert.equal(runs[0]!.status, 'running', 'cancelRemoteJob: false leaves the test run running');
+      const progress = await handle.query<Progress>('progress');
+      assert.ok(
+        progress.jobs.some((j) => j.role === 'test_run' && j.jobId === runs[0]!.id),
+        `the test run left running is named in the progress: ${JSON.stringify(progress.jobs)}`,
+      );
+      // Found by the lookup, which released the lock: the next pipeline on this suite need not wait out its grace.
+      const lock = await w.client.workflow.getHandle(`dataops-submit/default/tests/${ids.target}`).describe();
+      assert.equal(lock.status.name, 'TERMINATED', 'the lock of the dead attempt is released');
+    };
 
   for (const [n, strategy] of (['heartbeat', 'deferrable'] as const).entries())
     test(
@@ -107,4 +124,9 @@ describe('a worker that dies mid-submission, then a cancel', () => {
       LONG,
       scenario(strategy, n),
     );
+  test(
+    'cancelRemoteJob false: the test run is found and left running, and the workflow ends cancelled',
+    LONG,
+    scenario('heartbeat', 2, false),
+  );
 });
