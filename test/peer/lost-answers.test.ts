@@ -1,0 +1,206 @@
+/**
+ * Lost and held submissions against the reference implementation, TestGen 5.134, through a proxy that loses or holds
+ * chosen requests (test/helpers/holding-proxy.ts), with workers run as operators run them (child processes):
+ *   - a submission whose answer is lost after TestGen created the job: the retry finds that job, by the metadata
+ *     TestGen echoes (test runs) or by the run's own record (profiling runs: TestGen's listing names no target), and
+ *     no second job is created;
+ *   - the pipeline cancelled while its profiling wait submits the test run, and that wait's worker killed before the
+ *     held request commits: the test run it creates is found on TestGen, named in the progress, and canceled.
+ * The simulator's fault injection covers the same paths (test/activities/exactly-once.test.ts,
+ * test/e2e/worker-death-cancel.test.ts); these hold them to what a real deployment answers.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { ServiceClient } from '../../src/api/index.js';
+import {
+  progressQuery,
+  type ProfileTableGroupResult,
+  type Progress,
+  type RunTestSuiteResult,
+} from '../../src/contract/index.js';
+import { startHoldingProxy, type Armed, type HoldingProxy } from '../helpers/holding-proxy.js';
+import { startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
+import { peerSkipReason, startTestGen, type TestGenPeer } from '../helpers/testgen.js';
+import { eventually } from '../helpers/wait.js';
+
+const skip = peerSkipReason();
+const polling = { pollIntervalMs: 500, maxPollIntervalMs: 1_000 };
+const LONG = { timeout: 5 * 60_000 };
+const CANCEL_REQUESTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED;
+
+/** The job id TestGen answered to the one request a rule took: `202 {"id": …}`. */
+function answeredId(armed: Armed): string {
+  assert.equal(armed.hits, 1, 'the rule took exactly one request');
+  const answer = armed.answers[0];
+  assert.ok(answer && answer.status === 202, `TestGen accepted the submission: ${JSON.stringify(answer)}`);
+  return (answer.body as { id: string }).id;
+}
+
+describe('lost and held submissions against TestGen 5.134 (peer)', { skip }, () => {
+  let t: TestEnv;
+  let peer: TestGenPeer;
+  let proxy: HoldingProxy;
+  let client: ServiceClient;
+  const workers: Proc[] = [];
+  const work = mkdtempSync(join(tmpdir(), 'peer-lost-'));
+
+  before(async () => {
+    [t, peer] = await Promise.all([startDevServerEnv(), startTestGen()]);
+    proxy = await startHoldingProxy(peer.url);
+    client = new ServiceClient({ baseUrl: peer.url, apiBearer: { type: 'oauth', ...(await peer.authorize()) } });
+  }, LONG);
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+    client?.close();
+    await proxy?.close();
+    await peer?.close();
+    await t?.env.teardown();
+  });
+
+  /** A worker process for TestGen, through the proxy, with its own OAuth grant (TestGen rotates refresh tokens). */
+  const startWorker = async (taskQueue: string, env: Record<string, string> = {}): Promise<Proc> => {
+    const grant = await peer.authorize();
+    const w = startWorkerProcess({
+      TEMPORAL_ADDRESS: t.env.connection.options.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATAOPS_BASE_URL: proxy.url,
+      DATAOPS_PROJECT_CODE: peer.demo.projectCode,
+      DATAOPS_OAUTH_TOKEN_URL: grant.tokenUrl,
+      DATAOPS_OAUTH_CLIENT_ID: grant.clientId,
+      DATAOPS_OAUTH_CLIENT_SECRET: grant.clientSecret,
+      DATAOPS_OAUTH_REFRESH_TOKEN: grant.refreshToken,
+      DATAOPS_BLOB_DIR: join(work, 'blobs'),
+      DATAOPS_EXPORT_DIR: join(work, 'exports'),
+      // A pending profiling run on TestGen names no table group until its scheduler starts it (seconds): the lookup
+      // of a lost profiling answer waits for that within the settle time (the default is 60 s).
+      DATAOPS_SUBMIT_SETTLE_MS: '30000',
+      LOG_LEVEL: 'WARN',
+      ...env,
+    });
+    workers.push(w);
+    return w;
+  };
+
+  const start = <T>(taskQueue: string, type: string, input: unknown) =>
+    t.env.client.workflow.start(type, {
+      taskQueue,
+      workflowId: `${type}-${uniqueTaskQueue('lost')}`,
+      args: [input],
+    }) as Promise<WorkflowHandle<() => Promise<T>>>;
+
+  /** The workflow's result, or its failure with every cause's message (a bare WorkflowFailedError says little). */
+  const resultOf = async <T>(handle: WorkflowHandle<() => Promise<T>>): Promise<T> => {
+    try {
+      return await handle.result();
+    } catch (err) {
+      const chain: string[] = [];
+      for (let e: unknown = err; e instanceof Error; e = e.cause) chain.push(`${e.name}: ${e.message}`);
+      throw new Error(`${handle.workflowId} failed: ${chain.join(' <- ')}`, { cause: err });
+    }
+  };
+
+  const posts = (path: RegExp) => proxy.forwarded().filter((r) => r.method === 'POST' && path.test(r.path));
+
+  test('a test run whose answer is lost is found by its metadata: one run, followed to the end', LONG, async () => {
+    const queue = uniqueTaskQueue('lost-test-run');
+    await startWorker(queue);
+    const path = new RegExp(`^/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs$`);
+    const before = posts(path).length;
+    const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
+    const handle = await start<RunTestSuiteResult>(queue, 'runTestSuite', {
+      ...polling,
+      testSuiteId: peer.demo.testSuiteId,
+    });
+    const result = await resultOf(handle);
+    assert.equal(result.job.jobId, answeredId(lost), 'the run TestGen created for the lost answer is the one followed');
+    assert.equal(result.job.reconciled, true, 'found by the lookup, not by an answer');
+    assert.equal(posts(path).length - before, 1, 'no second submission reached TestGen');
+    assert.equal(result.job.wait.job.status, 'completed');
+  });
+
+  test('a profiling run whose answer is lost is found by its record: one run, followed to the end', LONG, async () => {
+    const queue = uniqueTaskQueue('lost-profiling');
+    await startWorker(queue);
+    const path = new RegExp(`^/api/v1/table-groups/${peer.demo.tableGroupId}/profiling-runs$`);
+    const before = posts(path).length;
+    const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
+    const handle = await start<ProfileTableGroupResult>(queue, 'profileTableGroup', {
+      ...polling,
+      tableGroupId: peer.demo.tableGroupId,
+    });
+    const result = await resultOf(handle);
+    assert.equal(result.job.jobId, answeredId(lost), 'the run TestGen created for the lost answer is the one followed');
+    assert.equal(result.job.reconciled, true, 'found by the lookup, not by an answer');
+    assert.equal(posts(path).length - before, 1, 'no second submission reached TestGen');
+    assert.equal(result.job.wait.job.status, 'completed');
+  });
+
+  test(
+    'the profiling wait is cancelled while it submits the test run, and its worker dies: that run is found and canceled',
+    LONG,
+    async () => {
+      const queue = uniqueTaskQueue('cancel-death');
+      // The held request outlives the worker: the worker's request timeout is longer than the hold. No workflow cache:
+      // the task after the dead attempt's timeout goes to the other worker at once, not to the dead one's sticky queue.
+      const env = { DATAOPS_TIMEOUT_MS: '20000', DATAOPS_MAX_CACHED_WORKFLOWS: '0' };
+      const pair = [await startWorker(queue, env), await startWorker(queue, env)];
+      const path = new RegExp(`^/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs$`);
+      const before = posts(path).length;
+      // Held a little longer than the dead attempt takes to time out: the run is created just as the workflow starts
+      // looking for it, so it is found while TestGen is still starting it (a demo run takes about 9 s).
+      const held = proxy.arm({ method: 'POST', path, action: 'hold', holdMs: 6_000 });
+      const handle = await start<unknown>(queue, 'dataQualityPipeline', {
+        ...polling,
+        tableGroupId: peer.demo.tableGroupId,
+        testSuiteId: peer.demo.testSuiteId,
+        testGeneration: 'skip',
+        waitStrategy: 'heartbeat',
+        heartbeatTimeoutMs: 5_000,
+        cancelTimeoutMs: 60_000,
+      });
+      await eventually('the test run POST is held', () => held.hits === 1, { tries: 2_400, delayMs: 50 });
+      // The cancel reaches the wait while it sends: the wait lets the send finish (it carries a job), so the workflow
+      // waits for its answer. Then the worker dies, and the attempt times out with no retry (it is cancel-requested).
+      await handle.cancel();
+      const pending = await eventually(
+        "the wait's cancel requested",
+        async () => {
+          const activity = (await handle.describe()).raw.pendingActivities?.[0];
+          return activity?.state === CANCEL_REQUESTED ? activity : undefined;
+        },
+        { tries: 200, delayMs: 50 },
+      );
+      const victim = pair.find((p) => (pending.lastWorkerIdentity ?? '').startsWith(`${p.child.pid}@`));
+      assert.ok(victim, `the worker running the wait (${pending.lastWorkerIdentity})`);
+      await victim.stop('SIGKILL');
+      let outcome = 'completed';
+      try {
+        await handle.result();
+      } catch (err) {
+        assert.ok(err instanceof WorkflowFailedError, String(err));
+        outcome = err.cause instanceof CancelledFailure ? 'cancelled' : `failed: ${err.cause?.message}`;
+      }
+      await eventually('the held request reaches TestGen', () => held.answers.length === 1, {
+        tries: 400,
+        delayMs: 50,
+      });
+      assert.equal(outcome, 'cancelled');
+      const created = answeredId(held);
+      assert.equal(posts(path).length - before, 1, 'one test run submitted');
+      const progress: Progress = await handle.query(progressQuery);
+      assert.ok(
+        progress.jobs.some((j) => j.role === 'test_run' && j.jobId === created),
+        `the run the held request created is named in the progress: ${JSON.stringify(progress.jobs)}`,
+      );
+      assert.equal(progress.remoteCancel?.jobId, created, 'and it is the job the workflow cancelled');
+      assert.equal(progress.remoteCancel?.confirmed, true);
+      assert.equal((await client.jobs.get(created)).status, 'canceled', 'TestGen canceled the run');
+    },
+  );
+});
