@@ -1,6 +1,6 @@
 /**
  * The capacity run of the scale benchmark: many pipelines waiting (deferrable, 30 s polls) on one fresh worker, and
- * its resident memory per waiting workflow.
+ * its resident memory per waiting workflow; then, optionally, a large promotion on that same worker (promotion.ts).
  */
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { World } from '../../test/helpers/matrix-world.js';
@@ -8,14 +8,19 @@ import { eventually } from '../../test/helpers/wait.js';
 import type { Target } from './loop.js';
 import { f, memoryMiB } from './measure.js';
 import { startPipelines } from './pipelines.js';
+import { promotionWhileWaiting } from './promotion.js';
 
-/** Holds `targets.length` pipelines waiting on one fresh worker; reads its memory per waiting workflow. */
+/**
+ * Holds `targets.length` pipelines waiting on one fresh worker; reads its memory per waiting workflow. Then promotes
+ * `promotion` definitions on it (none when 0), and checks the pipelines still wait.
+ */
 export async function capacityRun(
   w: World,
   targets: Target[],
   env: Record<string, string>,
   capacityCache: number | undefined,
   extra: Record<string, unknown>,
+  promotion = 0,
 ): Promise<string> {
   await w.controls.jobDurations({ pendingMs: 0, claimMs: 100, runMs: 6 * 3_600_000 });
   const queue = 'capacity';
@@ -50,12 +55,17 @@ export async function capacityRun(
   });
   await new Promise((r) => setTimeout(r, 10_000));
   const after = memoryMiB(pid);
+  const reached = (performance.now() - started) / 1000;
+  const promoted = promotion > 0 ? await promotionWhileWaiting(w.client, queue, pid, promotion) : undefined;
+  if (promoted) await alive();
+  const peak = memoryMiB(pid).peak;
   await worker.stop('SIGKILL');
   const perWorkflow = ((after.rss - before) * 1024) / others.length;
   return (
     `capacity: ${targets.length} pipelines waiting (deferrable, 30 s polls) on one worker, ` +
     `${cache >= targets.length ? 'all in its cache' : `at most ${cache} in its cache`}, ` +
-    `reached in ${f((performance.now() - started) / 1000, 0)} s: worker RSS ${f(before, 0)} → ${f(after.rss, 0)} MiB ` +
-    `(peak ${f(after.peak, 0)} MiB), **${f(perWorkflow, 0)} KiB per waiting workflow**`
+    `reached in ${f(reached, 0)} s: worker RSS ${f(before, 0)} → ${f(after.rss, 0)} MiB ` +
+    `(peak ${f(after.peak, 0)} MiB), **${f(perWorkflow, 0)} KiB per waiting workflow**` +
+    (promoted ? `; then ${promoted}; worker peak over the whole run ${f(peak, 0)} MiB` : '')
   );
 }

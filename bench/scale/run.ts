@@ -4,14 +4,15 @@
  * then a capacity run that holds many pipelines waiting and reads the worker's memory per waiting workflow.
  * Nothing passes or fails: the machine is shared, so the figures are ratios measured together.
  *
- *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--poll-ms 1000] [--run-ms 5000]
- *     [--rounds 1] [--input '{"statusReports":0}'] [--worker-env K=V,K=V] [--no-floor]
+ *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
+ *     [--poll-ms 1000] [--run-ms 5000] [--rounds 1] [--input '{"statusReports":0}'] [--worker-env K=V,K=V] [--no-floor]
  */
 import { parseArgs } from 'node:util';
 import { ServiceClient } from '../../src/api/index.js';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_USERS, defaultSeed, type SeedInput } from '../../src/simulator/index.js';
+import { BULK, bulkSeed } from '../../test/helpers/bulk-seed.js';
 import { startWorld, type World } from '../../test/helpers/matrix-world.js';
 import { plainPipeline, type Target } from './loop.js';
 import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     'run-ms': { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '1' },
     'capacity-cache': { type: 'string' },
+    'capacity-promotion': { type: 'string', default: '20000' },
     input: { type: 'string', default: '{}' },
     'worker-env': { type: 'string', default: '' },
     floor: { type: 'boolean', default: true },
@@ -45,8 +47,16 @@ const jobMs = runMs + 1_000;
 const floor = values.floor;
 /** The capacity worker's DATAOPS_MAX_CACHED_WORKFLOWS: the worker's default unless given. */
 const capacityCache = values['capacity-cache'] === undefined ? undefined : Number(values['capacity-cache']);
-if (![...sizes, capacity, pollMs, runMs, rounds, capacityCache ?? 0].every((v) => Number.isInteger(v) && v >= 0))
-  throw new Error('--n, --capacity, --capacity-cache, --poll-ms, --run-ms and --rounds take whole numbers');
+/** Definitions promoted on the capacity worker once every pipeline waits (promotion.ts); 0 leaves it out. */
+const promotion = Number(values['capacity-promotion']);
+if (
+  ![...sizes, capacity, pollMs, runMs, rounds, capacityCache ?? 0, promotion].every(
+    (v) => Number.isInteger(v) && v >= 0,
+  )
+)
+  throw new Error(
+    '--n, --capacity, --capacity-cache, --capacity-promotion, --poll-ms, --run-ms and --rounds take whole numbers',
+  );
 
 /** Fields added to every pipeline's input (what a caller may set: statusReports, waitStrategy, testGeneration…). */
 const extraInput = JSON.parse(values.input) as Record<string, unknown>;
@@ -70,24 +80,34 @@ function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
     tableGroupId: `a5000000-0000-4000-8000-${hex(i)}`,
     testSuiteId: `b5000000-0000-4000-8000-${hex(i)}`,
   }));
+  // The bulk suites the capacity run promotes (promotion.ts), when it does.
+  const bulk = promotion > 0 && capacity > 0 ? bulkSeed(promotion) : undefined;
+  const extra = <T extends { id: string }>(items: T[] | undefined, ids: string[]) =>
+    (items ?? []).filter((x) => ids.includes(x.id));
   return {
     targets,
     seed: {
       ...defaultSeed,
-      table_groups: targets.map((t, i) => ({
-        id: t.tableGroupId,
-        name: `scale-${i}`,
-        project_code: 'DEMO',
-        schema_name: `scale_${i}`,
-        tables: [{ name: 'facts', columns: ['id', 'amount'], record_ct: 1_000 }],
-      })),
-      test_suites: targets.map((t, i) => ({
-        id: t.testSuiteId,
-        name: `scale-${i}`,
-        project_code: 'DEMO',
-        table_group_id: t.tableGroupId,
-        definitions: [{ test_type: 'Unique', table_name: 'facts', column_name: 'id' }],
-      })),
+      table_groups: [
+        ...extra(bulk?.table_groups, [BULK.tableGroup]),
+        ...targets.map((t, i) => ({
+          id: t.tableGroupId,
+          name: `scale-${i}`,
+          project_code: 'DEMO',
+          schema_name: `scale_${i}`,
+          tables: [{ name: 'facts', columns: ['id', 'amount'], record_ct: 1_000 }],
+        })),
+      ],
+      test_suites: [
+        ...extra(bulk?.test_suites, [BULK.source, BULK.target]),
+        ...targets.map((t, i) => ({
+          id: t.testSuiteId,
+          name: `scale-${i}`,
+          project_code: 'DEMO',
+          table_group_id: t.tableGroupId,
+          definitions: [{ test_type: 'Unique', table_name: 'facts', column_name: 'id' }],
+        })),
+      ],
     },
   };
 }
@@ -237,7 +257,7 @@ async function main(): Promise<void> {
     );
     lines.push(...serverWork.map((l) => `- ${l}`));
     if (capacity > 0)
-      lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv, capacityCache, extraInput));
+      lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv, capacityCache, extraInput, promotion));
   } finally {
     client.close();
     await w.close();

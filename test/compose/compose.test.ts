@@ -79,6 +79,14 @@ describe('docker-compose.yml (validated with compose-go; no Docker engine here)'
     }
   });
 
+  test('the worker runs under the heap cap the capacity benchmark measured (README, Benchmarks)', () => {
+    const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+    const worker = text.slice(text.indexOf('\n  worker:'), text.indexOf('\n  starter:'));
+    const cap = /^\s+NODE_OPTIONS: --max-old-space-size=(\d+)$/m.exec(worker);
+    assert.ok(cap, 'the worker sets a heap cap: without a memory limit Node sizes its heap from the host');
+    assert.equal(cap[1], '512', 'the cap measured with 5,000 waiting pipelines and a 20,000-definition promotion');
+  });
+
   test('an invalid file is refused with the reason', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'compose-'));
     const broken = readFileSync(join(root, 'docker-compose.yml'), 'utf8').replace('healthcheck:', 'healthchek:');

@@ -10,8 +10,11 @@ import { runProcess } from '../helpers/processes.js';
 
 const bench = fileURLToPath(new URL('../../bench/scale/run.js', import.meta.url));
 
-test('bench:scale prints the side-by-side table, the Temporal floor, the server work and the capacity', async () => {
-  const args = ['--n', '2', '--capacity', '2', '--run-ms', '300', '--poll-ms', '200', '--input', '{"statusReports":0}'];
+test('bench:scale prints the side-by-side table, the Temporal floor, the server work, the capacity and a promotion', async () => {
+  const args = [
+    ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
+    ...['--run-ms', '300', '--poll-ms', '200', '--input', '{"statusReports":0}'],
+  ];
   const { code, out } = await runProcess(process.execPath, [bench, ...args], {});
   assert.equal(code, 0, out);
   // N = 2: worker against the loop; 0 failures on both sides; every job detected.
@@ -25,4 +28,9 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
   assert.match(out, /^- N = 2: server requests [\d.]+ per pipeline \(.*StartWorkflowExecution/m);
   assert.match(out, /^- N = 2, the floor: server requests [\d.]+ per pipeline/m);
   assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);
+  // Then a promotion on that worker (the bulk seed's target holds every other definition), while they still wait.
+  assert.match(
+    out,
+    /then a promotion of 50 definitions on that worker while they wait: applied: 50 definitions exported, 25 created and 25 updated, in [\d.]+ s; worker RSS at most \d+ MiB during it/,
+  );
 });
