@@ -92,8 +92,9 @@ export const findsUnanswered = (then: AfterCompletion['then'], err: unknown): bo
   then !== undefined && unanswered(err) && patched(PATCHES.unansweredSubmission);
 
 /**
- * Whether the workflow looks up what an unanswered wait may have submitted: always when it cancels remote jobs;
- * with `cancelRemoteJob: false` only since the lookup also serves to release the lock and report the job left running.
+ * Whether the workflow looks up what an unanswered wait may have submitted: always when it cancels remote jobs. With
+ * `cancelRemoteJob: false`, in workflows that record patch unanswered-left-running-v1: there the lookup releases the
+ * lock the dead attempt held and names the job left running.
  */
 export const looksUpUnanswered = (opts: JobOptions): boolean =>
   opts.cancelRemoteJob || patched(PATCHES.unansweredLeftRunning);
