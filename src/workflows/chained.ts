@@ -96,29 +96,32 @@ export const findsUnanswered = (then: AfterCompletion['then'], err: unknown): bo
  * `cancelRemoteJob: false`, in workflows that record patch unanswered-left-running-v1: there the lookup releases the
  * lock the dead attempt held and names the job left running.
  */
-export const looksUpUnanswered = (opts: JobOptions): boolean =>
-  opts.cancelRemoteJob || patched(PATCHES.unansweredLeftRunning);
+const looksUpUnanswered = (opts: JobOptions): boolean => opts.cancelRemoteJob || patched(PATCHES.unansweredLeftRunning);
 
 /**
- * The job the last attempt of an unanswered wait may have submitted (`then`) is found (src/activities/chained.ts),
- * which also releases the lock that attempt held, and cancelled as one the workflow will not follow. A cancelled
- * workflow whose cancel of it is not confirmed fails RemoteCancelUnconfirmed. With `cancelRemoteJob: false` the job
- * is left running, and recorded in the workflow's progress so that whoever opted out can find it.
+ * When the wait that may have submitted `then` ended unanswered (`err`, from `findsUnanswered`), the job its last
+ * attempt may have submitted is found (src/activities/chained.ts), which also releases the lock that attempt held, and
+ * cancelled as one the workflow will not follow. A cancelled workflow whose cancel of it is not confirmed fails
+ * RemoteCancelUnconfirmed. With `cancelRemoteJob: false` the job is left running, and recorded in the workflow's
+ * progress so that whoever opted out can find it. Returns whether the lookup ran.
  */
 export async function dropUnanswered(
   t: Tracker,
   opts: JobOptions,
-  then: NonNullable<AfterCompletion['then']>,
-  err: ActivityFailure,
-): Promise<void> {
-  if (err.activityId === undefined || !looksUpUnanswered(opts)) return;
+  then: AfterCompletion['then'],
+  err: ActivityFailure | undefined,
+): Promise<boolean> {
+  if (!then || err?.activityId === undefined || !looksUpUnanswered(opts)) return false;
   const input = { profile: opts.profile, then, activityId: err.activityId, heartbeat: lastHeartbeat(err) };
   const submit = activitiesWithin(opts.outageToleranceMs).submit;
   const { job } = await CancellationScope.nonCancellable(() => submit.findUnansweredSubmission(input));
-  if (!job) return;
-  if (opts.cancelRemoteJob) return dropUnfollowed(t, opts, job, err);
-  t.addJob('test_run', job.jobId, job.reconciled, null, false);
-  log.warn('a job the workflow will not follow was left running (cancelRemoteJob is false)', { jobId: job.jobId });
+  if (!job) return true;
+  if (opts.cancelRemoteJob) await dropUnfollowed(t, opts, job, err);
+  else {
+    t.addJob('test_run', job.jobId, job.reconciled, null, false);
+    log.warn('a job the workflow will not follow was left running (cancelRemoteJob is false)', { jobId: job.jobId });
+  }
+  return true;
 }
 
 /** A wait the workflow's cancel kept from being retried timed out: the workflow still ends cancelled. */

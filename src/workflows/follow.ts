@@ -18,7 +18,7 @@ import type { WaitResult } from '../activities/completion.js';
 import type { WaitInput } from '../activities/job-inputs.js';
 import { DEFAULT_STATUS_REPORTS, SUBMIT, deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
-import { asCancelled, cancelRequested, dropUnanswered, findsUnanswered, looksUpUnanswered } from './chained.js';
+import { asCancelled, cancelRequested, dropUnanswered, findsUnanswered } from './chained.js';
 import { cancelFollowUp } from './follow-up.js';
 import {
   cancelRemoteJob,
@@ -140,7 +140,7 @@ async function cancelForCancellation(
   unanswered?: ActivityFailure,
 ): Promise<never> {
   const unconfirmed = await cancelFollowed(t, opts, jobId, after, 'workflow_cancelled');
-  if (unanswered && after.then) await dropUnanswered(t, opts, after.then, unanswered);
+  await dropUnanswered(t, opts, after.then, unanswered);
   if (unconfirmed) throw unconfirmedCancel(unconfirmed);
   throw asCancelled(err);
 }
@@ -177,12 +177,11 @@ export async function followJob(
       const unanswered = findsUnanswered(after.then, err) ? (err as ActivityFailure) : undefined;
       if (isCancellation(err) || (unanswered && cancelRequested(err))) {
         if (opts.cancelRemoteJob) return cancelForCancellation(t, opts, submitted.jobId, after, err, unanswered);
-        if (!unanswered || !after.then || !looksUpUnanswered(opts)) throw err;
-        await dropUnanswered(t, opts, after.then, unanswered);
-        throw asCancelled(err);
+        // Left running as asked; a wait the cancel kept from being retried still ends the workflow cancelled.
+        throw (await dropUnanswered(t, opts, after.then, unanswered)) ? asCancelled(err) : err;
       }
       if (opts.cancelRemoteJob) await cancelFollowed(t, opts, submitted.jobId, after, 'workflow_failed');
-      if (unanswered && after.then) await dropUnanswered(t, opts, after.then, unanswered);
+      await dropUnanswered(t, opts, after.then, unanswered);
       throw waitTimedOut(t, role, opts, submitted.jobId, err) ?? err;
     }
     if (!outcome.stuck) break;
