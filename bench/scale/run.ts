@@ -12,7 +12,7 @@ import { ServiceClient } from '../../src/api/index.js';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_USERS, defaultSeed, type SeedInput } from '../../src/simulator/index.js';
-import { BULK, bulkSeed } from '../../test/helpers/bulk-seed.js';
+import { bulkSuites } from '../../test/helpers/bulk-seed.js';
 import { startWorld, type World } from '../../test/helpers/matrix-world.js';
 import { plainPipeline, type Target } from './loop.js';
 import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
@@ -81,15 +81,13 @@ function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
     testSuiteId: `b5000000-0000-4000-8000-${hex(i)}`,
   }));
   // The bulk suites the capacity run promotes (promotion.ts), when it does.
-  const bulk = promotion > 0 && capacity > 0 ? bulkSeed(promotion) : undefined;
-  const extra = <T extends { id: string }>(items: T[] | undefined, ids: string[]) =>
-    (items ?? []).filter((x) => ids.includes(x.id));
+  const bulk = promotion > 0 && capacity > 0 ? bulkSuites(promotion) : { table_groups: [], test_suites: [] };
   return {
     targets,
     seed: {
       ...defaultSeed,
       table_groups: [
-        ...extra(bulk?.table_groups, [BULK.tableGroup]),
+        ...bulk.table_groups,
         ...targets.map((t, i) => ({
           id: t.tableGroupId,
           name: `scale-${i}`,
@@ -99,7 +97,7 @@ function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
         })),
       ],
       test_suites: [
-        ...extra(bulk?.test_suites, [BULK.source, BULK.target]),
+        ...bulk.test_suites,
         ...targets.map((t, i) => ({
           id: t.testSuiteId,
           name: `scale-${i}`,

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import {
   progressQuery,
   type DataQualityPipelineResult,
@@ -27,6 +27,7 @@ import {
   type Outcome,
   type Stage,
 } from '../helpers/matrix.js';
+import { ending } from '../helpers/ending.js';
 import { startWorld, type World } from '../helpers/matrix-world.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -34,20 +35,6 @@ const TERMINAL = new Set(['completed', 'error', 'canceled']);
 const ORDER_TERMINAL = new Set(['COMPLETED_SERVING', 'STOPPED_SERVING', 'SERVING_ERROR', 'SERVING_RERAN']);
 const QUEUE = 'matrix';
 const LONG = { timeout: 15 * 60_000 };
-
-/** The end of a workflow, classified; the root failure's type when it failed. */
-async function ending<T>(handle: WorkflowHandle): Promise<{ outcome: Outcome; result?: T; failure?: string }> {
-  try {
-    return { outcome: 'ok', result: (await handle.result()) as T };
-  } catch (err) {
-    if (!(err instanceof WorkflowFailedError)) throw err;
-    if (err.cause instanceof CancelledFailure) return { outcome: 'cancelled' };
-    let e: unknown = err.cause;
-    while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-    const type = (e as { type?: string }).type ?? (e as Error).name;
-    return { outcome: 'failed', failure: `${type}: ${(e as Error).message}` };
-  }
-}
 
 /** Runs `fns` with at most `n` at a time. */
 async function pool(n: number, fns: (() => Promise<void>)[]): Promise<void> {

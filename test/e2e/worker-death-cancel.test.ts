@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { ending } from '../helpers/ending.js';
 import { cellIds, matrixSeed } from '../helpers/matrix.js';
 import { startWorld, type World } from '../helpers/matrix-world.js';
 import type { Progress } from '../../src/contract/index.js';
@@ -83,13 +83,8 @@ describe('a worker that dies mid-submission, then a cancel', () => {
         delayMs: 50,
       });
       await handle.cancel();
-      let outcome = 'completed';
-      try {
-        await handle.result();
-      } catch (err) {
-        assert.ok(err instanceof WorkflowFailedError, String(err));
-        outcome = err.cause instanceof CancelledFailure ? 'cancelled' : `failed: ${err.cause?.message}`;
-      }
+      const end = await ending(handle);
+      const outcome = end.failure ? `${end.outcome}: ${end.failure}` : end.outcome;
       // A job left running never comes to rest: only a cancelled one is waited for.
       const runs = cancelRemoteJob
         ? await eventually(

@@ -20,8 +20,18 @@ const TYPES = [
   'LOV_Match',
 ];
 
-/** The default seed plus a source suite of `n` definitions and a target suite holding the even-numbered half. */
+/** The default seed plus the bulk suites (`bulkSuites`). */
 export function bulkSeed(n = 20_000): SeedInput {
+  const bulk = bulkSuites(n);
+  return {
+    ...defaultSeed,
+    table_groups: [...defaultSeed.table_groups, ...bulk.table_groups],
+    test_suites: [...defaultSeed.test_suites, ...bulk.test_suites],
+  };
+}
+
+/** A table group with a source suite of `n` definitions and a target suite holding the even-numbered half. */
+export function bulkSuites(n = 20_000): Pick<SeedInput, 'table_groups' | 'test_suites'> {
   if (n > TYPES.length * 50 * 40) throw new RangeError(`at most ${TYPES.length * 50 * 40} unique definitions`);
   const tables = Array.from({ length: 50 }, (_, t) => ({
     name: `fact_${t}`,
@@ -42,13 +52,8 @@ export function bulkSeed(n = 20_000): SeedInput {
     };
   });
   return {
-    ...defaultSeed,
-    table_groups: [
-      ...defaultSeed.table_groups,
-      { id: BULK.tableGroup, name: 'bulk', project_code: 'DEMO', schema_name: 'bulk', tables },
-    ],
+    table_groups: [{ id: BULK.tableGroup, name: 'bulk', project_code: 'DEMO', schema_name: 'bulk', tables }],
     test_suites: [
-      ...defaultSeed.test_suites,
       { id: BULK.source, name: 'bulk-dev', project_code: 'DEMO', table_group_id: BULK.tableGroup, definitions: defs },
       {
         id: BULK.target,

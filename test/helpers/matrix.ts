@@ -5,6 +5,7 @@
  */
 import { defaultSeed, SEED_IDS, type SeedInput } from '../../src/simulator/index.js';
 import { FaultSpec, type FaultInput } from '../../src/simulator/faults.js';
+import type { Outcome } from './ending.js';
 
 /** Every fault kind the simulator has: a kind added there is in the matrix at once. */
 export const KINDS = FaultSpec.shape.kind.options;
@@ -39,7 +40,7 @@ export function faultOf(kind: Kind, stage: Stage, where: { method: string; path:
   }
 }
 
-export type Outcome = 'ok' | 'failed' | 'cancelled';
+export type { Outcome } from './ending.js';
 
 /**
  * What a cell must end with. Every one-shot blip is survived. A schema break is not transient, so the workflow

@@ -44,6 +44,19 @@ export interface TestGenPeer {
   close(): Promise<void>;
 }
 
+/**
+ * A worker's service settings for `peer` (as `simulatorService` is for the simulator): the API at `baseUrl` (the peer
+ * itself, or a proxy in front of it), the demo project, and the OAuth refresh grant `grant`.
+ */
+export const testGenService = (peer: TestGenPeer, grant: OAuthGrant, baseUrl = peer.url) => ({
+  DATAOPS_BASE_URL: baseUrl,
+  DATAOPS_PROJECT_CODE: peer.demo.projectCode,
+  DATAOPS_OAUTH_TOKEN_URL: grant.tokenUrl,
+  DATAOPS_OAUTH_CLIENT_ID: grant.clientId,
+  DATAOPS_OAUTH_CLIENT_SECRET: grant.clientSecret,
+  DATAOPS_OAUTH_REFRESH_TOKEN: grant.refreshToken,
+});
+
 /** The environment variable that marks every process of one started TestGen. */
 const PEER_MARKER = 'DATAOPS_TESTGEN_PEER';
 

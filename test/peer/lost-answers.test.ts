@@ -14,19 +14,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { ServiceClient } from '../../src/api/index.js';
-import {
-  progressQuery,
-  type ProfileTableGroupResult,
-  type Progress,
-  type RunTestSuiteResult,
-} from '../../src/contract/index.js';
+import { progressQuery, type JobRun, type Progress } from '../../src/contract/index.js';
+import { ending } from '../helpers/ending.js';
 import { startHoldingProxy, type Armed, type HoldingProxy } from '../helpers/holding-proxy.js';
 import { startWorkerProcess, type Proc } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
-import { peerSkipReason, startTestGen, type TestGenPeer } from '../helpers/testgen.js';
+import { peerSkipReason, startTestGen, testGenService, type TestGenPeer } from '../helpers/testgen.js';
 import { eventually } from '../helpers/wait.js';
 
 const skip = peerSkipReason();
@@ -63,18 +59,12 @@ describe('lost and held submissions against TestGen 5.134 (peer)', { skip }, () 
     await t?.env.teardown();
   });
 
-  /** A worker process for TestGen, through the proxy, with its own OAuth grant (TestGen rotates refresh tokens). */
+  /** A worker process for TestGen, through the proxy, with an OAuth grant of its own (as each deployed worker has). */
   const startWorker = async (taskQueue: string, env: Record<string, string> = {}): Promise<Proc> => {
-    const grant = await peer.authorize();
     const w = startWorkerProcess({
       TEMPORAL_ADDRESS: t.env.connection.options.address,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      DATAOPS_BASE_URL: proxy.url,
-      DATAOPS_PROJECT_CODE: peer.demo.projectCode,
-      DATAOPS_OAUTH_TOKEN_URL: grant.tokenUrl,
-      DATAOPS_OAUTH_CLIENT_ID: grant.clientId,
-      DATAOPS_OAUTH_CLIENT_SECRET: grant.clientSecret,
-      DATAOPS_OAUTH_REFRESH_TOKEN: grant.refreshToken,
+      ...testGenService(peer, await peer.authorize(), proxy.url),
       DATAOPS_BLOB_DIR: join(work, 'blobs'),
       DATAOPS_EXPORT_DIR: join(work, 'exports'),
       // A pending profiling run on TestGen names no table group until its scheduler starts it (seconds): the lookup
@@ -94,52 +84,38 @@ describe('lost and held submissions against TestGen 5.134 (peer)', { skip }, () 
       args: [input],
     }) as Promise<WorkflowHandle<() => Promise<T>>>;
 
-  /** The workflow's result, or its failure with every cause's message (a bare WorkflowFailedError says little). */
-  const resultOf = async <T>(handle: WorkflowHandle<() => Promise<T>>): Promise<T> => {
-    try {
-      return await handle.result();
-    } catch (err) {
-      const chain: string[] = [];
-      for (let e: unknown = err; e instanceof Error; e = e.cause) chain.push(`${e.name}: ${e.message}`);
-      throw new Error(`${handle.workflowId} failed: ${chain.join(' <- ')}`, { cause: err });
-    }
-  };
-
   const posts = (path: RegExp) => proxy.forwarded().filter((r) => r.method === 'POST' && path.test(r.path));
 
-  test('a test run whose answer is lost is found by its metadata: one run, followed to the end', LONG, async () => {
-    const queue = uniqueTaskQueue('lost-test-run');
-    await startWorker(queue);
-    const path = new RegExp(`^/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs$`);
-    const before = posts(path).length;
-    const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
-    const handle = await start<RunTestSuiteResult>(queue, 'runTestSuite', {
-      ...polling,
-      testSuiteId: peer.demo.testSuiteId,
+  const lostAnswers = [
+    {
+      what: 'a test run whose answer is lost is found by its metadata',
+      workflow: 'runTestSuite',
+      path: () => `/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs`,
+      input: () => ({ testSuiteId: peer.demo.testSuiteId }),
+    },
+    {
+      what: 'a profiling run whose answer is lost is found by its record',
+      workflow: 'profileTableGroup',
+      path: () => `/api/v1/table-groups/${peer.demo.tableGroupId}/profiling-runs`,
+      input: () => ({ tableGroupId: peer.demo.tableGroupId }),
+    },
+  ];
+  for (const lostAnswer of lostAnswers)
+    test(`${lostAnswer.what}: one run, followed to the end`, LONG, async () => {
+      const queue = uniqueTaskQueue(`lost-${lostAnswer.workflow}`);
+      await startWorker(queue);
+      const path = new RegExp(`^${lostAnswer.path()}$`);
+      const before = posts(path).length;
+      const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
+      const handle = await start<{ job: JobRun }>(queue, lostAnswer.workflow, { ...polling, ...lostAnswer.input() });
+      const end = await ending<{ job: JobRun }>(handle);
+      assert.equal(end.outcome, 'ok', end.failure);
+      const { job } = end.result!;
+      assert.equal(job.jobId, answeredId(lost), 'the run TestGen created for the lost answer is the one followed');
+      assert.equal(job.reconciled, true, 'found by the lookup, not by an answer');
+      assert.equal(posts(path).length - before, 1, 'no second submission reached TestGen');
+      assert.equal(job.wait.job.status, 'completed');
     });
-    const result = await resultOf(handle);
-    assert.equal(result.job.jobId, answeredId(lost), 'the run TestGen created for the lost answer is the one followed');
-    assert.equal(result.job.reconciled, true, 'found by the lookup, not by an answer');
-    assert.equal(posts(path).length - before, 1, 'no second submission reached TestGen');
-    assert.equal(result.job.wait.job.status, 'completed');
-  });
-
-  test('a profiling run whose answer is lost is found by its record: one run, followed to the end', LONG, async () => {
-    const queue = uniqueTaskQueue('lost-profiling');
-    await startWorker(queue);
-    const path = new RegExp(`^/api/v1/table-groups/${peer.demo.tableGroupId}/profiling-runs$`);
-    const before = posts(path).length;
-    const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
-    const handle = await start<ProfileTableGroupResult>(queue, 'profileTableGroup', {
-      ...polling,
-      tableGroupId: peer.demo.tableGroupId,
-    });
-    const result = await resultOf(handle);
-    assert.equal(result.job.jobId, answeredId(lost), 'the run TestGen created for the lost answer is the one followed');
-    assert.equal(result.job.reconciled, true, 'found by the lookup, not by an answer');
-    assert.equal(posts(path).length - before, 1, 'no second submission reached TestGen');
-    assert.equal(result.job.wait.job.status, 'completed');
-  });
 
   test(
     'the profiling wait is cancelled while it submits the test run, and its worker dies: that run is found and canceled',
@@ -179,18 +155,12 @@ describe('lost and held submissions against TestGen 5.134 (peer)', { skip }, () 
       const victim = pair.find((p) => (pending.lastWorkerIdentity ?? '').startsWith(`${p.child.pid}@`));
       assert.ok(victim, `the worker running the wait (${pending.lastWorkerIdentity})`);
       await victim.stop('SIGKILL');
-      let outcome = 'completed';
-      try {
-        await handle.result();
-      } catch (err) {
-        assert.ok(err instanceof WorkflowFailedError, String(err));
-        outcome = err.cause instanceof CancelledFailure ? 'cancelled' : `failed: ${err.cause?.message}`;
-      }
+      const end = await ending(handle);
       await eventually('the held request reaches TestGen', () => held.answers.length === 1, {
         tries: 400,
         delayMs: 50,
       });
-      assert.equal(outcome, 'cancelled');
+      assert.equal(end.outcome, 'cancelled', end.failure);
       const created = answeredId(held);
       assert.equal(posts(path).length - before, 1, 'one test run submitted');
       const progress: Progress = await handle.query(progressQuery);

@@ -21,7 +21,7 @@ import {
 } from '../../src/contract/index.js';
 import { createWorker } from '../../src/worker.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
-import { peerSkipReason, startTestGen, type OAuthGrant, type TestGenPeer } from '../helpers/testgen.js';
+import { peerSkipReason, startTestGen, testGenService, type OAuthGrant, type TestGenPeer } from '../helpers/testgen.js';
 import { eventually } from '../helpers/wait.js';
 
 const skip = peerSkipReason();
@@ -45,12 +45,7 @@ describe('the workflows against TestGen 5.134 (peer)', { skip }, () => {
     const config = loadWorkerConfig({
       TEMPORAL_ADDRESS: t.env.connection.options.address,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      DATAOPS_BASE_URL: peer.url,
-      DATAOPS_PROJECT_CODE: peer.demo.projectCode,
-      DATAOPS_OAUTH_TOKEN_URL: grant.tokenUrl,
-      DATAOPS_OAUTH_CLIENT_ID: grant.clientId,
-      DATAOPS_OAUTH_CLIENT_SECRET: grant.clientSecret,
-      DATAOPS_OAUTH_REFRESH_TOKEN: grant.refreshToken,
+      ...testGenService(peer, grant),
       DATAOPS_BLOB_DIR: join(work, 'blobs'),
       DATAOPS_EXPORT_DIR: join(work, 'exports'),
       DATAOPS_HEARTBEAT_THROTTLE_MS: '500',
