@@ -6,6 +6,7 @@
  *
  *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
  *     [--poll-ms 1000] [--run-ms 5000] [--rounds 1] [--input '{"statusReports":0}'] [--worker-env K=V,K=V] [--no-floor]
+ *     [--fresh-targets]
  */
 import { parseArgs } from 'node:util';
 import { ServiceClient } from '../../src/api/index.js';
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     input: { type: 'string', default: '{}' },
     'worker-env': { type: 'string', default: '' },
     floor: { type: 'boolean', default: true },
+    'fresh-targets': { type: 'boolean', default: false },
   },
 });
 const sizes = values.n.split(',').map(Number);
@@ -45,6 +47,11 @@ const rounds = Number(values.rounds);
 const jobMs = runMs + 1_000;
 /** Whether to run the Temporal floor (floor.ts) beside each N: `--no-floor` leaves it out. */
 const floor = values.floor;
+/**
+ * Whether every batch (each N, each round) gets table groups and suites of its own (`--fresh-targets`): by default
+ * the batches share the first N, as scheduled pipelines reuse theirs, and reuse the per-target lock ids.
+ */
+const freshTargets = values['fresh-targets'];
 /** The capacity worker's DATAOPS_MAX_CACHED_WORKFLOWS: the worker's default unless given. */
 const capacityCache = values['capacity-cache'] === undefined ? undefined : Number(values['capacity-cache']);
 /** Definitions promoted on the capacity worker once every pipeline waits (promotion.ts); 0 leaves it out. */
@@ -147,7 +154,12 @@ async function measured(
 
 async function main(): Promise<void> {
   const largest = Math.max(...sizes, capacity, 1);
-  const { seed, targets } = scaleSeed(largest);
+  const batches = sizes.map((n) => n * rounds);
+  // With fresh targets, the warm-up pipeline has the first one to itself.
+  const fresh = 1 + batches.reduce((a, b) => a + b, 0);
+  const { seed, targets } = scaleSeed(freshTargets ? Math.max(fresh, largest) : largest);
+  let nextTarget = freshTargets ? 1 : 0;
+  const batchOf = (n: number) => (freshTargets ? targets.slice(nextTarget, (nextTarget += n)) : targets.slice(0, n));
   const w = await startWorld(seed, { temporalDb: 'memory', simState: 'none' });
   const workerEnv = {
     DATAOPS_TIMEOUT_MS: '30000',
@@ -175,6 +187,7 @@ async function main(): Promise<void> {
     lines.push(
       `jobs: pending 0.5 s, claimed 0.5 s, running ${runMs / 1000} s; polls every ${pollMs / 1000} s; ` +
         `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating; ` +
+        `targets ${freshTargets ? 'fresh for each batch' : 'shared by the batches'}; ` +
         `pipeline input beyond the defaults: ${values.input}; worker variables added: ${values['worker-env'] || 'none'}`,
       '',
       '| N | wall: worker / loop | CPU s: worker + server (+ sim) vs loop (+ sim) | HTTP requests: worker / loop | detection lag p50 / p99 (worker; loop) | history events / pipeline | failures (worker / loop) | worker peak RSS |',
@@ -182,8 +195,8 @@ async function main(): Promise<void> {
     );
     let run = 0;
     for (const n of sizes) {
-      const batch = targets.slice(0, n);
       for (let r = 0; r < rounds; r++) {
+        const batch = batchOf(n);
         const sides: Record<'loop' | 'worker', Side> = {} as never;
         const order: ('loop' | 'worker')[] = run++ % 2 === 0 ? ['loop', 'worker'] : ['worker', 'loop'];
         for (const side of order) {

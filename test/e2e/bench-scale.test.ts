@@ -14,6 +14,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
   const args = [
     ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
     ...['--run-ms', '300', '--poll-ms', '200', '--input', '{"statusReports":0}'],
+    ...['--rounds', '2', '--fresh-targets'],
   ];
   const { code, out } = await runProcess(process.execPath, [bench, ...args], {});
   assert.equal(code, 0, out);
@@ -27,6 +28,12 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
   // The server's work per pipeline, read from its /metrics: our pipeline starts its own workflow.
   assert.match(out, /^- N = 2: server requests [\d.]+ per pipeline \(.*StartWorkflowExecution/m);
   assert.match(out, /^- N = 2, the floor: server requests [\d.]+ per pipeline/m);
+  // Two rounds, each on targets of its own: every lock id is new, so each of the 3 workflow starts per pipeline (the
+  // pipeline, its 2 locks) is one create; a reused lock id is created twice (tried as new, then over the old run).
+  assert.match(out, /targets fresh for each batch/);
+  const rounds = out.match(/^- N = 2: server requests .*$/gm) ?? [];
+  assert.equal(rounds.length, 2, out);
+  for (const r of rounds) assert.match(r, /CreateWorkflowExecution 3\.0\b/);
   assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);
   // Then a promotion on that worker (the bulk seed's target holds every other definition), while they still wait.
   assert.match(
