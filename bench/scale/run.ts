@@ -154,9 +154,8 @@ async function measured(
 
 async function main(): Promise<void> {
   const largest = Math.max(...sizes, capacity, 1);
-  const batches = sizes.map((n) => n * rounds);
-  // With fresh targets, the warm-up pipeline has the first one to itself.
-  const fresh = 1 + batches.reduce((a, b) => a + b, 0);
+  // With fresh targets, the warm-up pipeline has the first one to itself, then every round of every N its own.
+  const fresh = 1 + rounds * sizes.reduce((a, b) => a + b, 0);
   const { seed, targets } = scaleSeed(freshTargets ? Math.max(fresh, largest) : largest);
   let nextTarget = freshTargets ? 1 : 0;
   const batchOf = (n: number) => (freshTargets ? targets.slice(nextTarget, (nextTarget += n)) : targets.slice(0, n));
