@@ -48,13 +48,19 @@ export const results = (client: Client, ids: string[]) =>
 const ms = (t: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null | undefined) =>
   t ? Number((t.seconds ?? 0).toString()) * 1000 + (t.nanos ?? 0) / 1e6 : NaN;
 
+/** How long after each job completed the workflow saw it, by job: the profiling wait also submits the test run. */
+export interface Lags {
+  profiling: number[];
+  testRun: number[];
+}
+
 /**
- * From the histories of (a sample of) the pipelines: events per pipeline, and how long after each job completed
- * (the service's completed_at) the workflow saw it (its wait activity's completion).
+ * From the histories of the pipelines: events per pipeline, and how long after each job completed (the service's
+ * completed_at) the workflow saw it (its wait activity's completion).
  */
 export async function historyFigures(client: Client, ids: string[], outcomes: DataQualityPipelineResult[]) {
   const events: number[] = [];
-  const lags: number[] = [];
+  const lags: Lags = { profiling: [], testRun: [] };
   await pooled(
     ids.map((id, i) => [id, outcomes[i]] as const),
     50,
@@ -69,14 +75,13 @@ export async function historyFigures(client: Client, ids: string[], outcomes: Da
           )
           .map((e) => String(e.eventId)),
       );
-      const seen = all
+      const [profiled, tested] = all
         .filter((e) => waits.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')))
         .map((e) => ms(e.eventTime));
-      const completed = [outcome?.profiling.job.wait.job.completed_at, outcome?.testRun.job.wait.job.completed_at];
-      seen.forEach((at, i) => {
-        const done = completed[i];
-        if (done) lags.push(at - Date.parse(done));
-      });
+      const lag = (at: number | undefined, done: string | null | undefined) =>
+        at !== undefined && done ? [at - Date.parse(done)] : [];
+      lags.profiling.push(...lag(profiled, outcome?.profiling.job.wait.job.completed_at));
+      lags.testRun.push(...lag(tested, outcome?.testRun.job.wait.job.completed_at));
     },
   );
   return { events, lags };

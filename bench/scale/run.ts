@@ -6,7 +6,7 @@
  *
  *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
  *     [--poll-ms 1000] [--run-ms 5000] [--rounds 1] [--input '{"statusReports":0}'] [--worker-env K=V,K=V] [--no-floor]
- *     [--fresh-targets]
+ *     [--fresh-targets] [--server-config K=V,K=V]
  */
 import { parseArgs } from 'node:util';
 import { ServiceClient } from '../../src/api/index.js';
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     'capacity-promotion': { type: 'string', default: '20000' },
     input: { type: 'string', default: '{}' },
     'worker-env': { type: 'string', default: '' },
+    'server-config': { type: 'string', default: '' },
     floor: { type: 'boolean', default: true },
     'fresh-targets': { type: 'boolean', default: false },
   },
@@ -69,17 +70,23 @@ if (
 const extraInput = JSON.parse(values.input) as Record<string, unknown>;
 if (typeof extraInput !== 'object' || extraInput === null || Array.isArray(extraInput))
   throw new Error('--input takes a JSON object of pipeline input fields');
+/** `K=V,K=V` as pairs; `flag` names the option in the error. */
+function pairs(flag: string, text: string): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        if (at < 1) throw new Error(`${flag} takes K=V pairs separated by commas, not "${pair}"`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+  );
+}
 /** Variables for the worker beyond the benchmark's own (DATAOPS_SEARCH_ATTRIBUTES=off…). */
-const extraEnv = Object.fromEntries(
-  values['worker-env']
-    .split(',')
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf('=');
-      if (at < 1) throw new Error(`--worker-env takes K=V pairs separated by commas, not "${pair}"`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-);
+const extraEnv = pairs('--worker-env', values['worker-env']);
+/** Dev server dynamic config values beyond its defaults (system.enableActivityEagerExecution=true…). */
+const serverConfig = pairs('--server-config', values['server-config']);
 
 const hex = (i: number) => i.toString(16).padStart(12, '0');
 function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
@@ -159,7 +166,7 @@ async function main(): Promise<void> {
   const { seed, targets } = scaleSeed(freshTargets ? Math.max(fresh, largest) : largest);
   let nextTarget = freshTargets ? 1 : 0;
   const batchOf = (n: number) => (freshTargets ? targets.slice(nextTarget, (nextTarget += n)) : targets.slice(0, n));
-  const w = await startWorld(seed, { temporalDb: 'memory', simState: 'none' });
+  const w = await startWorld(seed, { temporalDb: 'memory', simState: 'none', serverConfig });
   const workerEnv = {
     DATAOPS_TIMEOUT_MS: '30000',
     DATAOPS_SUBMIT_SETTLE_MS: '60000',
@@ -171,6 +178,7 @@ async function main(): Promise<void> {
   const client = new ServiceClient({ baseUrl: w.controls.url, credentials: { ...SEED_USERS.admin } });
   const lines: string[] = [];
   const serverWork: string[] = [];
+  const lagWork: string[] = [];
   const floorLines: string[] = [];
   try {
     await w.controls.jobDurations({ pendingMs: 500, claimMs: 500, runMs, cancelMs: 200, interruptMs: 200 });
@@ -187,7 +195,8 @@ async function main(): Promise<void> {
       `jobs: pending 0.5 s, claimed 0.5 s, running ${runMs / 1000} s; polls every ${pollMs / 1000} s; ` +
         `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating; ` +
         `targets ${freshTargets ? 'fresh for each batch' : 'shared by the batches'}; ` +
-        `pipeline input beyond the defaults: ${values.input}; worker variables added: ${values['worker-env'] || 'none'}`,
+        `pipeline input beyond the defaults: ${values.input}; worker variables added: ${values['worker-env'] || 'none'}; ` +
+        `server config added: ${values['server-config'] || 'none'}`,
       '',
       '| N | wall: worker / loop | CPU s: worker + server (+ sim) vs loop (+ sim) | HTTP requests: worker / loop | detection lag p50 / p99 (worker; loop) | history events / pipeline | failures (worker / loop) | worker peak RSS |',
       '|---|---|---|---|---|---|---|---|',
@@ -217,9 +226,14 @@ async function main(): Promise<void> {
               outcomes = settled.map((s) => (s.status === 'fulfilled' ? s.value : (undefined as never)));
               return { lags: [], failures: settled.filter((s) => s.status === 'rejected').length };
             });
-            const sample = ids.slice(0, 200);
-            const figures = await historyFigures(w.client, sample, outcomes.slice(0, 200));
-            sides.worker = { ...side, lags: figures.lags, events: figures.events };
+            const figures = await historyFigures(w.client, ids, outcomes);
+            const { profiling, testRun } = figures.lags;
+            sides.worker = { ...side, lags: [...profiling, ...testRun], events: figures.events };
+            lagWork.push(
+              `N = ${n}: profiling ${f(percentile(profiling, 50), 0)} / ${f(percentile(profiling, 99), 0)} ms ` +
+                `(its wait also reads the summary and submits the test run), ` +
+                `test run ${f(percentile(testRun, 50), 0)} / ${f(percentile(testRun, 99), 0)} ms`,
+            );
           }
         }
         const { loop, worker: wk } = sides;
@@ -266,6 +280,7 @@ async function main(): Promise<void> {
       '',
     );
     lines.push(...serverWork.map((l) => `- ${l}`));
+    lines.push('', 'Detection lag by job, p50 / p99 (every pipeline):', '', ...lagWork.map((l) => `- ${l}`));
     if (capacity > 0)
       lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv, capacityCache, extraInput, promotion));
   } finally {

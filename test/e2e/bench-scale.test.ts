@@ -15,6 +15,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
     ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
     ...['--run-ms', '300', '--poll-ms', '200', '--input', '{"statusReports":0}'],
     ...['--rounds', '2', '--fresh-targets'],
+    ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
   const { code, out } = await runProcess(process.execPath, [bench, ...args], {});
   assert.equal(code, 0, out);
@@ -34,6 +35,14 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
   const rounds = out.match(/^- N = 2: server requests .*$/gm) ?? [];
   assert.equal(rounds.length, 2, out);
   for (const r of rounds) assert.match(r, /CreateWorkflowExecution 3\.0\b/);
+  // The dev server got the dynamic config asked for: with eager activities, the submission comes with the answer to
+  // the workflow task that scheduled it (the 2 waits run on a task queue of their own), so 2 activity polls per
+  // pipeline, not 3.
+  assert.match(out, /server config added: system\.enableActivityEagerExecution=true/);
+  for (const r of rounds) assert.match(r, /PollActivityTaskQueue 2\.0\b/);
+  // The detection lag of each job, in each round.
+  const lags = out.match(/^- N = 2: profiling \d+ \/ \d+ ms \(.*\), test run \d+ \/ \d+ ms$/gm) ?? [];
+  assert.equal(lags.length, 2, out);
   assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);
   // Then a promotion on that worker (the bulk seed's target holds every other definition), while they still wait.
   assert.match(

@@ -87,6 +87,8 @@ export interface WorldOptions {
   temporalDb?: 'file' | 'memory';
   /** The simulator's state file (restartable, the default), or none (no disk writes). */
   simState?: 'file' | 'none';
+  /** Dynamic config values for the dev server (key to JSON value), beyond its defaults: the benchmark's experiments. */
+  serverConfig?: Record<string, string>;
 }
 
 /** Starts the dev server, the simulator and nothing else; workers come per task queue. */
@@ -116,6 +118,7 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
           ...(temporalDb === 'file' ? ['--db-filename', join(dir, 'temporal.db')] : []),
           '--log-level',
           'error',
+          ...Object.entries(options.serverConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]),
         ],
         {},
         cli,
