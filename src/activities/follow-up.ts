@@ -9,7 +9,7 @@ import { Context, log } from '@temporalio/activity';
 import { isTerminalJobStatus, type Job, type ServiceClient } from '../api/index.js';
 import type { JobSnapshot, WaitProgress } from '../contract/types.js';
 import { note } from './keep-alive.js';
-import { freshProgress, observe } from './wait-progress.js';
+import { freshProgress, observe, untilNextPoll } from './wait-progress.js';
 
 /**
  * Polls `job` until it is terminal or `forMs` has passed, heartbeating `keepAlive` (the profiling wait's own details,
@@ -31,12 +31,14 @@ export async function followUpInline(
   let last: Job | undefined;
   try {
     for (;;) {
+      const polledAt = Date.now();
       last = await client.jobs.get(job.id, { signal: call.signal });
       observe(progress, last);
       note(keepAlive);
       if (isTerminalJobStatus(last.status)) return { job: last, ended: true, progress };
-      if (Date.now() + pollMs > deadline) return { job: last, ended: false, progress };
-      await call.sleep(pollMs);
+      const next = untilNextPoll(polledAt, pollMs);
+      if (Date.now() + next > deadline) return { job: last, ended: false, progress };
+      await call.sleep(next);
     }
   } catch (err) {
     if (context.cancellationSignal.aborted) throw err;

@@ -12,6 +12,7 @@ import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat, note } from './keep-alive.js';
 import { lookUntilSettled } from './settle.js';
+import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
 
@@ -174,6 +175,7 @@ export function orderActivities(ctx: ActivityContext) {
         const progress = prior.success ? prior.data : { orderRunId: null, status: null, polls: 0 };
         const signal = context.cancellationSignal;
         for (;;) {
+          const polledAt = Date.now();
           if (!progress.orderRunId) {
             const runs = await client.orders.runs(input.kitchen, input.orderId, { signal });
             progress.orderRunId = runs[0]?.hid ?? null;
@@ -188,7 +190,7 @@ export function orderActivities(ctx: ActivityContext) {
           note(progress); // sent with the ticker's next tick: a poll needs no heartbeat of its own
           if (progress.orderRunId && progress.status && isTerminalOrderRunStatus(progress.status))
             return { orderRunId: progress.orderRunId, status: progress.status, polls: progress.polls };
-          await context.sleep(input.pollIntervalMs);
+          await context.sleep(untilNextPoll(polledAt, input.pollIntervalMs));
         }
       });
     },

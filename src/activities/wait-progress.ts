@@ -1,4 +1,7 @@
-/** What a wait has seen of its job so far (heartbeated as `WaitProgress`): a fresh record, and one poll recorded. */
+/**
+ * What a wait has seen of its job so far (heartbeated as `WaitProgress`): a fresh record, and one poll recorded; and
+ * when the next poll is due.
+ */
 import { log } from '@temporalio/activity';
 import type { Job } from '../api/index.js';
 import type { WaitProgress } from '../contract/types.js';
@@ -35,3 +38,11 @@ export function observe(progress: WaitProgress, job: Job): boolean {
   }
   return changed;
 }
+
+/**
+ * How long to sleep after a poll that started at `polledAt` so that polls start every `interval`: a poll interval
+ * means that, not the interval plus each answer's time, which on a loaded service or worker would add to every
+ * detection. Never less than half an interval after an answer, so a slow service is not polled back to back.
+ */
+export const untilNextPoll = (polledAt: number, interval: number, now = Date.now()): number =>
+  Math.max(interval - (now - polledAt), Math.ceil(interval / 2));

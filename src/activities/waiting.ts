@@ -14,7 +14,7 @@ import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
 import { goOn } from './chained.js';
 import { submitter } from './submission.js';
-import { freshProgress, observe } from './wait-progress.js';
+import { freshProgress, observe, untilNextPoll } from './wait-progress.js';
 import { roomForAnotherAttempt } from './deadline.js';
 
 /** The least time between two status reports to the workflow: each one is a history event. */
@@ -123,6 +123,7 @@ export function waitingActivities(ctx: ActivityContext) {
         );
         let interval = Math.min(input.pollIntervalMs, ceiling);
         for (;;) {
+          const polledAt = Date.now();
           const job = await client.jobs.get(input.jobId, { signal: context.cancellationSignal });
           const changed = observe(progress, job);
           // A report is counted against its budget across attempts, so it is recorded at once; a poll's progress
@@ -134,7 +135,7 @@ export function waitingActivities(ctx: ActivityContext) {
           const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
           if (stuck) return stuck;
           if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
-          await context.sleep(interval);
+          await context.sleep(untilNextPoll(polledAt, interval));
           interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
         }
       });

@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../src/activities/index.js';
+import { untilNextPoll } from '../../src/activities/wait-progress.js';
 import type { JobWaitOutcome, WaitProgress } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
@@ -187,6 +188,29 @@ describe('waitForJob in a mock activity environment', () => {
       result.durationMs > FROZEN.runMs + 3_600_000,
       'the downtime counts: measured from started_at, not claimed_at',
     );
+  });
+
+  test('polls start every poll interval: a slow answer shortens the sleep after it, to half an interval at least', async () => {
+    const jobId = await submit('tests', TS.financeProd);
+    const env = new MockActivityEnvironment(undefined, quiet);
+    const sleeps: number[] = [];
+    const sleep = env.context.sleep;
+    Object.assign(env.context, { sleep: (ms: number) => (sleeps.push(ms), sleep(ms)) });
+    // The first two polls take at least 150 ms: each sleep after them is what is left of the 400 ms interval (at most
+    // 250 ms), and never under half of it (200 ms). Without the cadence it is the whole 400 ms.
+    sim.controls.addFault({ kind: 'delay', delay_ms: 150, path: `/jobs/${jobId}`, count: 2 });
+    const waiting = run(env, createActivities(deps).waitForJob, { jobId, pollIntervalMs: 400, maxPollIntervalMs: 400 });
+    await eventually('two sleeps', () => sleeps.length >= 2, { tries: 200, delayMs: 20 });
+    sim.controls.advanceClock(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);
+    assert.equal((await waiting).job.status, 'completed');
+    for (const ms of sleeps.slice(0, 2)) assert.ok(ms >= 200 && ms <= 250, `slept ${ms} ms after a slow answer`);
+  });
+
+  test('the next poll: what is left of the interval since the last one started, at least half an interval', () => {
+    assert.equal(untilNextPoll(10_000, 1_000, 10_000), 1_000);
+    assert.equal(untilNextPoll(10_000, 1_000, 10_300), 700);
+    assert.equal(untilNextPoll(10_000, 1_000, 10_900), 500);
+    assert.equal(untilNextPoll(10_000, 1_000, 15_000), 500);
   });
 
   test('checkJob (deferrable): one poll per attempt, a benign retryable JobStillRunning until terminal', async () => {
