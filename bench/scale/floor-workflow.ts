@@ -7,7 +7,7 @@ import { proxyActivities } from '@temporalio/workflow';
 
 const { step } = proxyActivities<{ step(ms: number): Promise<void> }>({ startToCloseTimeout: '10 minutes' });
 
-export async function floorPipeline(stepMs: number): Promise<void> {
-  await step(stepMs);
-  await step(stepMs);
+export async function floorPipeline(firstMs: number, secondMs = firstMs): Promise<void> {
+  await step(firstMs);
+  await step(secondMs);
 }

@@ -16,11 +16,16 @@ export async function startFloorWorker(w: World, cache: number): Promise<Proc> {
   return proc;
 }
 
-/** Runs `n` floor pipelines at once, each of two steps of `stepMs`; answers how many failed. */
-export async function runFloor(w: World, label: string, n: number, stepMs: number): Promise<number> {
+/** Runs `n` floor pipelines at once, the i-th of two steps as long as `stepsOf(i)`; answers how many failed. */
+export async function runFloor(
+  w: World,
+  label: string,
+  n: number,
+  stepsOf: (i: number) => [number, number],
+): Promise<number> {
   const ids = Array.from({ length: n }, (_, i) => `floor-${label}-${i}`);
-  const started = await pooled(ids, 100, (workflowId) =>
-    w.client.workflow.start('floorPipeline', { taskQueue: QUEUE, workflowId, args: [stepMs] }),
+  const started = await pooled(ids, 100, (workflowId, i) =>
+    w.client.workflow.start('floorPipeline', { taskQueue: QUEUE, workflowId, args: stepsOf(i) }),
   );
   const done = await pooled(started, 2_000, async (s) => {
     if (s.status === 'rejected') throw s.reason;

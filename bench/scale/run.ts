@@ -5,7 +5,7 @@
  * Nothing passes or fails: the machine is shared, so the figures are ratios measured together.
  *
  *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
- *     [--poll-ms 1000] [--run-ms 5000] [--rounds 1] [--input '{"statusReports":0}'] [--worker-env K=V,K=V] [--no-floor]
+ *     [--poll-ms 1000] [--run-ms 5000] [--run-spread-ms 0] [--rounds 1] [--input '{"statusReports":0}'] [--worker-env K=V,K=V] [--no-floor]
  *     [--fresh-targets] [--server-config K=V,K=V]
  */
 import { parseArgs } from 'node:util';
@@ -20,6 +20,7 @@ import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './mea
 import { historyFigures, results, startPipelines } from './pipelines.js';
 import { delta, perPipeline, scrape, type Counts } from './server-metrics.js';
 import { runFloor, startFloorWorker } from './floor.js';
+import { jobMsOf, planRunTimes } from './durations.js';
 import { capacityRun } from './capacity.js';
 
 const { values } = parseArgs({
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     capacity: { type: 'string', default: '5000' },
     'poll-ms': { type: 'string', default: '1000' },
     'run-ms': { type: 'string', default: '5000' },
+    'run-spread-ms': { type: 'string', default: '0' },
     rounds: { type: 'string', default: '1' },
     'capacity-cache': { type: 'string' },
     'capacity-promotion': { type: 'string', default: '20000' },
@@ -44,8 +46,8 @@ const capacity = Number(values.capacity);
 const pollMs = Number(values['poll-ms']);
 const runMs = Number(values['run-ms']);
 const rounds = Number(values.rounds);
-/** How long each job lasts: pending 0.5 s, claimed 0.5 s, then running `runMs` (the floor's steps last as long). */
-const jobMs = runMs + 1_000;
+/** How much longer than `runMs` a job may run (durations.ts): 0, every job the same. */
+const spreadMs = Number(values['run-spread-ms']);
 /** Whether to run the Temporal floor (floor.ts) beside each N: `--no-floor` leaves it out. */
 const floor = values.floor;
 /**
@@ -58,12 +60,12 @@ const capacityCache = values['capacity-cache'] === undefined ? undefined : Numbe
 /** Definitions promoted on the capacity worker once every pipeline waits (promotion.ts); 0 leaves it out. */
 const promotion = Number(values['capacity-promotion']);
 if (
-  ![...sizes, capacity, pollMs, runMs, rounds, capacityCache ?? 0, promotion].every(
+  ![...sizes, capacity, pollMs, runMs, spreadMs, rounds, capacityCache ?? 0, promotion].every(
     (v) => Number.isInteger(v) && v >= 0,
   )
 )
   throw new Error(
-    '--n, --capacity, --capacity-cache, --capacity-promotion, --poll-ms, --run-ms and --rounds take whole numbers',
+    '--n, --capacity, --capacity-cache, --capacity-promotion, --poll-ms, --run-ms, --run-spread-ms and --rounds take whole numbers',
   );
 
 /** Fields added to every pipeline's input (what a caller may set: statusReports, waitStrategy, testGeneration…). */
@@ -192,7 +194,7 @@ async function main(): Promise<void> {
     );
     await client.login();
     lines.push(
-      `jobs: pending 0.5 s, claimed 0.5 s, running ${runMs / 1000} s; polls every ${pollMs / 1000} s; ` +
+      `jobs: pending 0.5 s, claimed 0.5 s, running ${runMs / 1000}${spreadMs ? `–${(runMs + spreadMs) / 1000}` : ''} s; polls every ${pollMs / 1000} s; ` +
         `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating; ` +
         `targets ${freshTargets ? 'fresh for each batch' : 'shared by the batches'}; ` +
         `pipeline input beyond the defaults: ${values.input}; worker variables added: ${values['worker-env'] || 'none'}; ` +
@@ -208,6 +210,7 @@ async function main(): Promise<void> {
         const sides: Record<'loop' | 'worker', Side> = {} as never;
         const order: ('loop' | 'worker')[] = run++ % 2 === 0 ? ['loop', 'worker'] : ['worker', 'loop'];
         for (const side of order) {
+          await planRunTimes(w.controls, batch, runMs, spreadMs);
           if (side === 'loop')
             sides.loop = await measured(w, workerPid, async () => {
               const settled = await pooled(batch, n, (t) => plainPipeline(client, t, pollMs));
@@ -229,8 +232,13 @@ async function main(): Promise<void> {
             const figures = await historyFigures(w.client, ids, outcomes);
             const { profiling, testRun } = figures.lags;
             sides.worker = { ...side, lags: [...profiling, ...testRun], events: figures.events };
+            const ran = outcomes
+              .flatMap((o) => (o ? [o.profiling.job.wait.job, o.testRun.job.wait.job] : []))
+              .map((j) => (Date.parse(j.completed_at ?? '') - Date.parse(j.started_at ?? '')) / 1000)
+              .filter(Number.isFinite);
             lagWork.push(
-              `N = ${n}: profiling ${f(percentile(profiling, 50), 0)} / ${f(percentile(profiling, 99), 0)} ms ` +
+              `N = ${n}: jobs ran ${f(Math.min(...ran), 1)}–${f(Math.max(...ran), 1)} s; ` +
+                `profiling ${f(percentile(profiling, 50), 0)} / ${f(percentile(profiling, 99), 0)} ms ` +
                 `(its wait also reads the summary and submits the test run), ` +
                 `test run ${f(percentile(testRun, 50), 0)} / ${f(percentile(testRun, 99), 0)} ms`,
             );
@@ -240,7 +248,7 @@ async function main(): Promise<void> {
         if (floorWorker) {
           const fl = await measured(w, floorWorker.child.pid!, async () => ({
             lags: [],
-            failures: await runFloor(w, `n${n}-r${r}`, n, jobMs),
+            failures: await runFloor(w, `n${n}-r${r}`, n, (i) => jobMsOf(runMs, spreadMs, i)),
           }));
           floorLines.push(
             `| ${n} | ${f(fl.wallS)} s / ${f(loop.wallS)} s = **${f(fl.wallS / loop.wallS, 2)}×** ` +
@@ -267,7 +275,7 @@ async function main(): Promise<void> {
     if (floorLines.length)
       lines.push(
         '',
-        `The Temporal floor: N workflows of two activities that each sleep as long as a job (${jobMs / 1000} s), ` +
+        `The Temporal floor: N workflows of two activities that each sleep as long as a job, ` +
           'on a worker of their own (bench/scale/floor-workflow.ts):',
         '',
         '| N | wall: floor / loop | CPU s: floor worker + server | our worker / the floor | failures |',

@@ -13,7 +13,7 @@ const bench = fileURLToPath(new URL('../../bench/scale/run.js', import.meta.url)
 test('bench:scale prints the side-by-side table, the Temporal floor, the server work, the capacity and a promotion', async () => {
   const args = [
     ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
-    ...['--run-ms', '300', '--poll-ms', '200', '--input', '{"statusReports":0}'],
+    ...['--run-ms', '300', '--run-spread-ms', '400', '--poll-ms', '200', '--input', '{"statusReports":0}'],
     ...['--rounds', '2', '--fresh-targets'],
     ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
@@ -40,9 +40,18 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
   // pipeline, not 3.
   assert.match(out, /server config added: system\.enableActivityEagerExecution=true/);
   for (const r of rounds) assert.match(r, /PollActivityTaskQueue 2\.0\b/);
-  // The detection lag of each job, in each round.
-  const lags = out.match(/^- N = 2: profiling \d+ \/ \d+ ms \(.*\), test run \d+ \/ \d+ ms$/gm) ?? [];
+  // In each round: the jobs ran from 0.3 s to 0.7 s, not all as long; the detection lag of each job.
+  assert.match(out, /running 0\.3–0\.7 s/);
+  const lags = [
+    ...out.matchAll(
+      /^- N = 2: jobs ran ([\d.]+)–([\d.]+) s; profiling \d+ \/ \d+ ms \(.*\), test run \d+ \/ \d+ ms$/gm,
+    ),
+  ];
   assert.equal(lags.length, 2, out);
+  for (const [, min, max] of lags) {
+    assert.ok(Number(min) >= 0.3 && Number(max) <= 0.7, `jobs ran ${min}–${max} s`);
+    assert.ok(Number(max) > Number(min), `every job ran ${min} s: the spread was not applied`);
+  }
   assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);
   // Then a promotion on that worker (the bulk seed's target holds every other definition), while they still wait.
   assert.match(
