@@ -5,8 +5,8 @@
  * Nothing passes or fails: the machine is shared, so the figures are ratios measured together.
  *
  *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
- *     [--poll-ms 1000] [--run-ms 5000] [--run-spread-ms 0] [--rounds 1] [--input '{"statusReports":0}'] [--worker-env K=V,K=V] [--no-floor]
- *     [--fresh-targets] [--server-config K=V,K=V]
+ *     [--poll-ms 1000] [--run-ms 5000] [--run-spread-ms 0] [--rounds 1] [--input '{"statusReports":0}']
+ *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets]
  */
 import { parseArgs } from 'node:util';
 import { ServiceClient } from '../../src/api/index.js';
@@ -288,7 +288,12 @@ async function main(): Promise<void> {
       '',
     );
     lines.push(...serverWork.map((l) => `- ${l}`));
-    lines.push('', 'Detection lag by job, p50 / p99 (every pipeline):', '', ...lagWork.map((l) => `- ${l}`));
+    lines.push(
+      '',
+      'How long the jobs ran, and the detection lag by job, p50 / p99 (every pipeline):',
+      '',
+      ...lagWork.map((l) => `- ${l}`),
+    );
     if (capacity > 0)
       lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv, capacityCache, extraInput, promotion));
   } finally {
