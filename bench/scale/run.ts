@@ -4,11 +4,8 @@
  * then a capacity run that holds many pipelines waiting and reads the worker's memory per waiting workflow.
  * Nothing passes or fails: the machine is shared, so the figures are ratios measured together.
  *
- *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
- *     [--poll-ms 1000] [--run-ms 5000] [--run-spread-ms 0] [--rounds 1] [--input '{"statusReports":0}']
- *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets]
+ *   npm run bench:scale -- [--n 10,100,1000] [--run-spread-ms 5000] [--no-floor] …   (every option: options.ts)
  */
-import { parseArgs } from 'node:util';
 import { ServiceClient } from '../../src/api/index.js';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
@@ -22,73 +19,31 @@ import { delta, perPipeline, scrape, type Counts } from './server-metrics.js';
 import { runFloor, startFloorWorker } from './floor.js';
 import { jobMsOf, planRunTimes } from './durations.js';
 import { capacityRun } from './capacity.js';
+import { benchOptions } from './options.js';
 
-const { values } = parseArgs({
-  allowNegative: true,
-  options: {
-    n: { type: 'string', default: '10,100,1000' },
-    capacity: { type: 'string', default: '5000' },
-    'poll-ms': { type: 'string', default: '1000' },
-    'run-ms': { type: 'string', default: '5000' },
-    'run-spread-ms': { type: 'string', default: '0' },
-    rounds: { type: 'string', default: '1' },
-    'capacity-cache': { type: 'string' },
-    'capacity-promotion': { type: 'string', default: '20000' },
-    input: { type: 'string', default: '{}' },
-    'worker-env': { type: 'string', default: '' },
-    'server-config': { type: 'string', default: '' },
-    floor: { type: 'boolean', default: true },
-    'fresh-targets': { type: 'boolean', default: false },
-  },
-});
-const sizes = values.n.split(',').map(Number);
-const capacity = Number(values.capacity);
-const pollMs = Number(values['poll-ms']);
-const runMs = Number(values['run-ms']);
-const rounds = Number(values.rounds);
-/** How much longer than `runMs` a job may run (durations.ts): 0, every job the same. */
-const spreadMs = Number(values['run-spread-ms']);
-/** Whether to run the Temporal floor (floor.ts) beside each N: `--no-floor` leaves it out. */
-const floor = values.floor;
-/**
- * Whether every batch (each N, each round) gets table groups and suites of its own (`--fresh-targets`): by default
- * the batches share the first N, as scheduled pipelines reuse theirs, and reuse the per-target lock ids.
- */
-const freshTargets = values['fresh-targets'];
-/** The capacity worker's DATAOPS_MAX_CACHED_WORKFLOWS: the worker's default unless given. */
-const capacityCache = values['capacity-cache'] === undefined ? undefined : Number(values['capacity-cache']);
-/** Definitions promoted on the capacity worker once every pipeline waits (promotion.ts); 0 leaves it out. */
-const promotion = Number(values['capacity-promotion']);
-if (
-  ![...sizes, capacity, pollMs, runMs, spreadMs, rounds, capacityCache ?? 0, promotion].every(
-    (v) => Number.isInteger(v) && v >= 0,
-  )
-)
-  throw new Error(
-    '--n, --capacity, --capacity-cache, --capacity-promotion, --poll-ms, --run-ms, --run-spread-ms and --rounds take whole numbers',
-  );
-
-/** Fields added to every pipeline's input (what a caller may set: statusReports, waitStrategy, testGeneration…). */
-const extraInput = JSON.parse(values.input) as Record<string, unknown>;
-if (typeof extraInput !== 'object' || extraInput === null || Array.isArray(extraInput))
-  throw new Error('--input takes a JSON object of pipeline input fields');
-/** `K=V,K=V` as pairs; `flag` names the option in the error. */
-function pairs(flag: string, text: string): Record<string, string> {
-  return Object.fromEntries(
-    text
-      .split(',')
-      .filter(Boolean)
-      .map((pair) => {
-        const at = pair.indexOf('=');
-        if (at < 1) throw new Error(`${flag} takes K=V pairs separated by commas, not "${pair}"`);
-        return [pair.slice(0, at), pair.slice(at + 1)];
-      }),
-  );
-}
-/** Variables for the worker beyond the benchmark's own (DATAOPS_SEARCH_ATTRIBUTES=off…). */
-const extraEnv = pairs('--worker-env', values['worker-env']);
-/** Dev server dynamic config values beyond its defaults (system.enableActivityEagerExecution=true…). */
-const serverConfig = pairs('--server-config', values['server-config']);
+const {
+  sizes,
+  capacity,
+  pollMs,
+  runMs,
+  spreadMs,
+  rounds,
+  floor,
+  freshTargets,
+  capacityCache,
+  promotion,
+  extraInput,
+  extraEnv,
+  serverConfig,
+  given,
+} = ((): ReturnType<typeof benchOptions> => {
+  try {
+    return benchOptions(process.argv.slice(2));
+  } catch (err) {
+    console.error(`bench:scale: ${(err as Error).message}`);
+    process.exit(2);
+  }
+})();
 
 const hex = (i: number) => i.toString(16).padStart(12, '0');
 function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
@@ -197,8 +152,8 @@ async function main(): Promise<void> {
       `jobs: pending 0.5 s, claimed 0.5 s, running ${runMs / 1000}${spreadMs ? `–${(runMs + spreadMs) / 1000}` : ''} s; polls every ${pollMs / 1000} s; ` +
         `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating; ` +
         `targets ${freshTargets ? 'fresh for each batch' : 'shared by the batches'}; ` +
-        `pipeline input beyond the defaults: ${values.input}; worker variables added: ${values['worker-env'] || 'none'}; ` +
-        `server config added: ${values['server-config'] || 'none'}`,
+        `pipeline input beyond the defaults: ${given.input}; worker variables added: ${given['worker-env'] || 'none'}; ` +
+        `server config added: ${given['server-config'] || 'none'}`,
       '',
       '| N | wall: worker / loop | CPU s: worker + server (+ sim) vs loop (+ sim) | HTTP requests: worker / loop | detection lag p50 / p99 (worker; loop) | history events / pipeline | failures (worker / loop) | worker peak RSS |',
       '|---|---|---|---|---|---|---|---|',

@@ -1,0 +1,28 @@
+/** The scale benchmark's options: defaults, and a wrong one named before anything starts. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { benchOptions } from '../../bench/scale/options.js';
+
+test('bench:scale options: the defaults, and the pairs and JSON it takes', () => {
+  const o = benchOptions([]);
+  assert.deepEqual(o.sizes, [10, 100, 1000]);
+  assert.equal(o.spreadMs, 0);
+  assert.equal(o.floor, true);
+  const given = benchOptions([
+    ...['--run-spread-ms', '5000', '--no-floor', '--input', '{"statusReports":0}'],
+    ...['--worker-env', 'A=1,B=x=y', '--server-config', 'system.enableActivityEagerExecution=true'],
+  ]);
+  assert.equal(given.spreadMs, 5000);
+  assert.equal(given.floor, false);
+  assert.deepEqual(given.extraInput, { statusReports: 0 });
+  assert.deepEqual(given.extraEnv, { A: '1', B: 'x=y' });
+  assert.deepEqual(given.serverConfig, { 'system.enableActivityEagerExecution': 'true' });
+});
+
+test('bench:scale options: a wrong one is named', () => {
+  assert.throws(() => benchOptions(['--input', '{x']), /--input is not JSON/);
+  assert.throws(() => benchOptions(['--input', '[1]']), /--input takes a JSON object/);
+  assert.throws(() => benchOptions(['--server-config', 'nokey']), /--server-config takes K=V pairs.*"nokey"/);
+  assert.throws(() => benchOptions(['--run-spread-ms', '1.5']), /--run-spread-ms and --rounds take whole numbers/);
+  assert.throws(() => benchOptions(['--bogus']), /bogus/);
+});
