@@ -65,7 +65,7 @@ export function benchOptions(args: string[]) {
     try {
       return JSON.parse(values.input);
     } catch (err) {
-      throw new Error(`--input is not JSON: ${(err as Error).message}`);
+      throw new Error(`--input is not JSON: ${(err as Error).message}`, { cause: err });
     }
   })() as Record<string, unknown>;
   if (typeof extraInput !== 'object' || extraInput === null || Array.isArray(extraInput))
