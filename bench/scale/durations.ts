@@ -9,8 +9,9 @@ import type { SimControls } from '../../test/helpers/matrix-world.js';
 import type { Target } from './loop.js';
 import { pooled } from './measure.js';
 
-/** The pending and claimed phases of every job (the simulator's durations the benchmark sets). */
-export const BEFORE_RUN_MS = 1_000;
+/** The pending and claimed phases of every job: the simulator's durations the benchmark sets (run.ts). */
+export const PHASES = { pendingMs: 500, claimMs: 500 } as const;
+const BEFORE_RUN_MS = PHASES.pendingMs + PHASES.claimMs;
 
 /** A fraction in [0, 1) from a whole number, the same on every run (a 32-bit integer hash). */
 function fraction(seed: number): number {

@@ -17,7 +17,7 @@ import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './mea
 import { historyFigures, results, startPipelines } from './pipelines.js';
 import { delta, perPipeline, scrape, type Counts } from './server-metrics.js';
 import { runFloor, startFloorWorker } from './floor.js';
-import { jobMsOf, planRunTimes } from './durations.js';
+import { PHASES, jobMsOf, planRunTimes } from './durations.js';
 import { capacityRun } from './capacity.js';
 import { benchOptions } from './options.js';
 
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   const lagWork: string[] = [];
   const floorLines: string[] = [];
   try {
-    await w.controls.jobDurations({ pendingMs: 500, claimMs: 500, runMs, cancelMs: 200, interruptMs: 200 });
+    await w.controls.jobDurations({ ...PHASES, runMs, cancelMs: 200, interruptMs: 200 });
     const queue = 'scale';
     const worker = w.startWorker(queue, workerEnv);
     const workerPid = worker.child.pid!;
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     );
     await client.login();
     lines.push(
-      `jobs: pending 0.5 s, claimed 0.5 s, running ${runMs / 1000}${spreadMs ? `–${(runMs + spreadMs) / 1000}` : ''} s; polls every ${pollMs / 1000} s; ` +
+      `jobs: pending ${PHASES.pendingMs / 1000} s, claimed ${PHASES.claimMs / 1000} s, running ${runMs / 1000}${spreadMs ? `–${(runMs + spreadMs) / 1000}` : ''} s; polls every ${pollMs / 1000} s; ` +
         `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating; ` +
         `targets ${freshTargets ? 'fresh for each batch' : 'shared by the batches'}; ` +
         `pipeline input beyond the defaults: ${given.input}; worker variables added: ${given['worker-env'] || 'none'}; ` +
