@@ -56,11 +56,12 @@ export interface Lags {
 
 /**
  * From the histories of the pipelines: events per pipeline, and how long after each job completed (the service's
- * completed_at) the workflow saw it (its wait activity's completion).
+ * completed_at) the workflow saw it (its wait activity's completion); and from their results, how long each job ran.
  */
 export async function historyFigures(client: Client, ids: string[], outcomes: DataQualityPipelineResult[]) {
   const events: number[] = [];
   const lags: Lags = { profiling: [], testRun: [] };
+  const ranS: number[] = [];
   await pooled(
     ids.map((id, i) => [id, outcomes[i]] as const),
     50,
@@ -82,7 +83,11 @@ export async function historyFigures(client: Client, ids: string[], outcomes: Da
         at !== undefined && done ? [at - Date.parse(done)] : [];
       lags.profiling.push(...lag(profiled, outcome?.profiling.job.wait.job.completed_at));
       lags.testRun.push(...lag(tested, outcome?.testRun.job.wait.job.completed_at));
+      for (const job of outcome ? [outcome.profiling.job.wait.job, outcome.testRun.job.wait.job] : []) {
+        const s = (Date.parse(job.completed_at ?? '') - Date.parse(job.started_at ?? '')) / 1000;
+        if (Number.isFinite(s)) ranS.push(s);
+      }
     },
   );
-  return { events, lags };
+  return { events, lags, ranS };
 }

@@ -187,12 +187,8 @@ async function main(): Promise<void> {
             const figures = await historyFigures(w.client, ids, outcomes);
             const { profiling, testRun } = figures.lags;
             sides.worker = { ...side, lags: [...profiling, ...testRun], events: figures.events };
-            const ran = outcomes
-              .flatMap((o) => (o ? [o.profiling.job.wait.job, o.testRun.job.wait.job] : []))
-              .map((j) => (Date.parse(j.completed_at ?? '') - Date.parse(j.started_at ?? '')) / 1000)
-              .filter(Number.isFinite);
             lagWork.push(
-              `N = ${n}: jobs ran ${f(Math.min(...ran), 1)}–${f(Math.max(...ran), 1)} s; ` +
+              `N = ${n}: jobs ran ${f(Math.min(...figures.ranS), 1)}–${f(Math.max(...figures.ranS), 1)} s; ` +
                 `profiling ${f(percentile(profiling, 50), 0)} / ${f(percentile(profiling, 99), 0)} ms ` +
                 `(its wait also reads the summary and submits the test run), ` +
                 `test run ${f(percentile(testRun, 50), 0)} / ${f(percentile(testRun, 99), 0)} ms`,
