@@ -2,7 +2,9 @@
 import type { Client } from '@temporalio/client';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import type { Target } from './loop.js';
+import type { Proc } from '../../test/helpers/processes.js';
 import { pooled } from './measure.js';
+import type { Timeline } from './phases.js';
 
 export interface PipelineOptions {
   pollIntervalMs: number;
@@ -41,8 +43,16 @@ export async function startPipelines(
   return ids;
 }
 
-export const results = (client: Client, ids: string[]) =>
-  pooled(ids, 2_000, (id) => client.workflow.getHandle(id).result() as Promise<DataQualityPipelineResult>);
+/** Each pipeline's result, and when the bench heard it (epoch ms, by index; absent for a failed one). */
+export async function results(client: Client, ids: string[]) {
+  const endMs: number[] = [];
+  const settled = await pooled(ids, 2_000, async (id, i) => {
+    const result = (await client.workflow.getHandle(id).result()) as DataQualityPipelineResult;
+    endMs[i] = Date.now();
+    return result;
+  });
+  return { settled, endMs };
+}
 
 /** A protobuf timestamp (seconds may be a Long) in epoch milliseconds. */
 const ms = (t: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null | undefined) =>
@@ -90,4 +100,29 @@ export async function historyFigures(client: Client, ids: string[], outcomes: Da
     },
   );
   return { events, lags, ranS };
+}
+
+/** The timelines (phases.ts) of the pipelines of a batch started at `t0` that ended with a result. */
+export const timelinesOf = (t0: number, outcomes: (DataQualityPipelineResult | undefined)[], endMs: number[]) =>
+  outcomes.flatMap((o, i): Timeline[] =>
+    o ? [{ t0, jobs: [o.profiling.job.wait.job, o.testRun.job.wait.job], endMs: endMs[i]! }] : [],
+  );
+
+/**
+ * `work`, unless the worker process exits first (a worker that cannot start, for example with a `--worker-env` Node
+ * refuses): then the benchmark fails with the worker's output instead of waiting for pipelines nobody runs.
+ */
+export function whileAlive<T>(worker: Proc, work: Promise<T>): Promise<T> {
+  const { child } = worker;
+  const exited = new Promise<never>((_, reject) => {
+    const fail = (code: number | null, signal: NodeJS.Signals | null) =>
+      reject(
+        new Error(
+          `the worker exited (${signal ?? `code ${code}`}) while pipelines ran; its output:\n${worker.output()}`,
+        ),
+      );
+    if (child.exitCode !== null || child.signalCode !== null) fail(child.exitCode, child.signalCode);
+    else child.once('exit', fail);
+  });
+  return Promise.race([work, exited]);
 }

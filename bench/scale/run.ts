@@ -14,7 +14,8 @@ import { bulkSuites } from '../../test/helpers/bulk-seed.js';
 import { startWorld, type World } from '../../test/helpers/matrix-world.js';
 import { plainPipeline, type Target } from './loop.js';
 import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
-import { historyFigures, results, startPipelines } from './pipelines.js';
+import { historyFigures, results, startPipelines, timelinesOf, whileAlive } from './pipelines.js';
+import { phaseLine, type Timeline } from './phases.js';
 import { delta, perPipeline, scrape, type Counts } from './server-metrics.js';
 import { runFloor, startFloorWorker } from './floor.js';
 import { PHASES, jobMsOf, planRunTimes } from './durations.js';
@@ -87,6 +88,7 @@ interface Side {
   requests: number;
   lags: number[];
   failures: number;
+  timelines: Timeline[];
   events?: number[];
   server: Counts;
 }
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   const serverWork: string[] = [];
   const lagWork: string[] = [];
+  const phaseWork: string[] = [];
   const floorLines: string[] = [];
   try {
     await w.controls.jobDurations({ ...PHASES, runMs, cancelMs: 200, interruptMs: 200 });
@@ -143,9 +146,13 @@ async function main(): Promise<void> {
     const worker = w.startWorker(queue, workerEnv);
     const workerPid = worker.child.pid!;
     const floorWorker = floor ? await startFloorWorker(w, DEFAULT_MAX_CACHED_WORKFLOWS) : undefined;
-    await results(
-      w.client,
-      await startPipelines(w.client, queue, 'warm', targets.slice(0, 1), { pollIntervalMs: pollMs, extra: extraInput }),
+    const warm = startPipelines(w.client, queue, 'warm', targets.slice(0, 1), {
+      pollIntervalMs: pollMs,
+      extra: extraInput,
+    });
+    await whileAlive(
+      worker,
+      warm.then((ids) => results(w.client, ids)),
     );
     await client.login();
     lines.push(
@@ -168,21 +175,24 @@ async function main(): Promise<void> {
           await planRunTimes(w.controls, batch, runMs, spreadMs);
           if (side === 'loop')
             sides.loop = await measured(w, workerPid, async () => {
-              const settled = await pooled(batch, n, (t) => plainPipeline(client, t, pollMs));
+              const t0 = Date.now();
+              const settled = await pooled(batch, n, (t) => plainPipeline(client, t, pollMs, t0));
               const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-              return { lags: ok.flat(), failures: n - ok.length };
+              return { lags: ok.flatMap((o) => o.lags), timelines: ok.map((o) => o.timeline), failures: n - ok.length };
             });
           else {
             let ids: string[] = [];
             let outcomes: DataQualityPipelineResult[] = [];
             const side = await measured(w, workerPid, async () => {
+              const t0 = Date.now();
               ids = await startPipelines(w.client, queue, `n${n}-r${r}`, batch, {
                 pollIntervalMs: pollMs,
                 extra: extraInput,
               });
-              const settled = await results(w.client, ids);
+              const { settled, endMs } = await whileAlive(worker, results(w.client, ids));
               outcomes = settled.map((s) => (s.status === 'fulfilled' ? s.value : (undefined as never)));
-              return { lags: [], failures: settled.filter((s) => s.status === 'rejected').length };
+              const failures = settled.filter((s) => s.status === 'rejected').length;
+              return { lags: [], timelines: timelinesOf(t0, outcomes, endMs), failures };
             });
             const figures = await historyFigures(w.client, ids, outcomes);
             const { profiling, testRun } = figures.lags;
@@ -199,6 +209,7 @@ async function main(): Promise<void> {
         if (floorWorker) {
           const fl = await measured(w, floorWorker.child.pid!, async () => ({
             lags: [],
+            timelines: [],
             failures: await runFloor(w, `n${n}-r${r}`, n, (i) => jobMsOf(runMs, spreadMs, i)),
           }));
           floorLines.push(
@@ -216,6 +227,7 @@ async function main(): Promise<void> {
           `| ${f(percentile(wk.lags, 50), 0)} / ${f(percentile(wk.lags, 99), 0)} ms; ${f(percentile(loop.lags, 50), 0)} / ${f(percentile(loop.lags, 99), 0)} ms ` +
           `| ${f(percentile(wk.events!, 50), 0)} (max ${Math.max(...wk.events!)}) | ${wk.failures} / ${loop.failures} | ${f(mem.peak, 0)} MiB |`;
         lines.push(line);
+        phaseWork.push(phaseLine(n, wk.timelines, loop.timelines));
         serverWork.push(`N = ${n}: ${perPipeline(wk.server, n)}`);
         console.log(line, `load ${loadAverage()}`);
         console.log(serverWork.at(-1));
@@ -244,6 +256,10 @@ async function main(): Promise<void> {
       'How long the jobs ran, and the detection lag by job, p50 / p99 (every pipeline):',
       '',
       ...lagWork.map((l) => `- ${l}`),
+      '',
+      "Where a pipeline's time goes, mean / p99 in ms, ours (the loop's): phases.ts",
+      '',
+      ...phaseWork.map((l) => `- ${l}`),
     );
     if (capacity > 0)
       lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv, capacityCache, extraInput, promotion));

@@ -52,10 +52,34 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
     assert.ok(Number(min) >= 0.3 && Number(max) <= 0.7, `jobs ran ${min}–${max} s`);
     assert.ok(Number(max) > Number(min), `every job ran ${min} s: the spread was not applied`);
   }
+  // Where the time went, both sides: every phase has figures, and a job lasts its pending, claimed and running time.
+  const phases = [...out.matchAll(/^- N = 2: to the first job .*$/gm)].map((m) => m[0]);
+  assert.equal(phases.length, 2, out);
+  for (const line of phases) {
+    const cells = [...line.matchAll(/(\w[\w -]*?) (\d+) \/ (-?\d+) \(loop (\d+) \/ (-?\d+)\)/g)];
+    assert.deepEqual(
+      cells.map((c) => c[1]!.replace(/^[; ]+/, '')),
+      ['to the first job', 'first job', 'hand-over', 'second job', 'to the end'],
+      line,
+    );
+    for (const c of cells.filter((c) => c[1]!.endsWith('job') && !c[1]!.startsWith('to')))
+      assert.ok(Number(c[2]) >= 1_300 && Number(c[4]) >= 1_300, `a job shorter than its phases: ${line}`);
+  }
   assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);
   // Then a promotion on that worker (the bulk seed's target holds every other definition), while they still wait.
   assert.match(
     out,
     /then a promotion of 50 definitions on that worker while they wait: applied: 50 definitions exported, 25 created and 25 updated, in [\d.]+ s; worker RSS at most \d+ MiB during it/,
+  );
+});
+
+test("bench:scale fails at once, with the worker's words, when its worker cannot start", async () => {
+  // Node refuses --cpu-prof in NODE_OPTIONS: the worker exits before the warm-up pipeline can run.
+  const args = ['--n', '2', '--capacity', '0', '--no-floor', '--worker-env', 'NODE_OPTIONS=--cpu-prof'];
+  const { code, out } = await runProcess(process.execPath, [bench, ...args], {});
+  assert.equal(code, 1, out);
+  assert.match(
+    out,
+    /the worker exited \(code \d+\) while pipelines ran; its output:\n.*--cpu-prof is not allowed in NODE_OPTIONS/,
   );
 });
