@@ -109,8 +109,9 @@ export const timelinesOf = (t0: number, outcomes: (DataQualityPipelineResult | u
   );
 
 /**
- * `work`, unless the worker process exits first (a worker that cannot start, for example with a `--worker-env` Node
- * refuses): then the benchmark fails with the worker's output instead of waiting for pipelines nobody runs.
+ * `work`, unless the worker process exits first (a worker that cannot start, for example with a `--worker-env`
+ * variable out of its bounds): then the benchmark fails with the worker's output instead of waiting for pipelines
+ * nobody runs.
  */
 export function whileAlive<T>(worker: Proc, work: Promise<T>): Promise<T> {
   const { child } = worker;
