@@ -114,16 +114,9 @@ export const timelinesOf = (t0: number, outcomes: (DataQualityPipelineResult | u
  * nobody runs.
  */
 export function whileAlive<T>(worker: Proc, work: Promise<T>): Promise<T> {
-  const { child } = worker;
-  const exited = new Promise<never>((_, reject) => {
-    const fail = (code: number | null, signal: NodeJS.Signals | null) =>
-      reject(
-        new Error(
-          `the worker exited (${signal ?? `code ${code}`}) while pipelines ran; its output:\n${worker.output()}`,
-        ),
-      );
-    if (child.exitCode !== null || child.signalCode !== null) fail(child.exitCode, child.signalCode);
-    else child.once('exit', fail);
+  const exited = worker.exited.then((code): never => {
+    const how = worker.child.signalCode ?? `code ${code}`;
+    throw new Error(`the worker exited (${how}) while pipelines ran; its output:\n${worker.output()}`);
   });
   return Promise.race([work, exited]);
 }

@@ -58,11 +58,11 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
   for (const line of phases) {
     const cells = [...line.matchAll(/(\w[\w -]*?) (\d+) \/ (-?\d+) \(loop (\d+) \/ (-?\d+)\)/g)];
     assert.deepEqual(
-      cells.map((c) => c[1]!.replace(/^[; ]+/, '')),
+      cells.map((c) => c[1]),
       ['to the first job', 'first job', 'hand-over', 'second job', 'to the end'],
       line,
     );
-    for (const c of cells.filter((c) => c[1]!.endsWith('job') && !c[1]!.startsWith('to')))
+    for (const c of [cells[1]!, cells[3]!])
       assert.ok(Number(c[2]) >= 1_300 && Number(c[4]) >= 1_300, `a job shorter than its phases: ${line}`);
   }
   assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);

@@ -20,6 +20,8 @@ export const freePort = () =>
 export interface Proc {
   child: ChildProcess;
   output: () => string;
+  /** Resolves with the exit code (null after a signal) once the process has exited. */
+  exited: Promise<number | null>;
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
@@ -33,6 +35,7 @@ export function startProcess(args: string[], env: Record<string, string>, comman
   return {
     child,
     output: () => out,
+    exited,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
