@@ -3,6 +3,7 @@ import type { World } from '../../test/helpers/matrix-world.js';
 import { startProcess, type Proc } from '../../test/helpers/processes.js';
 import { eventually } from '../../test/helpers/wait.js';
 import { pooled } from './measure.js';
+import { startMarks, type StartMarks } from './start-phase.js';
 
 const QUEUE = 'scale-floor';
 
@@ -16,14 +17,18 @@ export async function startFloorWorker(w: World, cache: number): Promise<Proc> {
   return proc;
 }
 
-/** Runs `n` floor pipelines at once, the i-th of two steps as long as `stepsOf(i)`; answers how many failed. */
+/**
+ * Runs `n` floor pipelines at once, the i-th of two steps as long as `stepsOf(i)`; answers how many failed, and when
+ * the batch started (`t0`).
+ */
 export async function runFloor(
   w: World,
   label: string,
   n: number,
   stepsOf: (i: number) => [number, number],
-): Promise<number> {
+): Promise<{ failures: number; t0: number; ids: string[] }> {
   const ids = Array.from({ length: n }, (_, i) => `floor-${label}-${i}`);
+  const t0 = Date.now();
   const started = await pooled(ids, 100, (workflowId, i) =>
     w.client.workflow.start('floorPipeline', { taskQueue: QUEUE, workflowId, args: stepsOf(i) }),
   );
@@ -31,5 +36,13 @@ export async function runFloor(
     if (s.status === 'rejected') throw s.reason;
     await s.value.result();
   });
-  return done.filter((d) => d.status === 'rejected').length;
+  return { failures: done.filter((d) => d.status === 'rejected').length, t0, ids };
+}
+
+/** The start steps (start-phase.ts) of the floor pipelines `ids`: their first step is their first "job". */
+export async function floorStarts(w: World, ids: string[]): Promise<StartMarks[]> {
+  const read = await pooled(ids, 50, async (id) =>
+    startMarks((await w.client.workflow.getHandle(id).fetchHistory()).events ?? []),
+  );
+  return read.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
 }

@@ -5,6 +5,7 @@ import type { Target } from './loop.js';
 import type { Proc } from '../../test/helpers/processes.js';
 import { pooled } from './measure.js';
 import type { Timeline } from './phases.js';
+import { ms, startMarks, type StartMarks } from './start-phase.js';
 
 export interface PipelineOptions {
   pollIntervalMs: number;
@@ -54,10 +55,6 @@ export async function results(client: Client, ids: string[]) {
   return { settled, endMs };
 }
 
-/** A protobuf timestamp (seconds may be a Long) in epoch milliseconds. */
-const ms = (t: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null | undefined) =>
-  t ? Number((t.seconds ?? 0).toString()) * 1000 + (t.nanos ?? 0) / 1e6 : NaN;
-
 /** How long after each job completed the workflow saw it, by job: the profiling wait also submits the test run. */
 export interface Lags {
   profiling: number[];
@@ -65,13 +62,15 @@ export interface Lags {
 }
 
 /**
- * From the histories of the pipelines: events per pipeline, and how long after each job completed (the service's
- * completed_at) the workflow saw it (its wait activity's completion); and from their results, how long each job ran.
+ * From the histories of the pipelines: events per pipeline, how long after each job completed (the service's
+ * completed_at) the workflow saw it (its wait activity's completion), and the steps of each start (start-phase.ts);
+ * and from their results, how long each job ran.
  */
 export async function historyFigures(client: Client, ids: string[], outcomes: DataQualityPipelineResult[]) {
   const events: number[] = [];
   const lags: Lags = { profiling: [], testRun: [] };
   const ranS: number[] = [];
+  const starts: StartMarks[] = [];
   await pooled(
     ids.map((id, i) => [id, outcomes[i]] as const),
     50,
@@ -79,6 +78,8 @@ export async function historyFigures(client: Client, ids: string[], outcomes: Da
       const history = await client.workflow.getHandle(id).fetchHistory();
       const all = history.events ?? [];
       events.push(all.length);
+      const marks = outcome && startMarks(all, outcome.profiling.job.wait.job.created_at);
+      if (marks) starts.push(marks);
       const waits = new Set(
         all
           .filter((e) =>
@@ -99,7 +100,7 @@ export async function historyFigures(client: Client, ids: string[], outcomes: Da
       }
     },
   );
-  return { events, lags, ranS };
+  return { events, lags, ranS, starts };
 }
 
 /** The timelines (phases.ts) of the pipelines of a batch started at `t0` that ended with a result. */

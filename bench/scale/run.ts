@@ -17,7 +17,8 @@ import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './mea
 import { historyFigures, results, startPipelines, timelinesOf, whileAlive } from './pipelines.js';
 import { phaseLine, type Timeline } from './phases.js';
 import { delta, perPipeline, scrape, type Counts } from './server-metrics.js';
-import { runFloor, startFloorWorker } from './floor.js';
+import { floorStarts, runFloor, startFloorWorker } from './floor.js';
+import { startLine, startSteps } from './start-phase.js';
 import { PHASES, jobMsOf, planRunTimes } from './durations.js';
 import { capacityRun } from './capacity.js';
 import { benchOptions } from './options.js';
@@ -100,10 +101,10 @@ const pids = (w: World, worker: number) => ({
   bench: process.pid,
 });
 
-async function measured(
+async function measured<B extends Omit<Side, 'wallS' | 'cpu' | 'requests' | 'server'>>(
   w: World,
   worker: number,
-  body: () => Promise<Omit<Side, 'wallS' | 'cpu' | 'requests' | 'server'>>,
+  body: () => Promise<B>,
 ) {
   const p = pids(w, worker);
   const server0 = await scrape(w.temporalMetricsUrl);
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
   const serverWork: string[] = [];
   const lagWork: string[] = [];
   const phaseWork: string[] = [];
+  const startWork: string[] = [];
   const floorLines: string[] = [];
   try {
     await w.controls.jobDurations({ ...PHASES, runMs, cancelMs: 200, interruptMs: 200 });
@@ -170,6 +172,7 @@ async function main(): Promise<void> {
       for (let r = 0; r < rounds; r++) {
         const batch = batchOf(n);
         const sides: Record<'loop' | 'worker', Side> = {} as never;
+        let ourStarts: Record<string, number[]> = {};
         const order: ('loop' | 'worker')[] = run++ % 2 === 0 ? ['loop', 'worker'] : ['worker', 'loop'];
         for (const side of order) {
           await planRunTimes(w.controls, batch, runMs, spreadMs);
@@ -192,9 +195,10 @@ async function main(): Promise<void> {
               const { settled, endMs } = await whileAlive(worker, results(w.client, ids));
               outcomes = settled.map((s) => (s.status === 'fulfilled' ? s.value : (undefined as never)));
               const failures = settled.filter((s) => s.status === 'rejected').length;
-              return { lags: [], timelines: timelinesOf(t0, outcomes, endMs), failures };
+              return { lags: [], timelines: timelinesOf(t0, outcomes, endMs), failures, t0 };
             });
             const figures = await historyFigures(w.client, ids, outcomes);
+            ourStarts = startSteps(side.t0, figures.starts);
             const { profiling, testRun } = figures.lags;
             sides.worker = { ...side, lags: [...profiling, ...testRun], events: figures.events };
             lagWork.push(
@@ -206,12 +210,14 @@ async function main(): Promise<void> {
           }
         }
         const { loop, worker: wk } = sides;
+        let floorStartSteps: Record<string, number[]> | undefined;
         if (floorWorker) {
           const fl = await measured(w, floorWorker.child.pid!, async () => ({
             lags: [],
             timelines: [],
-            failures: await runFloor(w, `n${n}-r${r}`, n, (i) => jobMsOf(runMs, spreadMs, i)),
+            ...(await runFloor(w, `n${n}-r${r}`, n, (i) => jobMsOf(runMs, spreadMs, i))),
           }));
+          floorStartSteps = startSteps(fl.t0, await floorStarts(w, fl.ids));
           floorLines.push(
             `| ${n} | ${f(fl.wallS)} s / ${f(loop.wallS)} s = **${f(fl.wallS / loop.wallS, 2)}×** ` +
               `| ${f(fl.cpu.worker!)} + ${f(fl.cpu.server!)} | ${f(wk.wallS / fl.wallS, 2)}× | ${fl.failures} |`,
@@ -228,6 +234,7 @@ async function main(): Promise<void> {
           `| ${f(percentile(wk.events!, 50), 0)} (max ${Math.max(...wk.events!)}) | ${wk.failures} / ${loop.failures} | ${f(mem.peak, 0)} MiB |`;
         lines.push(line);
         phaseWork.push(phaseLine(n, wk.timelines, loop.timelines));
+        startWork.push(startLine(n, ourStarts, floorStartSteps));
         serverWork.push(`N = ${n}: ${perPipeline(wk.server, n)}`);
         console.log(line, `load ${loadAverage()}`);
         console.log(serverWork.at(-1));
@@ -260,6 +267,10 @@ async function main(): Promise<void> {
       "Where a pipeline's time goes, mean / p99 in ms, ours (the loop's): phases.ts",
       '',
       ...phaseWork.map((l) => `- ${l}`),
+      '',
+      "The start, step by step, mean / p99 in ms, ours (the floor's, whose first step is its first job): start-phase.ts",
+      '',
+      ...startWork.map((l) => `- ${l}`),
     );
     if (capacity > 0)
       lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv, capacityCache, extraInput, promotion));

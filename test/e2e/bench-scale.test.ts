@@ -65,6 +65,30 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
     for (const c of [cells[1]!, cells[3]!])
       assert.ok(Number(c[2]) >= 1_300 && Number(c[4]) >= 1_300, `a job shorter than its phases: ${line}`);
   }
+  // The start, step by step, ours against the floor's: the steps are read from the histories (and, for ours, the
+  // first job's creation), so their means add up to the first phase's (each printed rounded to the millisecond).
+  const starts = [...out.matchAll(/^- N = 2: start accepted .*$/gm)].map((m) => m[0]);
+  assert.equal(starts.length, 2, out);
+  starts.forEach((line, i) => {
+    const cells = [...line.matchAll(/(\w[\w -]*?) (-?\d+) \/ (-?\d+) \(floor (-?\d+) \/ (-?\d+)\)/g)];
+    assert.deepEqual(
+      cells.map((c) => c[1]),
+      ['start accepted', 'first task queued', 'first task', 'activity queued', 'activity to the job'],
+      line,
+    );
+    const ours = cells.map((c) => Number(c[2]));
+    assert.ok(
+      ours.every((ms) => ms >= 0),
+      `a step ended before it began: ${line}`,
+    );
+    // Our first task checks the input and schedules the submission, which then creates the job: both take time.
+    assert.ok(ours[2]! > 0 && ours[4]! > 0, line);
+    // The floor's first step is its first job: nothing between them.
+    assert.equal(cells[4]![4], '0', line);
+    const firstPhase = Number(/to the first job (\d+) \//.exec(phases[i]!)?.[1]);
+    const sum = ours.reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(sum - firstPhase) <= 5, `steps adding up to ${sum} ms, the first phase ${firstPhase} ms`);
+  });
   assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);
   // Then a promotion on that worker (the bulk seed's target holds every other definition), while they still wait.
   assert.match(
