@@ -31,9 +31,14 @@ export const jobMsOf = (runMs: number, spreadMs: number, index: number): [number
   BEFORE_RUN_MS + runMsOf(runMs, spreadMs, index, 1),
 ];
 
-/** Plans the running time of the next profiling run and test run of every target of the batch (none when fixed). */
+/**
+ * Plans the running time of the next profiling run and test run of every target of the batch (none when fixed).
+ * Plans the previous side left unused (a submission it failed, or never made) are dropped first, so that they cannot
+ * go to this side's jobs; answers how many were.
+ */
 export async function planRunTimes(controls: SimControls, batch: Target[], runMs: number, spreadMs: number) {
-  if (spreadMs === 0) return;
+  const { cleared } = await controls.clearJobPlans();
+  if (spreadMs === 0) return cleared;
   const plans = batch.flatMap((t, i) => [
     { job_key: 'run-profile', target_id: t.tableGroupId, durations: { runMs: runMsOf(runMs, spreadMs, i, 0) } },
     { job_key: 'run-tests', target_id: t.testSuiteId, durations: { runMs: runMsOf(runMs, spreadMs, i, 1) } },
@@ -41,4 +46,5 @@ export async function planRunTimes(controls: SimControls, batch: Target[], runMs
   const settled = await pooled(plans, 20, (plan) => controls.planJobs(plan));
   const refused = settled.find((s) => s.status === 'rejected');
   if (refused) throw new Error(`the simulator refused a job plan: ${String(refused.reason)}`);
+  return cleared;
 }

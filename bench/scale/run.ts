@@ -175,7 +175,8 @@ async function main(): Promise<void> {
         let ourStarts: Record<string, number[]> = {};
         const order: ('loop' | 'worker')[] = run++ % 2 === 0 ? ['loop', 'worker'] : ['worker', 'loop'];
         for (const side of order) {
-          await planRunTimes(w.controls, batch, runMs, spreadMs);
+          const dropped = await planRunTimes(w.controls, batch, runMs, spreadMs);
+          if (dropped) console.warn(`${dropped} job plan(s) left unused by the side before were dropped`);
           if (side === 'loop')
             sides.loop = await measured(w, workerPid, async () => {
               const t0 = Date.now();

@@ -30,6 +30,8 @@ export interface SimControls {
     durations?: Partial<JobDurations>;
     count?: number;
   }): void;
+  /** Drops the plans no job has used yet; answers how many. */
+  clearJobPlans(): number;
   failJob(jobId: string, errorMessage: string): JobRecord;
   interruptJob(jobId: string): JobRecord;
   /** Pauses a running job (TestGen 5.134's `paused`), until resumed. */
@@ -104,6 +106,11 @@ export function createControls(
     setOrderDurations: (d) => Object.assign(state.order_durations, d),
     planJobs: (plan) => {
       state.job_plans.push({ id: crypto.randomUUID(), ...plan, remaining: plan.count ?? 1 });
+    },
+    clearJobPlans: () => {
+      const left = state.job_plans.length;
+      state.job_plans = [];
+      return left;
     },
     failJob: (id, message) => failJob(ctx, requireJob(id), message),
     interruptJob: (id) => {
@@ -221,6 +228,7 @@ export async function controlRoutes(app: FastifyInstance, { controls: c }: { con
     c.planJobs(body(JobPlanBody, req.body));
     return { ok: true };
   });
+  app.delete('/_sim/job-plans', async () => ({ cleared: c.clearJobPlans() }));
   app.post<IdParams>('/_sim/jobs/:id/fail', async (req) => {
     const { error_message } = body(z.object({ error_message: z.string().min(1) }), req.body);
     return c.failJob(req.params.id, error_message);

@@ -46,6 +46,7 @@ export class SimControls {
     this.call('PUT', jobId ? `/_sim/jobs/${jobId}/durations` : '/_sim/job-durations', d);
   planJobs = (plan: { job_key?: string; target_id?: string; durations?: Record<string, number> }) =>
     this.call('POST', '/_sim/job-plans', plan);
+  clearJobPlans = () => this.call<{ cleared: number }>('DELETE', '/_sim/job-plans');
   orderDurations = (d: Record<string, number>) => this.call('PUT', '/_sim/order-durations', d);
   expireTokens = () => this.call('POST', '/_sim/tokens/expire', {});
   requests = () => this.call<{ method: string; path: string }[]>('GET', '/_sim/requests');

@@ -189,6 +189,16 @@ describe('simulator job engine', () => {
     assert.equal((await getJob(next)).status, 'completed', 'the plan applied to one job only');
   });
 
+  test('job plans no job has used yet can be dropped', async () => {
+    sim.controls.planJobs({ job_key: 'run-tests', target_id: TS.financeProd, fail_with: 'never used', count: 2 });
+    sim.controls.planJobs({ job_key: 'run-profile', durations: { runMs: 1 } });
+    assert.equal(sim.controls.clearJobPlans(), 2);
+    assert.equal(sim.controls.clearJobPlans(), 0);
+    const id = await submitTests();
+    advance(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);
+    assert.equal((await getJob(id)).status, 'completed', 'a dropped plan applied to a job');
+  });
+
   test('per-job durations can be changed', async () => {
     const id = await submitTests();
     sim.controls.setJobDurations({ pendingMs: 10 }, id);
