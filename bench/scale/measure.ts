@@ -43,5 +43,10 @@ export async function pooled<T, R>(items: T[], limit: number, fn: (item: T, i: n
 /** A figure with `d` decimals, or a dash where there is none. */
 export const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 
+const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
+
+/** Durations in ms as the benchmark prints them: `mean / p99`, whole milliseconds. */
+export const meanP99 = (xs: number[]) => `${f(mean(xs), 0)} / ${f(percentile(xs, 99), 0)}`;
+
 /** Load average over the last minute. */
 export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);

@@ -4,7 +4,7 @@
  * completion to the second's creation), and from the second job's completion to the pipeline's end as its caller saw
  * it. The phases add up to each pipeline's time, and the batch's wall time is the longest of those.
  */
-import { f, percentile } from './measure.js';
+import { meanP99 } from './measure.js';
 
 /** The service's record of one job: its ISO timestamps. */
 export interface JobTimes {
@@ -33,11 +33,8 @@ export function phasesOf(timelines: Timeline[]): Record<Phase, number[]> {
   return out;
 }
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
-
 /** One line per N: each phase's mean / p99 in ms, ours against the loop's. */
 export function phaseLine(n: number, ours: Timeline[], loop: Timeline[]): string {
   const [o, l] = [phasesOf(ours), phasesOf(loop)];
-  const cell = (xs: number[]) => `${f(mean(xs), 0)} / ${f(percentile(xs, 99), 0)}`;
-  return `N = ${n}: ${NAMES.map((name) => `${name} ${cell(o[name])} (loop ${cell(l[name])})`).join('; ')}`;
+  return `N = ${n}: ${NAMES.map((name) => `${name} ${meanP99(o[name])} (loop ${meanP99(l[name])})`).join('; ')}`;
 }

@@ -1,11 +1,12 @@
 /** The Temporal side of the scale benchmark: N pipelines started at once on the worker, and what their histories say. */
 import type { Client } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import type { Target } from './loop.js';
 import type { Proc } from '../../test/helpers/processes.js';
 import { pooled } from './measure.js';
 import type { Timeline } from './phases.js';
-import { ms, startMarks, type StartMarks } from './start-phase.js';
+import { startMarks, type StartMarks } from './start-phase.js';
 
 export interface PipelineOptions {
   pollIntervalMs: number;
@@ -89,7 +90,7 @@ export async function historyFigures(client: Client, ids: string[], outcomes: Da
       );
       const [profiled, tested] = all
         .filter((e) => waits.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')))
-        .map((e) => ms(e.eventTime));
+        .map((e) => optionalTsToMs(e.eventTime) ?? NaN);
       const lag = (at: number | undefined, done: string | null | undefined) =>
         at !== undefined && done ? [at - Date.parse(done)] : [];
       lags.profiling.push(...lag(profiled, outcome?.profiling.job.wait.job.completed_at));

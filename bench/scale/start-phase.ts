@@ -6,8 +6,9 @@
  * Every mark is in epoch ms: the server's event times, and for ours the service's `created_at` of the first job (one
  * machine, one clock).
  */
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import type { temporal } from '@temporalio/proto';
-import { f, percentile } from './measure.js';
+import { meanP99 } from './measure.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -25,14 +26,9 @@ export interface StartMarks {
   firstJob: number;
 }
 
-/** A protobuf timestamp (seconds may be a Long) in epoch milliseconds. */
-export const ms = (
-  t: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null | undefined,
-) => (t ? Number((t.seconds ?? 0).toString()) * 1000 + (t.nanos ?? 0) / 1e6 : NaN);
-
 /** The marks of one history; `firstJobCreatedAt` (ISO) for ours, none for the floor. Undefined when incomplete. */
 export function startMarks(events: HistoryEvent[], firstJobCreatedAt?: string | null): StartMarks | undefined {
-  const at = (pick: (e: HistoryEvent) => unknown) => ms(events.find((e) => pick(e))?.eventTime);
+  const at = (pick: (e: HistoryEvent) => unknown) => optionalTsToMs(events.find((e) => pick(e))?.eventTime) ?? NaN;
   const activityBegan = at((e) => e.activityTaskStartedEventAttributes);
   const marks: StartMarks = {
     started: at((e) => e.workflowExecutionStartedEventAttributes),
@@ -52,8 +48,6 @@ const STEPS = [
   ['activity to the job', (m: StartMarks) => m.firstJob - m.activityBegan],
 ] as const;
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
-
 /** Each step's durations, in ms, over the pipelines of a batch started at `t0`. */
 export function startSteps(t0: number, marks: StartMarks[]): Record<string, number[]> {
   return Object.fromEntries(STEPS.map(([name, span]) => [name, marks.map((m) => span(m, t0))]));
@@ -61,7 +55,7 @@ export function startSteps(t0: number, marks: StartMarks[]): Record<string, numb
 
 /** One line per N: each step's mean / p99 in ms, ours against the floor's (when it ran). */
 export function startLine(n: number, ours: Record<string, number[]>, floor?: Record<string, number[]>): string {
-  const cell = (xs: number[] | undefined) => (xs?.length ? `${f(mean(xs), 0)} / ${f(percentile(xs, 99), 0)}` : '–');
+  const cell = (xs: number[] | undefined) => (xs?.length ? meanP99(xs) : '–');
   const steps = STEPS.map(([name]) => `${name} ${cell(ours[name])}${floor ? ` (floor ${cell(floor[name])})` : ''}`);
   return `N = ${n}: ${steps.join('; ')}`;
 }
