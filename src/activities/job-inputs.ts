@@ -56,13 +56,18 @@ const AfterCompletion = {
   followUpMs: z.number().int().min(0).max(600_000).optional(),
 };
 
-/** The next job, submitted by the wait itself when the job completed and what it read lets it go (chained.ts). */
-const Then = z.object({
+/** A submission a wait makes itself (chained.ts): its own job's, or the next job's. */
+const Submission = z.object({
   kind: z.enum(['profiling', 'tests', 'generation']),
   targetId: Id,
   projectCode: z.string().min(1).optional(),
   /** The per-target lock it is submitted under. */
   lock: z.string().min(1),
+});
+export type Submission = z.output<typeof Submission>;
+
+/** The next job, submitted by the wait itself when the job completed and what it read lets it go (chained.ts). */
+const Then = Submission.extend({
   /**
    * What must have become of the generation follow-up: `not-looked-for` (none asked), `absent-or-completed`
    * (none will come, or the wait followed it to completion), `completed` (the wait followed it to completion).
@@ -71,10 +76,13 @@ const Then = z.object({
 });
 export type Then = z.output<typeof Then>;
 
-/** A wait that may have submitted `then` ended unanswered: which activity it was, and its last heartbeat details. */
+/**
+ * A wait that may have submitted a job (its own, or its `then`) ended unanswered: which submission, which activity
+ * it was, and its last heartbeat details.
+ */
 export const UnansweredInput = z.object({
   profile: Profile,
-  then: Then,
+  then: Submission,
   /** The wait's activity id, part of the submission's identity. */
   activityId: Id,
   /** The wait's last heartbeat details (its progress, with the submission's phase), when the failure carried them. */
@@ -98,6 +106,10 @@ export const WaitInput = z.object({
   then: Then.optional(),
 });
 export type WaitInput = z.input<typeof WaitInput>;
+
+/** A heartbeating wait that first submits its own job (chained.ts), then waits for it as `waitForJob` does. */
+export const SubmitAndWaitInput = WaitInput.omit({ jobId: true }).extend({ submit: Submission });
+export type SubmitAndWaitInput = z.input<typeof SubmitAndWaitInput>;
 
 /** One poll of the deferrable strategy. */
 export const CheckInput = JobInput.extend({

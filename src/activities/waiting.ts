@@ -3,6 +3,7 @@
  * activity) and `checkJob` (one poll per attempt, the retry policy as the timer). Both resume from heartbeat details.
  */
 import { activityInfo, Context, log } from '@temporalio/activity';
+import type { z } from 'zod';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { isTerminalJobStatus, type Job } from '../api/index.js';
 import { jobStatusSignal } from '../contract/messages.js';
@@ -10,12 +11,16 @@ import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract
 import type { ActivityContext } from './context.js';
 import { beat, note } from './keep-alive.js';
 import { parseInput, translated } from './errors.js';
-import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
+import { CheckInput, JobInput, SubmitAndWaitInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
-import { goOn } from './chained.js';
+import { goOn, naming, ownJob } from './chained.js';
+import { isLockHeld, type LockHeld } from '../contract/lock-held.js';
 import { submitter } from './submission.js';
 import { freshProgress, observe, untilNextPoll } from './wait-progress.js';
 import { roomForAnotherAttempt } from './deadline.js';
+
+/** What a heartbeating wait is told about polling, reporting and what to read at the end. */
+type Waiting = Omit<z.output<typeof WaitInput>, 'jobId'>;
 
 /** The least time between two status reports to the workflow: each one is a history event. */
 const REPORT_EVERY_MS = 5_000;
@@ -33,16 +38,29 @@ function stuckOutcome(job: Job, progress: WaitProgress, bound: number | undefine
 const NOT_REPORTED = new Set(['pending', 'claimed']);
 
 /**
+ * Whether the report is the workflow's first news of a job its wait submitted (chained.ts) that is still queued a
+ * report interval after its submission: the workflow then learns of the job while it waits to start. Such a report
+ * is not counted against the budget, so the budget still reports the job starting to work.
+ */
+const namesQueuedOwnJob = (job: Job, progress: WaitProgress): boolean =>
+  NOT_REPORTED.has(job.status) &&
+  progress.submitted !== undefined &&
+  progress.reportedStatus === null &&
+  Date.now() - (progress.submittedAt ?? 0) >= REPORT_EVERY_MS;
+
+/**
  * Tells the workflow the job's new status (the `jobStatus` signal), so its `progress` query is live. Each report
  * costs the workflow a signal and a workflow task (4 history events), so: only a status the work is in (not
- * `pending`, `claimed`, nor the terminal one the wait's result carries), at most one report every REPORT_EVERY_MS,
- * a change missed in that window reported at the next poll after it, and at most `budget` reports in all (counted
- * in the heartbeat details, so across attempts): history stays bounded however often the job is interrupted.
+ * `pending`, `claimed` (but see namesQueuedOwnJob), nor the terminal one the wait's result carries), at most one
+ * report every REPORT_EVERY_MS, a change missed in that window reported at the next poll after it, and at most
+ * `budget` reports in all (counted in the heartbeat details, so across attempts): history stays bounded however often
+ * the job is interrupted.
  * Best effort: a failed report is logged and not counted. Answers whether it reported.
  */
 async function reportStatus(job: Job, progress: WaitProgress, budget: number): Promise<boolean> {
-  if (isTerminalJobStatus(job.status) || NOT_REPORTED.has(job.status)) return false;
-  if (progress.reportedStatus === job.status || progress.reports >= budget) return false;
+  const naming = namesQueuedOwnJob(job, progress);
+  if (isTerminalJobStatus(job.status) || (NOT_REPORTED.has(job.status) && !naming)) return false;
+  if (progress.reportedStatus === job.status || (progress.reports >= budget && !naming)) return false;
   if (progress.reportedAt !== null && Date.now() - progress.reportedAt < REPORT_EVERY_MS) return false;
   const execution = activityInfo().workflowExecution;
   if (!execution) return false; // a standalone activity: no workflow to tell
@@ -57,10 +75,11 @@ async function reportStatus(job: Job, progress: WaitProgress, budget: number): P
         claims: progress.claimsSeen.length,
         interrupts: progress.interrupts,
         at: new Date(progress.reportedAt).toISOString(),
-        last: progress.reports + 1 >= budget,
+        last: !naming && progress.reports + 1 >= budget,
+        ...(progress.submitted ? { submitted: { reconciled: progress.submitted.reconciled } } : {}),
       });
     progress.reportedStatus = job.status;
-    progress.reports++;
+    if (!naming) progress.reports++;
     return true;
   } catch (err) {
     log.warn('could not report the job status to the workflow', { jobId: job.id, error: String(err) });
@@ -91,8 +110,34 @@ function resumeProgress(seenStatus: string | undefined): { progress: WaitProgres
 }
 
 export function waitingActivities(ctx: ActivityContext) {
-  // The next job a wait may submit (chained.ts), made as its own activity would make it.
+  // The job a wait may submit (its own, or the next: chained.ts), made as its own activity would make it.
   const submissions = submitter(ctx);
+
+  /** Polls job `jobId` with heartbeats until it is terminal, or has held one status past the bound. */
+  async function pollToTheEnd(input: Waiting, jobId: string, progress: WaitProgress): Promise<WaitResult> {
+    const context = Context.current();
+    const { client } = ctx.profile(input.profile);
+    const heartbeatTimeout = activityInfo().heartbeatTimeoutMs;
+    const ceiling = Math.min(input.maxPollIntervalMs, heartbeatTimeout ? Math.floor(heartbeatTimeout / 2) : Infinity);
+    let interval = Math.min(input.pollIntervalMs, ceiling);
+    for (;;) {
+      const polledAt = Date.now();
+      const job = await client.jobs.get(jobId, { signal: context.cancellationSignal });
+      const changed = observe(progress, job);
+      // A report is counted against its budget across attempts, so it is recorded at once; a poll's progress
+      // goes with the next tick of the heartbeat ticker (keep-alive.ts).
+      if (await reportStatus(job, progress, input.statusReports)) beat(progress);
+      else note(progress);
+      if (isTerminalJobStatus(job.status))
+        return goOn(submissions, input.profile, input.then, await finished(ctx, input, job, progress), progress);
+      const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
+      if (stuck) return stuck;
+      if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
+      await context.sleep(untilNextPoll(polledAt, interval));
+      interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
+    }
+  }
+
   return {
     getJob: async (raw: JobInput): Promise<JobSnapshot> => {
       const input = parseInput(JobInput, raw, 'getJob');
@@ -112,32 +157,24 @@ export function waitingActivities(ctx: ActivityContext) {
      */
     waitForJob: async (raw: WaitInput): Promise<WaitResult> => {
       const input = parseInput(WaitInput, raw, 'waitForJob');
+      return translated(async () => pollToTheEnd(input, input.jobId, resumeProgress(input.seenStatus).progress));
+    },
+
+    /**
+     * Submits the job, then waits for it as `waitForJob` does (chained.ts): the workflow needs no submission activity
+     * and no workflow task for it. Answers `{ lockHeldBy }`, having sent nothing, while another submission holds the
+     * target's lock. Every way it ends names the job it submitted: its result (`submitted`), its cancellation's
+     * details and its failures' last details, and its heartbeat details for a timeout.
+     */
+    submitAndWaitForJob: async (raw: SubmitAndWaitInput): Promise<WaitResult | LockHeld> => {
+      const input = parseInput(SubmitAndWaitInput, raw, 'submitAndWaitForJob');
+      const { progress } = resumeProgress(input.seenStatus);
       return translated(async () => {
-        const context = Context.current();
-        const { client } = ctx.profile(input.profile);
-        const { progress } = resumeProgress(input.seenStatus);
-        const heartbeatTimeout = activityInfo().heartbeatTimeoutMs;
-        const ceiling = Math.min(
-          input.maxPollIntervalMs,
-          heartbeatTimeout ? Math.floor(heartbeatTimeout / 2) : Infinity,
-        );
-        let interval = Math.min(input.pollIntervalMs, ceiling);
-        for (;;) {
-          const polledAt = Date.now();
-          const job = await client.jobs.get(input.jobId, { signal: context.cancellationSignal });
-          const changed = observe(progress, job);
-          // A report is counted against its budget across attempts, so it is recorded at once; a poll's progress
-          // goes with the next tick of the heartbeat ticker (keep-alive.ts).
-          if (await reportStatus(job, progress, input.statusReports)) beat(progress);
-          else note(progress);
-          if (isTerminalJobStatus(job.status))
-            return goOn(submissions, input.profile, input.then, await finished(ctx, input, job, progress), progress);
-          const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
-          if (stuck) return stuck;
-          if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
-          await context.sleep(untilNextPoll(polledAt, interval));
-          interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
-        }
+        const own = await ownJob(submissions, input.profile, input.submit, progress);
+        if (isLockHeld(own)) return own;
+        return { ...(await pollToTheEnd(input, own.jobId, progress)), submitted: own };
+      }).catch((err: unknown) => {
+        throw naming(err, progress);
       });
     },
 

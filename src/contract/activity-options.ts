@@ -165,7 +165,7 @@ export const INPUT_CHECK: LocalActivityOptions = {
 export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits`;
 
 /** The activities the workflows send to the waits task queue: what a worker there must register. */
-export const WAITS_QUEUE_ACTIVITIES = ['waitForJob', 'waitForOrderRun'] as const;
+export const WAITS_QUEUE_ACTIVITIES = ['waitForJob', 'submitAndWaitForJob', 'waitForOrderRun'] as const;
 
 /** The part of an activity set that serves the waits task queue. */
 export function waitsQueueActivities<A extends object>(activities: A): Partial<A> {

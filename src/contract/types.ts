@@ -40,6 +40,14 @@ export const JobWaitOutcome = z.object({
 });
 export type JobWaitOutcome = z.infer<typeof JobWaitOutcome>;
 
+export const JobSubmitted = z.object({
+  jobId: z.string(),
+  createdAt: Iso.nullable(),
+  /** True when a lost submission response was reconciled by finding the job instead of submitting again. */
+  reconciled: z.boolean(),
+});
+export type JobSubmitted = z.infer<typeof JobSubmitted>;
+
 /** Progress carried between polls and attempts (heartbeat details). */
 export const WaitProgress = z.object({
   lastStatus: z.string().nullable(),
@@ -53,8 +61,14 @@ export const WaitProgress = z.object({
   reportedAt: z.number().nullable().default(null),
   /** Reports sent so far by this wait, across its attempts: they are bounded by its `statusReports`. */
   reports: z.number().int().default(0),
-  /** Where the next job's submission, made by this wait once its job completed, got to (see chained.ts). */
+  /**
+   * Where a submission made by this wait got to (see chained.ts): its own job's while `submitted` is absent, then
+   * the next job's, made once its own completed.
+   */
   submission: z.unknown().optional(),
+  /** The job a wait that submits its own submitted, and when (epoch ms, worker clock): later attempts follow it. */
+  submitted: JobSubmitted.optional(),
+  submittedAt: z.number().optional(),
 });
 export type WaitProgress = z.infer<typeof WaitProgress>;
 
@@ -72,16 +86,10 @@ export const JobStatusReport = z.object({
   at: z.string().optional(),
   /** The wait's last report: its budget (`statusReports`) is spent, so later changes show only when it ends. */
   last: z.boolean().optional(),
+  /** Set in the reports of a wait that submitted its job itself: the workflow learns of the job from the first. */
+  submitted: z.object({ reconciled: z.boolean() }).optional(),
 });
 export type JobStatusReport = z.infer<typeof JobStatusReport>;
-
-export const JobSubmitted = z.object({
-  jobId: z.string(),
-  createdAt: Iso.nullable(),
-  /** True when a lost submission response was reconciled by finding the job instead of submitting again. */
-  reconciled: z.boolean(),
-});
-export type JobSubmitted = z.infer<typeof JobSubmitted>;
 
 export const ResultCounts = z.object({
   passed: z.number().int(),

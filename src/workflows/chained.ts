@@ -4,6 +4,7 @@
  */
 import {
   ActivityFailure,
+  ApplicationFailure,
   CancellationScope,
   CancelledFailure,
   TimeoutFailure,
@@ -13,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { JobSubmitted } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
+import type { Submission } from '../activities/job-inputs.js';
 import type { AfterCompletion } from './follow.js';
 import { PATCHES, applies } from './patches.js';
 import { cancelRemoteJob, unconfirmedCancel } from './remote-cancel.js';
@@ -84,6 +86,44 @@ function lastHeartbeat(err: ActivityFailure): unknown {
   return undefined;
 }
 
+/** The wait's own job, when its details name it (src/activities/chained.ts `naming`). */
+function ownJobNamed(err: ActivityFailure): JobSubmitted | undefined {
+  const details = err.cause instanceof ApplicationFailure ? (err.cause.details ?? []) : [lastHeartbeat(err)];
+  for (const d of details)
+    if (typeof d === 'object' && d !== null && 'submitted' in d && d.submitted) return d.submitted as JobSubmitted;
+  return undefined;
+}
+
+/**
+ * The heartbeat details that tell what became of the next submission (`then`). A wait that submits its own job
+ * records that submission's phase in the same place until the job is submitted: without it, no `then` was sent.
+ */
+function thenHeartbeat(err: ActivityFailure): unknown {
+  const details = lastHeartbeat(err);
+  if (err.activityType !== 'submitAndWaitForJob' || typeof details !== 'object' || details === null) return details;
+  if ('submitted' in details && details.submitted) return details;
+  const { submission: _, ...rest } = details as Record<string, unknown>;
+  return rest;
+}
+
+/**
+ * The job a wait that submits its own (`submit`) created, once it ended without an outcome: named in its failure;
+ * else, when it timed out or was cancelled before naming one, the one the lookup finds (which also releases the lock
+ * a dead attempt held). Null when it created none: it failed in its submission (as the submission's own activity
+ * would), or the workflow was cancelled before it ran.
+ */
+export async function ownJobAfter(opts: JobOptions, submit: Submission, err: unknown): Promise<JobSubmitted | null> {
+  if (!(err instanceof ActivityFailure)) return null;
+  const named = ownJobNamed(err);
+  if (named) return named;
+  if (!unanswered(err) || err.activityId === undefined) return null;
+  const input = { profile: opts.profile, then: submit, activityId: err.activityId, heartbeat: lastHeartbeat(err) };
+  const { job } = await CancellationScope.nonCancellable(() =>
+    activitiesWithin(opts.outageToleranceMs).submit.findUnansweredSubmission(input),
+  );
+  return job;
+}
+
 /**
  * Whether the workflow looks for what an unanswered wait (see `unanswered`) may have submitted: workflows from
  * before the lookup replay without it. Checked only on that path, where its marker costs 2 history events.
@@ -112,7 +152,7 @@ export async function dropUnanswered(
   err: ActivityFailure | undefined,
 ): Promise<boolean> {
   if (!then || err?.activityId === undefined || !looksUpUnanswered(opts)) return false;
-  const input = { profile: opts.profile, then, activityId: err.activityId, heartbeat: lastHeartbeat(err) };
+  const input = { profile: opts.profile, then, activityId: err.activityId, heartbeat: thenHeartbeat(err) };
   const submit = activitiesWithin(opts.outageToleranceMs).submit;
   const { job } = await CancellationScope.nonCancellable(() => submit.findUnansweredSubmission(input));
   if (!job) return true;

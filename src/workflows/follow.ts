@@ -6,10 +6,8 @@ import {
   ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
-  CancellationScope,
   TimeoutFailure,
   isCancellation,
-  log,
   proxyActivities,
   type ActivityOptions,
 } from '@temporalio/workflow';
@@ -35,7 +33,7 @@ export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
 }
 
 /** The input's report budget: absent from inputs checked before it existed (recorded in their history). */
-const statusReportsOf = (opts: JobOptions): number | undefined => (opts as Partial<JobOptions>).statusReports;
+export const statusReportsOf = (opts: JobOptions): number | undefined => (opts as Partial<JobOptions>).statusReports;
 
 /** What the wait reads as soon as it sees the job complete (a summary, the generation outlook and job), sparing activities. */
 export interface AfterCompletion {
@@ -74,6 +72,24 @@ const submittingPoll = (polling: ActivityOptions): ActivityOptions => ({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
+/** What a wait is told besides its job: its bounds, its reports, and what to read (and submit) at the end. */
+export function waitBound(
+  opts: JobOptions,
+  maxStatusDurationMs: number | undefined,
+  after: AfterCompletion,
+  seenStatus: string | null,
+) {
+  const statusReports = statusReportsOf(opts);
+  const followUp = followUpMs(opts, after);
+  return {
+    ...(maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs }),
+    ...(statusReports === undefined ? {} : { statusReports }),
+    ...(seenStatus === null ? {} : { seenStatus }),
+    ...after,
+    ...(followUp > 0 ? { followUpMs: followUp } : {}),
+  };
+}
+
 /** Waits for a terminal status with the chosen strategy. Cancellable. */
 export async function waitForTerminal(
   opts: JobOptions,
@@ -82,15 +98,7 @@ export async function waitForTerminal(
   after: AfterCompletion = {},
   seenStatus: string | null = null,
 ): Promise<WaitResult> {
-  const statusReports = statusReportsOf(opts);
-  const followUp = followUpMs(opts, after);
-  const bound = {
-    ...(maxStatusDurationMs === undefined ? {} : { maxStatusDurationMs }),
-    ...(statusReports === undefined ? {} : { statusReports }),
-    ...(seenStatus === null ? {} : { seenStatus }),
-    ...after,
-    ...(followUp > 0 ? { followUpMs: followUp } : {}),
-  };
+  const bound = waitBound(opts, maxStatusDurationMs, after, seenStatus);
   if (strategyOf(opts) === 'deferrable') {
     const polling = deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs);
     const acts = proxyActivities<Activities>(after.then ? submittingPoll(polling) : polling);
@@ -146,8 +154,37 @@ async function cancelForCancellation(
 }
 
 /**
+ * The wait for job `jobId` ended without an outcome (`err`). Whatever ended it (a cancel, a failure retries cannot
+ * fix: a schema break, a 404, a 401; the wait's own deadline), the job may still be running: it is cancelled rather
+ * than left running with nobody watching. So is the next job, when a wait that may submit it ended without an answer
+ * (chained.ts). `submittedItself`: the wait submitted the job, so one the cancel kept from being retried ends the
+ * workflow cancelled too.
+ */
+export async function waitEnded(
+  t: Tracker,
+  role: string,
+  opts: JobOptions,
+  jobId: string,
+  after: AfterCompletion,
+  err: unknown,
+  submittedItself = false,
+): Promise<never> {
+  const unanswered = findsUnanswered(after.then, err) ? (err as ActivityFailure) : undefined;
+  if (isCancellation(err) || ((unanswered || submittedItself) && cancelRequested(err))) {
+    if (opts.cancelRemoteJob) return cancelForCancellation(t, opts, jobId, after, err, unanswered);
+    // Left running as asked; a wait the cancel kept from being retried still ends the workflow cancelled.
+    const looked = await dropUnanswered(t, opts, after.then, unanswered);
+    throw looked || submittedItself ? asCancelled(err) : err;
+  }
+  if (opts.cancelRemoteJob) await cancelFollowed(t, opts, jobId, after, 'workflow_failed');
+  await dropUnanswered(t, opts, after.then, unanswered);
+  throw waitTimedOut(t, role, opts, jobId, err) ?? err;
+}
+
+/**
  * Waits for a known job: cancellation of the workflow cancels the remote job (unless opted out); a job that ends in
- * `error` fails with JobFailed (with its error_message), one canceled from outside with JobCanceled.
+ * `error` fails with JobFailed (with its error_message), one canceled from outside with JobCanceled. `first`: what
+ * the wait that submitted the job returned (submit-and-wait.ts), in place of the first wait.
  */
 export async function followJob(
   t: Tracker,
@@ -156,33 +193,23 @@ export async function followJob(
   submitted: JobSubmitted,
   after: AfterCompletion = {},
   seenStatus: string | null = null,
+  first?: WaitResult,
 ): Promise<{ run: JobRun; fetched: Fetched }> {
   // A job the service just accepted is pending (its later statuses come from the wait's reports); a found one has the
   // status it was seen in (`seenStatus`: its wait then does not report that one again); a reconciled one's status is
   // unknown until the wait reports it.
   const live = (statusReportsOf(opts) ?? DEFAULT_STATUS_REPORTS) > 0;
   const status = seenStatus ?? (submitted.reconciled ? null : 'pending');
-  t.addJob(role, submitted.jobId, submitted.reconciled, status, live);
+  if (!t.hasJob(submitted.jobId)) t.addJob(role, submitted.jobId, submitted.reconciled, status, live);
   t.stage(`waiting for ${role}`);
   let outcome: WaitResult;
   // A stuck job is reported once per job: the wait then goes on without the bound.
   let bound = opts.maxStatusDurationMs;
-  for (;;) {
+  for (let waited = first; ; waited = undefined) {
     try {
-      outcome = await waitForTerminal(opts, submitted.jobId, bound, after, seenStatus);
+      outcome = waited ?? (await waitForTerminal(opts, submitted.jobId, bound, after, seenStatus));
     } catch (err) {
-      // Whatever ends the wait (a cancel, a failure retries cannot fix: a schema break, a 404, a 401; the wait's own
-      // deadline), the job may still be running: cancel it rather than leave it running with nobody watching. So is
-      // the next job, when a wait that may submit it ended without an answer (chained.ts).
-      const unanswered = findsUnanswered(after.then, err) ? (err as ActivityFailure) : undefined;
-      if (isCancellation(err) || (unanswered && cancelRequested(err))) {
-        if (opts.cancelRemoteJob) return cancelForCancellation(t, opts, submitted.jobId, after, err, unanswered);
-        // Left running as asked; a wait the cancel kept from being retried still ends the workflow cancelled.
-        throw (await dropUnanswered(t, opts, after.then, unanswered)) ? asCancelled(err) : err;
-      }
-      if (opts.cancelRemoteJob) await cancelFollowed(t, opts, submitted.jobId, after, 'workflow_failed');
-      await dropUnanswered(t, opts, after.then, unanswered);
-      throw waitTimedOut(t, role, opts, submitted.jobId, err) ?? err;
+      return waitEnded(t, role, opts, submitted.jobId, after, err);
     }
     if (!outcome.stuck) break;
     t.stuck(submitted.jobId, outcome.stuck);
@@ -260,21 +287,4 @@ export function concluded(t: Tracker, role: string, submitted: JobSubmitted, wai
       details: [{ job }],
     });
   return { jobId: submitted.jobId, reconciled: submitted.reconciled, wait };
-}
-
-/**
- * Submits a job and follows it. The submission runs in a non-cancellable scope: a cancel that arrives while it is in
- * flight lets it finish, so the job id is known, and then the job is cancelled (never left running).
- */
-export async function runJob(
-  t: Tracker,
-  role: string,
-  opts: JobOptions,
-  doSubmit: () => Promise<JobSubmitted>,
-  after: AfterCompletion = {},
-): Promise<{ run: JobRun; fetched: Fetched }> {
-  t.stage(`submitting ${role}`);
-  const submitted = await CancellationScope.nonCancellable(doSubmit);
-  log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
-  return followJob(t, role, opts, submitted, after);
 }

@@ -6,12 +6,12 @@
 import { ApplicationFailure, isCancellation, log, sleep } from '@temporalio/workflow';
 import type { JobRun, JobSnapshot } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
-import { concluded, followJob, runJob, type Fetched } from './follow.js';
+import { concluded, followJob, type Fetched } from './follow.js';
+import { runJob } from './submit-and-wait.js';
 import { cancelFollowUp } from './follow-up.js';
 import { unconfirmedCancel } from './remote-cancel.js';
 import { type Tracker, activitiesWithin } from './shared.js';
 import { applies } from './patches.js';
-import { submitUnderLock } from './submission.js';
 
 type Input = JobOptions & {
   tableGroupId: string;
@@ -38,7 +38,7 @@ export async function generationStep(
   const { call } = activitiesWithin(input.outageToleranceMs);
   if (input.testGeneration === 'generate') {
     t.search.set({ stage: 'generation' });
-    return (await runJob(t, 'generation', input, () => submitUnderLock(t, 'generation', input, input.testSuiteId))).run;
+    return (await runJob(t, 'generation', input, 'generation', input.testSuiteId)).run;
   }
 
   // The outlook the profiling wait read needs no patch check (a marker and a search-attribute upsert, 2 events):

@@ -7,10 +7,10 @@ import type {
   TestRunSummary,
 } from '../contract/index.js';
 import type { JobOptions, ProfileTableGroupInput, RunTestSuiteInput } from '../contract/workflows.js';
-import { followJob, runJob, type AfterCompletion, type Fetched } from './follow.js';
+import { followJob, type AfterCompletion, type Fetched } from './follow.js';
+import { runJob } from './submit-and-wait.js';
 import { checkedInput } from './input.js';
 import { Tracker, activitiesWithin } from './shared.js';
-import { submitUnderLock } from './submission.js';
 
 /** The summary the wait read, or, when it could not, the one the read's own activity fetches (retried as every call). */
 async function readUnlessFetched<S>(t: Tracker, kind: string, fetched: S | undefined, read: () => Promise<S>) {
@@ -41,13 +41,7 @@ export async function profileStep(
     ...(generationOutlookOf && opts.projectCode ? { projectCode: opts.projectCode } : {}),
     ...(then ? { then } : {}),
   };
-  const { run: job, fetched } = await runJob(
-    t,
-    'profiling',
-    opts,
-    () => submitUnderLock(t, 'profiling', opts, tableGroupId),
-    after,
-  );
+  const { run: job, fetched } = await runJob(t, 'profiling', opts, 'profiling', tableGroupId, after);
   const summary = await readUnlessFetched(t, 'profiling', fetched.summary as ProfilingSummary | undefined, () =>
     activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
       profile: opts.profile,
@@ -71,7 +65,7 @@ export async function testRunStep(
   const after = { summary: 'test_run' as const, awaitScoreMs: SCORE_ROLLUP_MS };
   const { run: job, fetched } = submitted
     ? await followJob(t, 'test_run', opts, submitted, after)
-    : await runJob(t, 'test_run', opts, () => submitUnderLock(t, 'tests', opts, testSuiteId), after);
+    : await runJob(t, 'test_run', opts, 'tests', testSuiteId, after);
   const summary = await readUnlessFetched(t, 'test run', fetched.summary as TestRunSummary | undefined, () =>
     activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
       profile: opts.profile,

@@ -43,14 +43,27 @@ export const PATCHES = {
    * itself, only on that path.
    */
   unansweredLeftRunning: 'unanswered-left-running-v1',
+  /** The heartbeating wait submits its own job (submit-and-wait.ts, src/activities/chained.ts). */
+  submissionInWait: 'submission-in-wait-v1',
 } as const;
 type Patch = keyof typeof PATCHES;
 
 /** The marker of workflows that take every patched path of PATCHES. */
-export const BASELINE_PATCH = 'baseline-2027-01';
+export const BASELINE_PATCH = 'baseline-2027-02';
 
 /** Earlier baselines, and the patches each stands for. */
 const EARLIER_BASELINES: ReadonlyArray<[string, ReadonlySet<Patch>]> = [
+  [
+    'baseline-2027-01',
+    new Set<Patch>([
+      'submissionLock',
+      'inputCheckedByWorker',
+      'generationOutlook',
+      'rePreviewAfterApproval',
+      'lockInActivity',
+      'testRunFromProfilingWait',
+    ]),
+  ],
   [
     'baseline-2026-12',
     new Set<Patch>([

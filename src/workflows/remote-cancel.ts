@@ -22,12 +22,19 @@ import { activitiesWithin, type Tracker } from './shared.js';
  * The heartbeating wait, on the waits task queue (its own slots: see waitsTaskQueue). `answerOnCancel`: a cancel
  * waits for the activity's answer, which may carry a job it submitted (src/activities/chained.ts).
  */
-export const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel = false) =>
+const heartbeatWaits = (maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: boolean) =>
   proxyActivities<Activities>({
     ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
     taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
     ...(answerOnCancel ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
-  }).waitForJob;
+  });
+
+export const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel = false) =>
+  heartbeatWaits(maxWaitMs, heartbeatTimeoutMs, answerOnCancel).waitForJob;
+
+/** The heartbeating wait that submits its own job first; a cancel waits for its answer, which names the job. */
+export const submitAndWait = (maxWaitMs: number, heartbeatTimeoutMs: number) =>
+  heartbeatWaits(maxWaitMs, heartbeatTimeoutMs, true).submitAndWaitForJob;
 
 export type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
 export type RemoteCancel = NonNullable<Progress['remoteCancel']>;

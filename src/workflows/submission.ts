@@ -93,13 +93,19 @@ function unwrapped(err: unknown): unknown {
 /**
  * Calls `attempt` until it is not told the lock is held. Waiting is cancellable (nothing was sent yet); the call
  * itself is not, so a cancel that arrives meanwhile lets it finish and its result (the job or order id) is known to be
- * cleaned up. A workflow already cancelled does not call it at all.
+ * cleaned up. A workflow already cancelled does not call it at all. `cancellable`: the call is an activity that
+ * answers a cancel with what it created (a wait that submits its own job), so it is cancelled with the workflow.
  */
-async function untilLockTaken<T>(t: Tracker, what: string, attempt: () => Promise<T | LockHeld>): Promise<T> {
+export async function untilLockTaken<T>(
+  t: Tracker,
+  what: string,
+  attempt: () => Promise<T | LockHeld>,
+  cancellable = false,
+): Promise<T> {
   for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 10_000)) {
     // Cancelled before anything was sent: end cancelled, and send nothing.
     if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
-    const answer = await CancellationScope.nonCancellable(attempt);
+    const answer = await (cancellable ? attempt() : CancellationScope.nonCancellable(attempt));
     if (!isLockHeld(answer)) return answer;
     t.stage(`waiting for another ${what} to settle`);
     log.info('waiting for the lock', { heldBy: answer.lockHeldBy });

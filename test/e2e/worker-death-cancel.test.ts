@@ -1,9 +1,9 @@
 /**
- * A worker dies while the profiling wait submits the pipeline's test run (the POST is sent and commits), and the
- * workflow is cancelled before any other attempt of that wait runs. The test run the dead attempt created must still
- * be found and cancelled: the workflow ends cancelled only with no job of its own left running. With
- * `cancelRemoteJob: false` it is found and left running, named in the workflow's progress, its lock released, and the
- * workflow still ends cancelled.
+ * A worker dies while a wait submits a job (the POST is sent and commits), and the workflow is cancelled before any
+ * other attempt of that wait runs: the profiling wait submitting the pipeline's test run, or the profiling wait
+ * submitting its own profiling run (`submitAndWaitForJob`). The job the dead attempt created must still be found and
+ * cancelled: the workflow ends cancelled only with no job of its own left running. With `cancelRemoteJob: false` it is
+ * found and left running, named in the workflow's progress, its lock released, and the workflow still ends cancelled.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -19,29 +19,46 @@ const TERMINAL = new Set(['completed', 'error', 'canceled']);
 describe('a worker that dies mid-submission, then a cancel', () => {
   let w: World;
   before(async () => {
-    w = await startWorld(matrixSeed(3));
+    w = await startWorld(matrixSeed(5));
     await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
   }, LONG);
   after(async () => w?.close());
 
+  /** The job the dying wait submits: the next one (the test run), or its own (the profiling run). */
+  const submissions = (cell: number) => {
+    const ids = cellIds(cell);
+    return {
+      next: {
+        role: 'test_run',
+        jobKey: 'run-tests',
+        target: ids.target,
+        post: `/test-suites/${ids.target}/test-runs`,
+        lock: `dataops-submit/default/tests/${ids.target}`,
+      },
+      own: {
+        role: 'profiling',
+        jobKey: 'run-profile',
+        target: ids.tableGroup,
+        post: `/table-groups/${ids.tableGroup}/profiling-runs`,
+        lock: `dataops-submit/default/profiling/${ids.tableGroup}`,
+      },
+    };
+  };
+
   const scenario =
-    (strategy: 'heartbeat' | 'deferrable', cell: number, cancelRemoteJob = true) =>
+    (strategy: 'heartbeat' | 'deferrable', cell: number, cancelRemoteJob = true, which: 'next' | 'own' = 'next') =>
     async () => {
       const queue = `death-then-cancel-${strategy}-${cell}`;
+      const job = submissions(cell)[which];
       // The held POST outlives the worker: its timeout is longer than the hold.
       const slow = { DATAOPS_TIMEOUT_MS: '10000' };
       // Two workers: the one running the wait dies, the other takes the cancel at once, while the dead attempt has
       // not yet timed out.
       const workers = [w.startWorker(queue, slow), w.startWorker(queue, slow)];
       const ids = cellIds(cell);
-      const held = await w.controls.addFault({
-        kind: 'delay',
-        delay_ms: 3_000,
-        method: 'POST',
-        path: `/test-suites/${ids.target}/test-runs`,
-      });
-      // The test run would otherwise end on its own before anybody could tell cancelled from left running.
-      await w.controls.planJobs({ job_key: 'run-tests', target_id: ids.target, durations: { runMs: 600_000 } });
+      const held = await w.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: job.post });
+      // The job would otherwise end on its own before anybody could tell cancelled from left running.
+      await w.controls.planJobs({ job_key: job.jobKey, target_id: job.target, durations: { runMs: 600_000 } });
       const handle = await w.client.workflow.start('dataQualityPipeline', {
         taskQueue: queue,
         workflowId: `death-cancel-${Date.now()}`,
@@ -63,7 +80,7 @@ describe('a worker that dies mid-submission, then a cancel', () => {
         ],
       });
       await eventually(
-        'the test run POST is held',
+        `the ${job.role} POST is held`,
         async () => {
           const faults = await w.controls.faults();
           return faults.find((f) => f.id === held.id)?.hits === 1;
@@ -76,9 +93,11 @@ describe('a worker that dies mid-submission, then a cancel', () => {
       assert.ok(victim, `the worker running the wait (${identity})`);
       await victim.stop('SIGKILL');
       const testRuns = async () =>
-        (await w.controls.jobs()).filter((j) => j.job_key === 'run-tests' && j.test_suite_id === ids.target);
-      // The held request still commits: a test run exists that no answer named.
-      await eventually('the held test run is created', async () => (await testRuns()).length === 1, {
+        (await w.controls.jobs()).filter(
+          (j) => j.job_key === job.jobKey && (j.test_suite_id ?? j.table_group_id) === job.target,
+        );
+      // The held request still commits: a job exists that no answer named.
+      await eventually(`the held ${job.role} job is created`, async () => (await testRuns()).length === 1, {
         tries: 200,
         delayMs: 50,
       });
@@ -96,20 +115,26 @@ describe('a worker that dies mid-submission, then a cancel', () => {
             { tries: 200, delayMs: 100 },
           ).catch(async () => testRuns())
         : await testRuns();
-      assert.equal(runs.length, 1, `one test run (the workflow ended ${outcome})`);
+      assert.equal(runs.length, 1, `one ${job.role} job (the workflow ended ${outcome})`);
       assert.equal(outcome, 'cancelled');
+      if (which === 'own') {
+        const types = ((await handle.fetchHistory()).events ?? []).flatMap(
+          (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+        );
+        assert.equal(types[0], 'submitAndWaitForJob', `the wait submitted the profiling run: ${types.join(', ')}`);
+      }
       if (cancelRemoteJob) {
-        assert.equal(runs[0]!.status, 'canceled', `the test run the dead attempt created: ${runs[0]!.status}`);
+        assert.equal(runs[0]!.status, 'canceled', `the ${job.role} job the dead attempt created: ${runs[0]!.status}`);
         return;
       }
-      assert.equal(runs[0]!.status, 'running', 'cancelRemoteJob: false leaves the test run running');
+      assert.equal(runs[0]!.status, 'running', `cancelRemoteJob: false leaves the ${job.role} job running`);
       const progress = await handle.query<Progress>('progress');
       assert.ok(
-        progress.jobs.some((j) => j.role === 'test_run' && j.jobId === runs[0]!.id),
-        `the test run left running is named in the progress: ${JSON.stringify(progress.jobs)}`,
+        progress.jobs.some((j) => j.role === job.role && j.jobId === runs[0]!.id),
+        `the job left running is named in the progress: ${JSON.stringify(progress.jobs)}`,
       );
-      // Found by the lookup, which released the lock: the next pipeline on this suite need not wait out its grace.
-      const lock = await w.client.workflow.getHandle(`dataops-submit/default/tests/${ids.target}`).describe();
+      // Found by the lookup, which released the lock: the next pipeline on this target need not wait out its grace.
+      const lock = await w.client.workflow.getHandle(job.lock).describe();
       assert.equal(lock.status.name, 'TERMINATED', 'the lock of the dead attempt is released');
     };
 
@@ -123,5 +148,15 @@ describe('a worker that dies mid-submission, then a cancel', () => {
     'cancelRemoteJob false: the test run is found and left running, and the workflow ends cancelled',
     LONG,
     scenario('heartbeat', 2, false),
+  );
+  test(
+    "the wait's own profiling run, submitted as the worker died, is found and cancelled; the workflow ends cancelled",
+    LONG,
+    scenario('heartbeat', 3, true, 'own'),
+  );
+  test(
+    "cancelRemoteJob false: the wait's own profiling run is found and left running, its lock released",
+    LONG,
+    scenario('heartbeat', 4, false, 'own'),
   );
 });

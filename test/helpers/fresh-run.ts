@@ -30,11 +30,15 @@ export interface FreshRun<R, A> {
 /** The activities that create a job or an order (each holds its target's lock while it runs). */
 const SUBMISSIONS = new Set(['submitProfilingRun', 'submitTestRun', 'submitTestGeneration', 'runOrder']);
 
-/** The activity types scheduled in `events`, in order: the reads and waits, submissions left out. */
+/**
+ * The activity types scheduled in `events`, in order: the reads and waits, submissions left out. A wait that submits
+ * its own job (`submitAndWaitForJob`) counts as the wait it is (`waitForJob`): its submission is left out too.
+ */
 export const scheduledActivities = (events: Event[]): string[] =>
   events
     .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])
-    .filter((n) => !SUBMISSIONS.has(n));
+    .filter((n) => !SUBMISSIONS.has(n))
+    .map((n) => (n === 'submitAndWaitForJob' ? 'waitForJob' : n));
 
 /**
  * Starts `workflow` with `input` on a fresh simulator (`prepare`d first), runs `act` while it runs, and waits for it

@@ -124,8 +124,8 @@ describe('history bounds with live status (dev server, search attributes)', () =
     const run = await runPipeline(d.env, sim, ordered.input);
     assert.deepEqual(
       run.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
-      ['runOrder', 'waitForOrderRun', 'submitProfilingRun', 'waitForJob', 'waitForJob'],
-      'no submission activity for the test run',
+      ['runOrder', 'waitForOrderRun', 'submitAndWaitForJob', 'waitForJob'],
+      'no submission activity for the profiling run nor the test run',
     );
     assert.equal(describeEvents(run.events).reports, 2, 'the live reports are kept');
     assert.ok(run.events.length <= 50, `${run.events.length} events`);

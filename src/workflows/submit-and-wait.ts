@@ -1,0 +1,98 @@
+/**
+ * Running a job: submitted, then followed (follow.ts). A heartbeating wait whose reports tell the workflow of its job
+ * submits the job itself (`submitAndWaitForJob`, src/activities/chained.ts): the workflow then needs no submission
+ * activity and no workflow task for it. Same submission, same lock, same exactly-once rules; the workflow learns of
+ * the job from the wait's first report, its result, or its failure, and otherwise looks it up, so a job the wait
+ * created is followed or cancelled, never left running unwatched.
+ */
+import { CancellationScope, log } from '@temporalio/workflow';
+import type { WaitResult } from '../activities/completion.js';
+import { DEFAULT_STATUS_REPORTS } from '../contract/activity-options.js';
+import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
+import { asCancelled, cancelRequested, ownJobAfter } from './chained.js';
+import {
+  followJob,
+  statusReportsOf,
+  strategyOf,
+  waitBound,
+  waitEnded,
+  type AfterCompletion,
+  type Fetched,
+} from './follow.js';
+import { applies } from './patches.js';
+import { submitAndWait } from './remote-cancel.js';
+import { submissionLockId, submitUnderLock, untilLockTaken, type SubmissionKind } from './submission.js';
+import type { Tracker } from './shared.js';
+
+/**
+ * Whether the job's own wait submits it: the heartbeating strategy (a deferrable poll is a short activity of its
+ * own), live reports (without them the workflow would not know its job until the wait ends), and workflows of this
+ * version (earlier ones replay their submission activity).
+ */
+function submitsInWait(opts: JobOptions): boolean {
+  if (strategyOf(opts) !== 'heartbeat' || (statusReportsOf(opts) ?? DEFAULT_STATUS_REPORTS) === 0) return false;
+  return applies('submissionLock') && applies('lockInActivity') && applies('submissionInWait');
+}
+
+/** Submits the job (kind `kind`, on `targetId`) once, under the target's lock, and follows it. */
+export async function runJob(
+  t: Tracker,
+  role: string,
+  opts: JobOptions,
+  kind: SubmissionKind,
+  targetId: string,
+  after: AfterCompletion = {},
+): Promise<{ run: JobRun; fetched: Fetched }> {
+  t.stage(`submitting ${role}`);
+  if (submitsInWait(opts)) return submitThenFollow(t, role, opts, kind, targetId, after);
+  // Not cancellable: a cancel that arrives while it is in flight lets it finish, so the job id is known, and then the
+  // job is cancelled (never left running).
+  const submitted = await CancellationScope.nonCancellable(() => submitUnderLock(t, kind, opts, targetId));
+  log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
+  return followJob(t, role, opts, submitted, after);
+}
+
+/**
+ * The wait submits the job, then waits for it. While another submission holds the target's lock, the workflow waits
+ * (cancellably: nothing was sent) and schedules the wait again. A wait that ends without an outcome has its job
+ * named or looked up (`ownJobAfter`), then cancelled like any job whose wait ended (`waitEnded`); one that created
+ * no job ends the workflow as a failed submission would, or cancelled.
+ */
+async function submitThenFollow(
+  t: Tracker,
+  role: string,
+  opts: JobOptions,
+  kind: SubmissionKind,
+  targetId: string,
+  after: AfterCompletion,
+): Promise<{ run: JobRun; fetched: Fetched }> {
+  const submit = {
+    kind,
+    targetId,
+    lock: submissionLockId(kind, opts.profile, targetId),
+    ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
+  };
+  const wait = submitAndWait(opts.maxWaitMs, opts.heartbeatTimeoutMs);
+  const input = {
+    profile: opts.profile,
+    pollIntervalMs: opts.pollIntervalMs,
+    maxPollIntervalMs: opts.maxPollIntervalMs,
+    ...waitBound(opts, opts.maxStatusDurationMs, after, null),
+    submit,
+  };
+  let outcome: WaitResult & { submitted: JobSubmitted };
+  t.submittingItself(role);
+  try {
+    outcome = (await untilLockTaken(t, `submission to ${targetId}`, () => wait(input), true)) as typeof outcome;
+  } catch (err) {
+    t.submittingItself(null);
+    const job = await ownJobAfter(opts, submit, err);
+    if (!job) throw cancelRequested(err) ? asCancelled(err) : err;
+    if (!t.hasJob(job.jobId)) t.addJob(role, job.jobId, job.reconciled, null, false);
+    return waitEnded(t, role, opts, job.jobId, after, err, true);
+  }
+  t.submittingItself(null);
+  const { submitted, ...first } = outcome;
+  log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
+  return followJob(t, role, opts, submitted, after, null, first);
+}

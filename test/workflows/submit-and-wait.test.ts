@@ -1,0 +1,193 @@
+/**
+ * The heartbeating wait that submits its own job (`submitAndWaitForJob`, src/activities/chained.ts): no submission
+ * activity and no workflow task of its own, the same lock and exactly-once rules as a submission, the job named in
+ * the progress from the wait's first report, and every way the wait ends naming the job, so that it is cancelled,
+ * never left running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  WorkflowFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { LOCK_WORKFLOW_TYPE } from '../../src/activities/target-lock.js';
+import { progressQuery, type Progress } from '../../src/contract/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+type Event = temporal.api.history.v1.IHistoryEvent;
+
+const TG = SEED_IDS.tableGroups;
+const poll = { pollIntervalMs: 100, maxPollIntervalMs: 100 };
+
+const activityTypes = (events: Event[]): string[] =>
+  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+
+describe('the wait that submits its own job', () => {
+  let d: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    d = await startDevServerEnv();
+    ({ sim } = await startTestSimulator({
+      jobDurations: { pendingMs: 100, claimMs: 50, runMs: 500, cancelMs: 100, interruptMs: 100 },
+    }));
+  });
+  after(async () => {
+    await sim?.close();
+    await d?.env.teardown();
+  });
+
+  const profilingRuns = (tableGroupId: string) =>
+    sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === tableGroupId);
+
+  /** Profiles `tableGroupId` on a worker of its own, runs `during`, and returns its ending, history and progress. */
+  async function profile(
+    tableGroupId: string,
+    input: Record<string, unknown> = {},
+    during: (handle: WorkflowHandle) => Promise<void> = async () => undefined,
+  ) {
+    return withProjectWorker(d.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await d.env.client.workflow.start('profileTableGroup', {
+        taskQueue,
+        workflowId: `own-${taskQueue}`,
+        args: [{ tableGroupId, ...poll, ...input }],
+      });
+      await during(handle);
+      const error = await handle.result().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      const events: Event[] = (await handle.fetchHistory()).events ?? [];
+      return { error, events, types: activityTypes(events), progress: await handle.query(progressQuery), handle };
+    });
+  }
+
+  test('the wait submits the run: no submission activity; the progress names the run while it runs', async () => {
+    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 3_000 } });
+    const before = profilingRuns(TG.finance).length;
+    let seen: Progress | undefined;
+    const run = await profile(TG.finance, {}, async (handle) => {
+      seen = await eventually('the run named while it runs', async () => {
+        const p = await handle.query(progressQuery);
+        return p.jobs[0]?.status === 'running' ? p : undefined;
+      });
+    });
+    assert.equal(run.error, undefined, String(run.error));
+    assert.deepEqual(run.types, ['submitAndWaitForJob']);
+    const created = profilingRuns(TG.finance).slice(before);
+    assert.equal(created.length, 1, 'exactly one profiling run');
+    assert.equal(seen?.jobs[0]?.jobId, created[0]?.id);
+    assert.equal(seen?.jobs[0]?.role, 'profiling');
+    assert.equal(seen?.stage, 'waiting for profiling');
+    assert.deepEqual(
+      run.progress.jobs.map((j) => [j.jobId, j.status, j.live]),
+      [[created[0]?.id, 'completed', false]],
+    );
+  });
+
+  test('a run still queued after a report interval is named while it waits to start', async () => {
+    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.sales, durations: { pendingMs: 8_000 } });
+    const run = await profile(TG.sales, {}, async (handle) => {
+      const p = await eventually(
+        'the queued run named',
+        async () => {
+          const q = await handle.query(progressQuery);
+          return q.jobs[0] ? q : undefined;
+        },
+        { tries: 200, delayMs: 100 },
+      );
+      assert.equal(p.jobs[0]?.status, 'pending', 'named while still pending');
+      assert.equal(sim.controls.job(p.jobs[0]?.jobId ?? '')?.status, 'pending');
+    });
+    assert.equal(run.error, undefined, String(run.error));
+  });
+
+  for (const [why, input] of [
+    ['statusReports 0 (no report would name the job)', { statusReports: 0 }],
+    ['the deferrable strategy', { waitStrategy: 'deferrable' }],
+  ] as const)
+    test(`${why}: the workflow submits with its own activity`, async () => {
+      const run = await profile(TG.sales, input);
+      assert.equal(run.error, undefined, String(run.error));
+      assert.equal(run.types[0], 'submitProfilingRun');
+    });
+
+  test('a cancel while the wait is submitting: the submission finishes, the run is cancelled, the workflow ends cancelled', async () => {
+    const before = profilingRuns(TG.finance).length;
+    // Long enough that the cancel reaches the wait (at its next heartbeat) before the run could complete.
+    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 60_000 } });
+    const held = sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path: '/profiling-runs' });
+    const run = await profile(TG.finance, {}, async (handle) => {
+      await eventually('the submission held by the service', () =>
+        sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
+      );
+      await handle.cancel();
+    });
+    assert.ok(
+      run.error instanceof WorkflowFailedError && run.error.cause instanceof CancelledFailure,
+      String(run.error),
+    );
+    const created = profilingRuns(TG.finance).slice(before);
+    assert.equal(created.length, 1, 'the held submission created its run');
+    assert.equal(sim.controls.job(created[0]?.id ?? '')?.status, 'canceled', 'and it was not left running');
+    assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the workflow cancelled it itself');
+    assert.equal(run.progress.remoteCancel?.confirmed, true);
+    assert.ok(!run.types.includes('findUnansweredSubmission'), 'named by the cancellation, not looked up');
+  });
+
+  test('a failure after the submission names the run: it is cancelled, and the workflow fails with that failure', async () => {
+    const before = profilingRuns(TG.finance).length;
+    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 60_000 } });
+    // A status answer that breaks its schema: final, not retried.
+    sim.controls.addFault({ kind: 'respond', status: 200, body: { nope: true }, method: 'GET', path: '/jobs/' });
+    const run = await profile(TG.finance);
+    const cause = run.error instanceof WorkflowFailedError ? run.error.cause : undefined;
+    assert.ok(cause instanceof ActivityFailure && cause.cause instanceof ApplicationFailure, String(run.error));
+    assert.equal(cause.cause.type, 'UnexpectedResponse');
+    const created = profilingRuns(TG.finance).slice(before);
+    assert.equal(created.length, 1);
+    assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the run the failure named was cancelled');
+    assert.equal(sim.controls.job(created[0]?.id ?? '')?.status, 'canceled');
+    assert.deepEqual(run.types.slice(0, 1), ['submitAndWaitForJob']);
+    assert.ok(!run.types.includes('findUnansweredSubmission'), 'named by the failure, not looked up');
+  });
+
+  test('a refused submission fails the workflow as the submission would: no job, no lookup', async () => {
+    const before = profilingRuns(TG.finance).length;
+    sim.controls.addFault({ kind: 'status', status: 422, method: 'POST', path: '/profiling-runs' });
+    const run = await profile(TG.finance);
+    const cause = run.error instanceof WorkflowFailedError ? run.error.cause : undefined;
+    assert.ok(cause instanceof ActivityFailure && cause.cause instanceof ApplicationFailure, String(run.error));
+    assert.equal(profilingRuns(TG.finance).length, before, 'nothing created');
+    assert.deepEqual(run.types, ['submitAndWaitForJob']);
+    assert.deepEqual(run.progress.jobs, []);
+  });
+
+  test('a lock held by another submission: the workflow waits, sending nothing, then submits once', async () => {
+    const lockId = `dataops-submit/default/profiling/${TG.salesDev}`;
+    const lock = await d.env.client.workflow.start(LOCK_WORKFLOW_TYPE, {
+      taskQueue: 'nobody-polls-this',
+      workflowId: lockId,
+      startDelay: '1 hour',
+      args: [{ expiresAtMs: Date.now() + 3_600_000 }],
+    });
+    const before = profilingRuns(TG.salesDev).length;
+    const run = await profile(TG.salesDev, {}, async (handle) => {
+      await eventually('waiting for the lock', async () =>
+        /waiting for another submission/.test((await handle.query(progressQuery)).stage),
+      );
+      assert.equal(profilingRuns(TG.salesDev).length, before, 'nothing sent while the lock is held');
+      await lock.terminate('released by the test');
+    });
+    assert.equal(run.error, undefined, String(run.error));
+    assert.equal(profilingRuns(TG.salesDev).length, before + 1, 'one run');
+    assert.ok(run.types.length >= 2 && run.types.every((t) => t === 'submitAndWaitForJob'), run.types.join(', '));
+  });
+});
