@@ -1,5 +1,6 @@
 /** The Temporal side of the scale benchmark: N pipelines started at once on the worker, and what their histories say. */
 import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import type { Target } from './loop.js';
@@ -7,6 +8,8 @@ import type { Proc } from '../../test/helpers/processes.js';
 import { pooled } from './measure.js';
 import type { Timeline } from './phases.js';
 import { startMarks, type StartMarks } from './start-phase.js';
+
+type Event = temporal.api.history.v1.IHistoryEvent;
 
 export interface PipelineOptions {
   pollIntervalMs: number;
@@ -62,6 +65,21 @@ export interface Lags {
   testRun: number[];
 }
 
+/** The activities that wait for a job: the heartbeating ones (one submits its job first) and the deferrable poll. */
+const JOB_WAITS = new Set(['waitForJob', 'submitAndWaitForJob', 'checkJob']);
+
+/** When each wait for a job completed, in order (a pipeline's: the profiling run's, then the test run's), in ms. */
+export function waitsCompleted(events: Event[]): number[] {
+  const waits = new Set(
+    events
+      .filter((e) => JOB_WAITS.has(e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''))
+      .map((e) => String(e.eventId)),
+  );
+  return events
+    .filter((e) => waits.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')))
+    .map((e) => optionalTsToMs(e.eventTime) ?? NaN);
+}
+
 /**
  * From the histories of the pipelines: events per pipeline, how long after each job completed (the service's
  * completed_at) the workflow saw it (its wait activity's completion), and the steps of each start (start-phase.ts);
@@ -81,16 +99,7 @@ export async function historyFigures(client: Client, ids: string[], outcomes: Da
       events.push(all.length);
       const marks = outcome && startMarks(all, outcome.profiling.job.wait.job.created_at);
       if (marks) starts.push(marks);
-      const waits = new Set(
-        all
-          .filter((e) =>
-            /^(waitForJob|checkJob)$/.test(e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''),
-          )
-          .map((e) => String(e.eventId)),
-      );
-      const [profiled, tested] = all
-        .filter((e) => waits.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')))
-        .map((e) => optionalTsToMs(e.eventTime) ?? NaN);
+      const [profiled, tested] = waitsCompleted(all);
       const lag = (at: number | undefined, done: string | null | undefined) =>
         at !== undefined && done ? [at - Date.parse(done)] : [];
       lags.profiling.push(...lag(profiled, outcome?.profiling.job.wait.job.completed_at));

@@ -20,7 +20,7 @@ export interface StartMarks {
   taskPickedUp: number;
   /** The worker answered it. */
   taskDone: number;
-  /** The first activity (ours: the submission; the floor's: its first step) began on the worker. */
+  /** The first activity (ours: the submission, or the wait that submits; the floor's: its first step) began on the worker. */
   activityBegan: number;
   /** The first job was created (ours); the floor's first step began then. */
   firstJob: number;

@@ -51,33 +51,19 @@ type Patch = keyof typeof PATCHES;
 /** The marker of workflows that take every patched path of PATCHES. */
 export const BASELINE_PATCH = 'baseline-2027-02';
 
-/** Earlier baselines, and the patches each stands for. */
+/** Earlier baselines, and the patches each stands for: each covers the one before it and what was added since. */
+const BASELINE_2026_11: Patch[] = [
+  'submissionLock',
+  'inputCheckedByWorker',
+  'generationOutlook',
+  'rePreviewAfterApproval',
+];
+const BASELINE_2026_12: Patch[] = [...BASELINE_2026_11, 'lockInActivity'];
+const BASELINE_2027_01: Patch[] = [...BASELINE_2026_12, 'testRunFromProfilingWait'];
 const EARLIER_BASELINES: ReadonlyArray<[string, ReadonlySet<Patch>]> = [
-  [
-    'baseline-2027-01',
-    new Set<Patch>([
-      'submissionLock',
-      'inputCheckedByWorker',
-      'generationOutlook',
-      'rePreviewAfterApproval',
-      'lockInActivity',
-      'testRunFromProfilingWait',
-    ]),
-  ],
-  [
-    'baseline-2026-12',
-    new Set<Patch>([
-      'submissionLock',
-      'inputCheckedByWorker',
-      'generationOutlook',
-      'rePreviewAfterApproval',
-      'lockInActivity',
-    ]),
-  ],
-  [
-    'baseline-2026-11',
-    new Set<Patch>(['submissionLock', 'inputCheckedByWorker', 'generationOutlook', 'rePreviewAfterApproval']),
-  ],
+  ['baseline-2027-01', new Set(BASELINE_2027_01)],
+  ['baseline-2026-12', new Set(BASELINE_2026_12)],
+  ['baseline-2026-11', new Set(BASELINE_2026_11)],
 ];
 
 /** Whether this workflow takes the patched path of `patch`: since a baseline that covers it, or its own marker. */

@@ -1,7 +1,9 @@
 /** The scale benchmark's options: defaults, and a wrong one named before anything starts. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { benchOptions } from '../../bench/scale/options.js';
+import { waitsCompleted } from '../../bench/scale/pipelines.js';
 
 test('bench:scale options: the defaults, and the pairs and JSON it takes', () => {
   const o = benchOptions([]);
@@ -25,4 +27,24 @@ test('bench:scale options: a wrong one is named', () => {
   assert.throws(() => benchOptions(['--server-config', 'nokey']), /--server-config takes K=V pairs.*"nokey"/);
   assert.throws(() => benchOptions(['--run-spread-ms', '1.5']), /--run-spread-ms and --rounds take whole numbers/);
   assert.throws(() => benchOptions(['--bogus']), /bogus/);
+});
+
+test('bench:scale lags: every wait for a job counts, the one that submits its own job too, and nothing else', () => {
+  const scheduled = (eventId: number, name: string) => ({
+    eventId,
+    activityTaskScheduledEventAttributes: { activityType: { name } },
+  });
+  const completed = (scheduledEventId: number, s: number) => ({
+    eventTime: msToTs(s * 1_000),
+    activityTaskCompletedEventAttributes: { scheduledEventId },
+  });
+  const events = [
+    scheduled(5, 'submitAndWaitForJob'),
+    scheduled(6, 'getProfilingSummary'),
+    completed(6, 9),
+    completed(5, 10),
+    scheduled(11, 'waitForJob'),
+    completed(11, 20),
+  ];
+  assert.deepEqual(waitsCompleted(events as never), [10_000, 20_000]);
 });

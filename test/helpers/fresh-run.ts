@@ -27,6 +27,10 @@ export interface FreshRun<R, A> {
   sim: RunningSimulator;
 }
 
+/** Every activity type scheduled in `events`, in order. */
+export const activityTypes = (events: Event[]): string[] =>
+  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+
 /** The activities that create a job or an order (each holds its target's lock while it runs). */
 const SUBMISSIONS = new Set(['submitProfilingRun', 'submitTestRun', 'submitTestGeneration', 'runOrder']);
 
@@ -35,8 +39,7 @@ const SUBMISSIONS = new Set(['submitProfilingRun', 'submitTestRun', 'submitTestG
  * its own job (`submitAndWaitForJob`) counts as the wait it is (`waitForJob`): its submission is left out too.
  */
 export const scheduledActivities = (events: Event[]): string[] =>
-  events
-    .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])
+  activityTypes(events)
     .filter((n) => !SUBMISSIONS.has(n))
     .map((n) => (n === 'submitAndWaitForJob' ? 'waitForJob' : n));
 

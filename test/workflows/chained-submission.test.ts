@@ -11,6 +11,7 @@ import type { temporal } from '@temporalio/proto';
 import { progressQuery, type DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { activityTypes } from '../helpers/fresh-run.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
@@ -26,9 +27,6 @@ const base = {
   maxPollIntervalMs: 100,
   onGateFailure: 'report',
 };
-
-const activityTypes = (events: Event[]): string[] =>
-  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
 
 describe('the test run submitted by the profiling wait', () => {
   let d: TestEnv;

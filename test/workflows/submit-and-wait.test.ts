@@ -18,6 +18,7 @@ import { LOCK_WORKFLOW_TYPE } from '../../src/activities/target-lock.js';
 import { progressQuery, type Progress } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { activityTypes } from '../helpers/fresh-run.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
@@ -26,9 +27,6 @@ type Event = temporal.api.history.v1.IHistoryEvent;
 
 const TG = SEED_IDS.tableGroups;
 const poll = { pollIntervalMs: 100, maxPollIntervalMs: 100 };
-
-const activityTypes = (events: Event[]): string[] =>
-  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
 
 describe('the wait that submits its own job', () => {
   let d: TestEnv;
