@@ -5,15 +5,14 @@
  * Dev server (the lock reads visibility) and the simulator, through real sockets.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { progressQuery, type DataQualityPipelineResult } from '../../src/contract/index.js';
-import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { activityTypes } from '../helpers/fresh-run.js';
-import { startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -29,30 +28,19 @@ const base = {
 };
 
 describe('the test run submitted by the profiling wait', () => {
-  let d: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    d = await startDevServerEnv();
-    ({ sim } = await startTestSimulator({
-      jobDurations: { pendingMs: 100, claimMs: 50, runMs: 500, cancelMs: 100, interruptMs: 100 },
-    }));
-  });
-  after(async () => {
-    await sim?.close();
-    await d?.env.teardown();
-  });
+  const s = devServerAndSimulator();
 
-  const testRuns = () => sim.controls.jobs().filter((j) => j.job_key === 'run-tests');
+  const testRuns = () => s.sim.controls.jobs().filter((j) => j.job_key === 'run-tests');
   const testRunPosts = () =>
-    sim.controls.requests().filter((r) => r.method === 'POST' && r.path.includes('/test-runs')).length;
+    s.sim.controls.requests().filter((r) => r.method === 'POST' && r.path.includes('/test-runs')).length;
 
   /** Starts the pipeline on a worker of its own, runs `during`, and returns its ending and history. */
   async function pipeline(
     input: Record<string, unknown>,
     during: (handle: WorkflowHandle) => Promise<void> = async () => undefined,
   ) {
-    return withProjectWorker(d.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await d.env.client.workflow.start('dataQualityPipeline', {
+    return withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('dataQualityPipeline', {
         taskQueue,
         workflowId: `chained-${taskQueue}`,
         args: [{ ...base, ...input }],
@@ -107,10 +95,10 @@ describe('the test run submitted by the profiling wait', () => {
 
   test('a cancel while the wait is submitting: the submission finishes, the run is cancelled, the pipeline ends cancelled', async () => {
     const before = testRuns().length;
-    const held = sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path: '/test-runs' });
+    const held = s.sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path: '/test-runs' });
     const run = await pipeline({ testGeneration: 'skip' }, async (handle) => {
       await eventually('the submission held by the service', () =>
-        sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
+        s.sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
       );
       await handle.cancel();
     });
@@ -120,7 +108,7 @@ describe('the test run submitted by the profiling wait', () => {
     );
     const created = testRuns().slice(before);
     assert.equal(created.length, 1, 'the held submission created its run');
-    assert.equal(sim.controls.job(created[0]?.id ?? '')?.status, 'canceled', 'and it was not left running');
+    assert.equal(s.sim.controls.job(created[0]?.id ?? '')?.status, 'canceled', 'and it was not left running');
     assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the workflow cancelled it itself');
     assert.equal(run.progress.remoteCancel?.confirmed, true);
   });
@@ -131,8 +119,8 @@ describe('the test run submitted by the profiling wait', () => {
     // The service creates the run and the answer is lost; the lookup after it fails (the listings before it, the
     // watermarks of both submissions, go through), so the wait's attempt fails, keeping the lock. The next attempt
     // sees the lock it kept, and looks before sending.
-    sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/test-runs' });
-    sim.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: '/projects/DEMO/jobs', skip: 2 });
+    s.sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/test-runs' });
+    s.sim.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: '/projects/DEMO/jobs', skip: 2 });
     const run = await pipeline({ testGeneration: 'skip' });
     assert.equal(run.error, undefined, String(run.error));
     const created = testRuns().slice(before);

@@ -5,7 +5,7 @@
  * never left running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -16,11 +16,10 @@ import {
 import type { temporal } from '@temporalio/proto';
 import { LOCK_WORKFLOW_TYPE } from '../../src/activities/target-lock.js';
 import { progressQuery, type Progress } from '../../src/contract/index.js';
-import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { activityTypes } from '../helpers/fresh-run.js';
-import { startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -29,21 +28,10 @@ const TG = SEED_IDS.tableGroups;
 const poll = { pollIntervalMs: 100, maxPollIntervalMs: 100 };
 
 describe('the wait that submits its own job', () => {
-  let d: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    d = await startDevServerEnv();
-    ({ sim } = await startTestSimulator({
-      jobDurations: { pendingMs: 100, claimMs: 50, runMs: 500, cancelMs: 100, interruptMs: 100 },
-    }));
-  });
-  after(async () => {
-    await sim?.close();
-    await d?.env.teardown();
-  });
+  const s = devServerAndSimulator();
 
   const profilingRuns = (tableGroupId: string) =>
-    sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === tableGroupId);
+    s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === tableGroupId);
 
   /** Profiles `tableGroupId` on a worker of its own, runs `during`, and returns its ending, history and progress. */
   async function profile(
@@ -51,8 +39,8 @@ describe('the wait that submits its own job', () => {
     input: Record<string, unknown> = {},
     during: (handle: WorkflowHandle) => Promise<void> = async () => undefined,
   ) {
-    return withProjectWorker(d.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await d.env.client.workflow.start('profileTableGroup', {
+    return withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('profileTableGroup', {
         taskQueue,
         workflowId: `own-${taskQueue}`,
         args: [{ tableGroupId, ...poll, ...input }],
@@ -68,7 +56,7 @@ describe('the wait that submits its own job', () => {
   }
 
   test('the wait submits the run: no submission activity; the progress names the run while it runs', async () => {
-    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 3_000 } });
+    s.sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 3_000 } });
     const before = profilingRuns(TG.finance).length;
     let seen: Progress | undefined;
     const run = await profile(TG.finance, {}, async (handle) => {
@@ -91,7 +79,7 @@ describe('the wait that submits its own job', () => {
   });
 
   test('a run still queued after a report interval is named while it waits to start', async () => {
-    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.sales, durations: { pendingMs: 8_000 } });
+    s.sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.sales, durations: { pendingMs: 8_000 } });
     const run = await profile(TG.sales, {}, async (handle) => {
       const p = await eventually(
         'the queued run named',
@@ -102,7 +90,7 @@ describe('the wait that submits its own job', () => {
         { tries: 200, delayMs: 100 },
       );
       assert.equal(p.jobs[0]?.status, 'pending', 'named while still pending');
-      assert.equal(sim.controls.job(p.jobs[0]?.jobId ?? '')?.status, 'pending');
+      assert.equal(s.sim.controls.job(p.jobs[0]?.jobId ?? '')?.status, 'pending');
     });
     assert.equal(run.error, undefined, String(run.error));
   });
@@ -120,11 +108,11 @@ describe('the wait that submits its own job', () => {
   test('a cancel while the wait is submitting: the submission finishes, the run is cancelled, the workflow ends cancelled', async () => {
     const before = profilingRuns(TG.finance).length;
     // Long enough that the cancel reaches the wait (at its next heartbeat) before the run could complete.
-    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 60_000 } });
-    const held = sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path: '/profiling-runs' });
+    s.sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 60_000 } });
+    const held = s.sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path: '/profiling-runs' });
     const run = await profile(TG.finance, {}, async (handle) => {
       await eventually('the submission held by the service', () =>
-        sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
+        s.sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
       );
       await handle.cancel();
     });
@@ -134,7 +122,7 @@ describe('the wait that submits its own job', () => {
     );
     const created = profilingRuns(TG.finance).slice(before);
     assert.equal(created.length, 1, 'the held submission created its run');
-    assert.equal(sim.controls.job(created[0]?.id ?? '')?.status, 'canceled', 'and it was not left running');
+    assert.equal(s.sim.controls.job(created[0]?.id ?? '')?.status, 'canceled', 'and it was not left running');
     assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the workflow cancelled it itself');
     assert.equal(run.progress.remoteCancel?.confirmed, true);
     assert.ok(!run.types.includes('findUnansweredSubmission'), 'named by the cancellation, not looked up');
@@ -142,9 +130,9 @@ describe('the wait that submits its own job', () => {
 
   test('a failure after the submission names the run: it is cancelled, and the workflow fails with that failure', async () => {
     const before = profilingRuns(TG.finance).length;
-    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 60_000 } });
+    s.sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 60_000 } });
     // A status answer that breaks its schema: final, not retried.
-    sim.controls.addFault({ kind: 'respond', status: 200, body: { nope: true }, method: 'GET', path: '/jobs/' });
+    s.sim.controls.addFault({ kind: 'respond', status: 200, body: { nope: true }, method: 'GET', path: '/jobs/' });
     const run = await profile(TG.finance);
     const cause = run.error instanceof WorkflowFailedError ? run.error.cause : undefined;
     assert.ok(cause instanceof ActivityFailure && cause.cause instanceof ApplicationFailure, String(run.error));
@@ -152,14 +140,14 @@ describe('the wait that submits its own job', () => {
     const created = profilingRuns(TG.finance).slice(before);
     assert.equal(created.length, 1);
     assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the run the failure named was cancelled');
-    assert.equal(sim.controls.job(created[0]?.id ?? '')?.status, 'canceled');
+    assert.equal(s.sim.controls.job(created[0]?.id ?? '')?.status, 'canceled');
     assert.deepEqual(run.types.slice(0, 1), ['submitAndWaitForJob']);
     assert.ok(!run.types.includes('findUnansweredSubmission'), 'named by the failure, not looked up');
   });
 
   test('a refused submission fails the workflow as the submission would: no job, no lookup', async () => {
     const before = profilingRuns(TG.finance).length;
-    sim.controls.addFault({ kind: 'status', status: 422, method: 'POST', path: '/profiling-runs' });
+    s.sim.controls.addFault({ kind: 'status', status: 422, method: 'POST', path: '/profiling-runs' });
     const run = await profile(TG.finance);
     const cause = run.error instanceof WorkflowFailedError ? run.error.cause : undefined;
     assert.ok(cause instanceof ActivityFailure && cause.cause instanceof ApplicationFailure, String(run.error));
@@ -170,7 +158,7 @@ describe('the wait that submits its own job', () => {
 
   test('a lock held by another submission: the workflow waits, sending nothing, then submits once', async () => {
     const lockId = `dataops-submit/default/profiling/${TG.salesDev}`;
-    const lock = await d.env.client.workflow.start(LOCK_WORKFLOW_TYPE, {
+    const lock = await s.d.env.client.workflow.start(LOCK_WORKFLOW_TYPE, {
       taskQueue: 'nobody-polls-this',
       workflowId: lockId,
       startDelay: '1 hour',
