@@ -93,7 +93,8 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     });
     workers.push(worker);
     // One failed attempt, retried: counted by dataops_activity_failures with its type. The test run is submitted by
-    // the profiling wait, so its failed attempt is the wait's.
+    // the profiling wait (which submitted the profiling run itself: submitAndWaitForJob), so its failed attempt is the
+    // wait's.
     await simControls(() => sim.url)('POST', '/_sim/faults', {
       kind: 'status',
       status: 503,
@@ -133,7 +134,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     assert.match(metrics, /dataops_gate_verdicts\S*\{[^}]*verdict="passed"[^}]*\} 1/);
     const failures = metrics
       .split('\n')
-      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="waitForJob"'));
+      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="submitAndWaitForJob"'));
     assert.ok(
       failures.some((l) => /retryable="true"/.test(l) && /type="ServerError"/.test(l) && /\} [1-9]\d*$/.test(l)),
       `the retried submission counted: ${failures.join(' | ') || metrics.match(/dataops_activity_failures.*/g)?.join(' | ')}`,
@@ -152,7 +153,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     const start = spans.find((s) => s.name === 'StartWorkflow:dataQualityPipeline');
     assert.equal(start?.service, 'nightly-dq', 'OTEL_SERVICE_NAME names the CLI');
     const trace = spans.filter((s) => s.traceId === start?.traceId);
-    for (const name of ['RunWorkflow:dataQualityPipeline', 'RunActivity:submitProfilingRun', 'RunActivity:waitForJob'])
+    for (const name of ['RunWorkflow:dataQualityPipeline', 'RunActivity:submitAndWaitForJob', 'RunActivity:waitForJob'])
       assert.ok(
         trace.some((s) => s.name === name),
         `${name} in the CLI's trace: ${[...new Set(trace.map((s) => s.name))].join(', ')}`,

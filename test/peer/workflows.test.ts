@@ -192,10 +192,15 @@ describe('the workflows against TestGen 5.134 (peer)', { skip }, () => {
   });
 
   test('cancelling a workflow mid-run cancels the TestGen job, which ends canceled', async () => {
-    // A profiling run occupies TestGen's scheduler (one in-process run at a time), so the test run stays pending.
+    // A profiling run beside it keeps TestGen's scheduler busy (the test run is claimed a second or two before it
+    // runs). The wait that submits the run reports it once it runs, or 5 s after its submission: the job is found
+    // in TestGen's list instead, and the cancel comes before the workflow has heard of it.
+    const testRuns = async () =>
+      (await client.jobs.list(peer.demo.projectCode, { job_key: 'run-tests', limit: 20 })).items.map((j) => j.id);
+    const earlier = new Set(await testRuns());
     const blocker = await client.profilingRuns.submit(peer.demo.tableGroupId);
     const handle = await start<RunTestSuiteResult>('runTestSuite', { ...polling, testSuiteId: peer.demo.testSuiteId });
-    const jobId = await eventually('the job id', async () => (await handle.query(progressQuery)).jobs[0]?.jobId, {
+    const jobId = await eventually('the test run', async () => (await testRuns()).find((id) => !earlier.has(id)), {
       tries: 400,
       delayMs: 100,
     });
@@ -207,6 +212,11 @@ describe('the workflows against TestGen 5.134 (peer)', { skip }, () => {
     );
     assert.equal((await client.jobs.get(jobId)).status, 'canceled');
     const progress = await handle.query(progressQuery);
+    assert.deepEqual(
+      progress.jobs.map((j) => j.jobId),
+      [jobId],
+      'the wait named the job it submitted as it was cancelled',
+    );
     assert.equal(progress.remoteCancel?.finalStatus, 'canceled');
     await eventually('the blocking profiling run to finish', async () =>
       isTerminalJobStatus((await client.jobs.get(blocker.id)).status),
