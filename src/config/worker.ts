@@ -123,6 +123,13 @@ export interface WorkerCapacity {
   activityPollers: number;
 }
 
+/**
+ * How often waiting activities send heartbeats when DATAOPS_HEARTBEAT_THROTTLE_MS is not set. It bounds how long a
+ * wait takes to hear of its cancellation (which comes with a heartbeat's answer): the SDK's own default throttles to
+ * 80% of the heartbeat timeout, up to a minute.
+ */
+export const DEFAULT_HEARTBEAT_THROTTLE_MS = 5_000;
+
 /** The worker's cache of workflows when DATAOPS_MAX_CACHED_WORKFLOWS is not set (see WorkerCapacity). */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
 
@@ -150,7 +157,7 @@ const workerEnv = {
   METRICS_PROMETHEUS_ADDRESS: hostPort(),
   DATAOPS_WORKFLOW_BUNDLE: text(),
   DATAOPS_TEMPORAL_UI_URL: httpUrl(),
-  DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: 5_000, min: 100, max: 10 * 60_000 }),
+  DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: DEFAULT_HEARTBEAT_THROTTLE_MS, min: 100, max: 10 * 60_000 }),
   DATAOPS_SHUTDOWN_GRACE_MS: int({ fallback: 30_000, min: 0, max: HOUR }),
   DATAOPS_SEARCH_ATTRIBUTES: oneOf(['register', 'require', 'off'], 'register'),
   DATAOPS_DEPLOYMENT_NAME: text(),

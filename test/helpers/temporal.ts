@@ -8,6 +8,7 @@ import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkerOptions 
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { waitsQueueActivities, waitsTaskQueue } from '../../src/contract/activity-options.js';
 import { localServersConfig } from '../../src/config/local-servers.js';
+import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { resolveDevServer, resolveTestServer, type ResolvedServer } from '../../src/local/temporal-servers.js';
 
 let runtimeInstalled = false;
@@ -83,11 +84,17 @@ export async function withWorker<T>(
   taskQueue: string = uniqueTaskQueue(),
 ): Promise<T> {
   const { workflowsPath, ...rest } = options;
+  // The project's worker's heartbeat throttle (src/worker.ts): with the SDK's, a wait hears of a cancel up to 48 s late.
+  const throttle = {
+    maxHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,
+    defaultHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,
+  };
   const worker = await Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundle(workflowsPath),
+    ...throttle,
     ...rest,
   });
   // The heartbeating waits poll the waits queue, as with the project's worker (src/worker.ts); a worker without them
@@ -99,6 +106,7 @@ export async function withWorker<T>(
     namespace: env.namespace ?? 'default',
     taskQueue: waitsTaskQueue(taskQueue),
     activities: waitActivities,
+    ...throttle,
   });
   return waits.runUntil(worker.runUntil(fn(taskQueue)));
 }
