@@ -1,8 +1,10 @@
 /** A dev server and a simulator of fast jobs, shared by one `describe` block's tests: started before them, closed after. */
 import { after, before } from 'node:test';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { startTestSimulator } from './sim.js';
 import { startDevServerEnv, type TestEnv } from './temporal.js';
+import { eventually } from './wait.js';
 
 /** Jobs of about 0.65 s, whose cancels and interrupts take 0.1 s. */
 export const FAST_JOBS = { pendingMs: 100, claimMs: 50, runMs: 500, cancelMs: 100, interruptMs: 100 };
@@ -24,4 +26,18 @@ export function devServerAndSimulator(): DevAndSim {
     await s.d?.env.teardown();
   });
   return s;
+}
+
+/**
+ * Holds the service's answer to the next POST to `path` for 2 s, and answers what cancels a workflow once the service
+ * has that submission: a cancel while it is in flight.
+ */
+export function cancelWhileSubmitting(s: DevAndSim, path: string): (handle: WorkflowHandle) => Promise<void> {
+  const held = s.sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path });
+  return async (handle) => {
+    await eventually('the submission held by the service', () =>
+      s.sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
+    );
+    await handle.cancel();
+  };
 }

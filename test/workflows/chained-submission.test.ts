@@ -12,8 +12,7 @@ import { progressQuery, type DataQualityPipelineResult } from '../../src/contrac
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { activityTypes } from '../helpers/fresh-run.js';
-import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
-import { eventually } from '../helpers/wait.js';
+import { cancelWhileSubmitting, devServerAndSimulator } from '../helpers/dev-and-sim.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -95,13 +94,7 @@ describe('the test run submitted by the profiling wait', () => {
 
   test('a cancel while the wait is submitting: the submission finishes, the run is cancelled, the pipeline ends cancelled', async () => {
     const before = testRuns().length;
-    const held = s.sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path: '/test-runs' });
-    const run = await pipeline({ testGeneration: 'skip' }, async (handle) => {
-      await eventually('the submission held by the service', () =>
-        s.sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
-      );
-      await handle.cancel();
-    });
+    const run = await pipeline({ testGeneration: 'skip' }, cancelWhileSubmitting(s, '/test-runs'));
     assert.ok(
       run.error instanceof WorkflowFailedError && run.error.cause instanceof CancelledFailure,
       String(run.error),

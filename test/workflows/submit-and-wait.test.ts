@@ -19,7 +19,7 @@ import { progressQuery, type Progress } from '../../src/contract/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { activityTypes } from '../helpers/fresh-run.js';
-import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { cancelWhileSubmitting, devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -109,13 +109,7 @@ describe('the wait that submits its own job', () => {
     const before = profilingRuns(TG.finance).length;
     // Long enough that the cancel reaches the wait (at its next heartbeat) before the run could complete.
     s.sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 60_000 } });
-    const held = s.sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path: '/profiling-runs' });
-    const run = await profile(TG.finance, {}, async (handle) => {
-      await eventually('the submission held by the service', () =>
-        s.sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
-      );
-      await handle.cancel();
-    });
+    const run = await profile(TG.finance, {}, cancelWhileSubmitting(s, '/profiling-runs'));
     assert.ok(
       run.error instanceof WorkflowFailedError && run.error.cause instanceof CancelledFailure,
       String(run.error),
