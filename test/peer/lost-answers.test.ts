@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { ServiceClient } from '../../src/api/index.js';
+import { ServiceClient, isTerminalJobStatus } from '../../src/api/index.js';
 import { progressQuery, type JobRun, type Progress } from '../../src/contract/index.js';
 import { ending } from '../helpers/ending.js';
 import { startHoldingProxy, type Armed, type HoldingProxy } from '../helpers/holding-proxy.js';
@@ -170,7 +170,11 @@ describe('lost and held submissions against TestGen 5.134 (peer)', { skip }, () 
       );
       assert.equal(progress.remoteCancel?.jobId, created, 'and it is the job the workflow cancelled');
       assert.equal(progress.remoteCancel?.confirmed, true);
-      assert.equal((await client.jobs.get(created)).status, 'canceled', 'TestGen canceled the run');
+      // TestGen runs the demo suite in 2–9 s: on a slow machine the run may end before the cancel reaches it. Either
+      // way the workflow cancelled it or saw it end, and says which: never left running, never "canceled" untrue.
+      const final = (await client.jobs.get(created)).status;
+      assert.ok(isTerminalJobStatus(final), `TestGen's run ended: ${final}`);
+      assert.equal(progress.remoteCancel?.finalStatus, final, "the workflow reports the run's real final status");
     },
   );
 });
