@@ -58,9 +58,9 @@ const namesQueuedOwnJob = (job: Job, progress: WaitProgress): boolean =>
  * Best effort: a failed report is logged and not counted. Answers whether it reported.
  */
 async function reportStatus(job: Job, progress: WaitProgress, budget: number): Promise<boolean> {
-  const naming = namesQueuedOwnJob(job, progress);
-  if (isTerminalJobStatus(job.status) || (NOT_REPORTED.has(job.status) && !naming)) return false;
-  if (progress.reportedStatus === job.status || (progress.reports >= budget && !naming)) return false;
+  const namesJob = namesQueuedOwnJob(job, progress);
+  if (isTerminalJobStatus(job.status) || (NOT_REPORTED.has(job.status) && !namesJob)) return false;
+  if (progress.reportedStatus === job.status || (progress.reports >= budget && !namesJob)) return false;
   if (progress.reportedAt !== null && Date.now() - progress.reportedAt < REPORT_EVERY_MS) return false;
   const execution = activityInfo().workflowExecution;
   if (!execution) return false; // a standalone activity: no workflow to tell
@@ -75,11 +75,11 @@ async function reportStatus(job: Job, progress: WaitProgress, budget: number): P
         claims: progress.claimsSeen.length,
         interrupts: progress.interrupts,
         at: new Date(progress.reportedAt).toISOString(),
-        last: !naming && progress.reports + 1 >= budget,
+        last: !namesJob && progress.reports + 1 >= budget,
         ...(progress.submitted ? { submitted: { reconciled: progress.submitted.reconciled } } : {}),
       });
     progress.reportedStatus = job.status;
-    if (!naming) progress.reports++;
+    if (!namesJob) progress.reports++;
     return true;
   } catch (err) {
     log.warn('could not report the job status to the workflow', { jobId: job.id, error: String(err) });

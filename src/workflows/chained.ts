@@ -18,7 +18,7 @@ import type { Submission } from '../activities/job-inputs.js';
 import type { AfterCompletion } from './follow.js';
 import { PATCHES, applies } from './patches.js';
 import { cancelRemoteJob, unconfirmedCancel } from './remote-cancel.js';
-import { submissionLockId } from './submission.js';
+import { waitSubmission } from './submission.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
 type TestGeneration = 'auto' | 'wait' | 'generate' | 'skip';
@@ -38,13 +38,7 @@ export function testRunAfterProfiling(
   const generation = ({ skip: 'not-looked-for', auto: 'absent-or-completed', wait: 'completed' } as const)[
     testGeneration
   ];
-  return {
-    kind: 'tests',
-    targetId: testSuiteId,
-    ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
-    lock: submissionLockId('tests', opts.profile, testSuiteId),
-    generation,
-  };
+  return { ...waitSubmission('tests', opts, testSuiteId), generation };
 }
 
 /**

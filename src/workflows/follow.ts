@@ -90,6 +90,14 @@ export function waitBound(
   };
 }
 
+/** What a heartbeating wait is told besides its job (or the job it submits): its polling, then `waitBound`. */
+export const heartbeatInput = (opts: JobOptions, bound: ReturnType<typeof waitBound>) => ({
+  profile: opts.profile,
+  pollIntervalMs: opts.pollIntervalMs,
+  maxPollIntervalMs: opts.maxPollIntervalMs,
+  ...bound,
+});
+
 /** Waits for a terminal status with the chosen strategy. Cancellable. */
 export async function waitForTerminal(
   opts: JobOptions,
@@ -108,13 +116,7 @@ export async function waitForTerminal(
     opts.maxWaitMs,
     opts.heartbeatTimeoutMs,
     after.then !== undefined,
-  )({
-    profile: opts.profile,
-    jobId,
-    pollIntervalMs: opts.pollIntervalMs,
-    maxPollIntervalMs: opts.maxPollIntervalMs,
-    ...bound,
-  });
+  )({ ...heartbeatInput(opts, bound), jobId });
 }
 
 /**

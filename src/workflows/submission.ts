@@ -138,6 +138,18 @@ function childLock<I, T>(lockId: string, holder: (input: I) => Promise<T>, input
 export const submissionLockId = (kind: SubmissionKind, profile: string, targetId: string): string =>
   `dataops-submit/${profile}/${kind}/${targetId}`;
 
+/** A submission a wait makes itself (src/activities/chained.ts): the job's kind and target, and its lock. */
+export const waitSubmission = (
+  kind: SubmissionKind,
+  opts: { profile: string; projectCode?: string | undefined },
+  targetId: string,
+) => ({
+  kind,
+  targetId,
+  ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
+  lock: submissionLockId(kind, opts.profile, targetId),
+});
+
 /** Submits a job under the per-target lock. */
 export async function submitUnderLock(
   t: Tracker,

@@ -12,6 +12,7 @@ import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
 import { asCancelled, cancelRequested, ownJobAfter } from './chained.js';
 import {
   followJob,
+  heartbeatInput,
   statusReportsOf,
   strategyOf,
   waitBound,
@@ -21,7 +22,7 @@ import {
 } from './follow.js';
 import { applies } from './patches.js';
 import { submitAndWait } from './remote-cancel.js';
-import { submissionLockId, submitUnderLock, untilLockTaken, type SubmissionKind } from './submission.js';
+import { submitUnderLock, untilLockTaken, waitSubmission, type SubmissionKind } from './submission.js';
 import type { Tracker } from './shared.js';
 
 /**
@@ -66,32 +67,22 @@ async function submitThenFollow(
   targetId: string,
   after: AfterCompletion,
 ): Promise<{ run: JobRun; fetched: Fetched }> {
-  const submit = {
-    kind,
-    targetId,
-    lock: submissionLockId(kind, opts.profile, targetId),
-    ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
-  };
+  const submit = waitSubmission(kind, opts, targetId);
   const wait = submitAndWait(opts.maxWaitMs, opts.heartbeatTimeoutMs);
-  const input = {
-    profile: opts.profile,
-    pollIntervalMs: opts.pollIntervalMs,
-    maxPollIntervalMs: opts.maxPollIntervalMs,
-    ...waitBound(opts, opts.maxStatusDurationMs, after, null),
-    submit,
-  };
+  const input = { ...heartbeatInput(opts, waitBound(opts, opts.maxStatusDurationMs, after, null)), submit };
   let outcome: WaitResult & { submitted: JobSubmitted };
+  // Until the wait ends, its first report names the job (shared.ts).
   t.submittingItself(role);
   try {
-    outcome = (await untilLockTaken(t, `submission to ${targetId}`, () => wait(input), true)) as typeof outcome;
+    outcome = (await untilLockTaken(t, `submission to ${targetId}`, () => wait(input), true).finally(() =>
+      t.submittingItself(null),
+    )) as typeof outcome;
   } catch (err) {
-    t.submittingItself(null);
     const job = await ownJobAfter(opts, submit, err);
     if (!job) throw cancelRequested(err) ? asCancelled(err) : err;
     if (!t.hasJob(job.jobId)) t.addJob(role, job.jobId, job.reconciled, null, false);
     return waitEnded(t, role, opts, job.jobId, after, err, true);
   }
-  t.submittingItself(null);
   const { submitted, ...first } = outcome;
   log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
   return followJob(t, role, opts, submitted, after, null, first);

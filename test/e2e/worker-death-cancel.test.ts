@@ -92,12 +92,12 @@ describe('a worker that dies mid-submission, then a cancel', () => {
       const victim = workers.find((p) => identity.startsWith(`${p.child.pid}@`));
       assert.ok(victim, `the worker running the wait (${identity})`);
       await victim.stop('SIGKILL');
-      const testRuns = async () =>
+      const jobsOnTarget = async () =>
         (await w.controls.jobs()).filter(
           (j) => j.job_key === job.jobKey && (j.test_suite_id ?? j.table_group_id) === job.target,
         );
       // The held request still commits: a job exists that no answer named.
-      await eventually(`the held ${job.role} job is created`, async () => (await testRuns()).length === 1, {
+      await eventually(`the held ${job.role} job is created`, async () => (await jobsOnTarget()).length === 1, {
         tries: 200,
         delayMs: 50,
       });
@@ -109,12 +109,12 @@ describe('a worker that dies mid-submission, then a cancel', () => {
         ? await eventually(
             'the test run at rest',
             async () => {
-              const all = await testRuns();
+              const all = await jobsOnTarget();
               return all.every((j) => TERMINAL.has(j.status)) ? all : undefined;
             },
             { tries: 200, delayMs: 100 },
-          ).catch(async () => testRuns())
-        : await testRuns();
+          ).catch(async () => jobsOnTarget())
+        : await jobsOnTarget();
       assert.equal(runs.length, 1, `one ${job.role} job (the workflow ended ${outcome})`);
       assert.equal(outcome, 'cancelled');
       if (which === 'own') {
