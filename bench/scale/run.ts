@@ -16,7 +16,7 @@ import { plainPipeline, type Target } from './loop.js';
 import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
 import { historyFigures, results, startPipelines, timelinesOf, whileAlive } from './pipelines.js';
 import { phaseLine, type Timeline } from './phases.js';
-import { delta, perPipeline, scrape, type Counts } from './server-metrics.js';
+import { delta, perPipeline, persistenceLoad, scrape, type Counts } from './server-metrics.js';
 import { floorStarts, runFloor, startFloorWorker } from './floor.js';
 import { startLine, startSteps } from './start-phase.js';
 import { PHASES, jobMsOf, planRunTimes } from './durations.js';
@@ -223,7 +223,7 @@ async function main(): Promise<void> {
             `| ${n} | ${f(fl.wallS)} s / ${f(loop.wallS)} s = **${f(fl.wallS / loop.wallS, 2)}×** ` +
               `| ${f(fl.cpu.worker!)} + ${f(fl.cpu.server!)} | ${f(wk.wallS / fl.wallS, 2)}× | ${fl.failures} |`,
           );
-          serverWork.push(`N = ${n}, the floor: ${perPipeline(fl.server, n)}`);
+          serverWork.push(`N = ${n}, the floor: ${perPipeline(fl.server, n)}; ${persistenceLoad(fl.server, fl.wallS)}`);
           console.log(floorLines.at(-1));
         }
         const mem = memoryMiB(workerPid);
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
         lines.push(line);
         phaseWork.push(phaseLine(n, wk.timelines, loop.timelines));
         startWork.push(startLine(n, ourStarts, floorStartSteps));
-        serverWork.push(`N = ${n}: ${perPipeline(wk.server, n)}`);
+        serverWork.push(`N = ${n}: ${perPipeline(wk.server, n)}; ${persistenceLoad(wk.server, wk.wallS)}`);
         console.log(line, `load ${loadAverage()}`);
         console.log(serverWork.at(-1));
       }

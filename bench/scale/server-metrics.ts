@@ -12,14 +12,22 @@ const WANTED: Record<string, (labels: string) => boolean> = {
   service_requests: (l) => l.includes('service_name="frontend"'),
   // Reads and writes of executions, history, tasks and visibility, in our namespace only.
   persistence_requests: (l) => l.includes('namespace="default"'),
+  // How long every persistence operation took, in any namespace, and how many there were: the dev server runs them
+  // all on one SQLite connection, so their time against the wall time says how much they waited.
+  persistence_latency_sum: () => true,
+  persistence_latency_count: () => true,
 };
 
 /** The counters now. */
 export async function scrape(url: string): Promise<Counts> {
-  const text = await (await fetch(url)).text();
+  return counters(await (await fetch(url)).text());
+}
+
+/** The wanted counters of a Prometheus text exposition, summed by metric and operation. */
+export function counters(text: string): Counts {
   const counts: Counts = new Map();
   for (const line of text.split('\n')) {
-    const m = /^(\w+)\{([^}]*)\} ([0-9.e+]+)$/.exec(line);
+    const m = /^(\w+)\{([^}]*)\} ([0-9.eE+-]+)$/.exec(line);
     if (!m || !WANTED[m[1]!]?.(m[2]!)) continue;
     const operation = /operation="([^"]+)"/.exec(m[2]!)?.[1];
     if (!operation) continue;
@@ -55,5 +63,29 @@ export function perPipeline(c: Counts, pipelines: number, top = 8): string {
   return (
     `server requests ${each(total(c, 'service_requests'))} per pipeline (${most('service_requests')}); ` +
     `persistence operations ${each(total(c, 'persistence_requests'))} (${most('persistence_requests')})`
+  );
+}
+
+/**
+ * "persistence busy T s in W s (mean M in flight), L ms per operation (most time: Op s / count, …)": the time the
+ * server's persistence operations took, summed, against the side's wall time. The dev server has one history shard and
+ * one SQLite connection, so more than one operation in flight means they waited for each other.
+ */
+export function persistenceLoad(c: Counts, wallS: number): string {
+  const seconds = total(c, 'persistence_latency_sum');
+  const count = total(c, 'persistence_latency_count');
+  const perOpMs = count > 0 ? (1000 * seconds) / count : 0;
+  const most = [...c]
+    .filter(([k]) => k.startsWith('persistence_latency_sum:'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([k, v]) => {
+      const op = k.slice('persistence_latency_sum:'.length);
+      return `${op} ${v.toFixed(1)} s / ${c.get(`persistence_latency_count:${op}`) ?? 0}`;
+    })
+    .join(', ');
+  return (
+    `persistence busy ${seconds.toFixed(1)} s in ${wallS.toFixed(1)} s (mean ${(seconds / wallS).toFixed(2)} in flight), ` +
+    `${perOpMs.toFixed(2)} ms per operation (most time: ${most})`
   );
 }

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { benchOptions } from '../../bench/scale/options.js';
 import { waitsCompleted } from '../../bench/scale/pipelines.js';
+import { counters, delta, persistenceLoad } from '../../bench/scale/server-metrics.js';
 
 test('bench:scale options: the defaults, and the pairs and JSON it takes', () => {
   const o = benchOptions([]);
@@ -47,4 +48,26 @@ test('bench:scale lags: every wait for a job counts, the one that submits its ow
     completed(11, 20),
   ];
   assert.deepEqual(waitsCompleted(events as never), [10_000, 20_000]);
+});
+
+test('bench:scale server metrics: persistence time is summed over every namespace, and read in exponent form', () => {
+  const exposition = [
+    'persistence_latency_sum{namespace="default",operation="UpdateWorkflowExecution",service_name="history"} 3.5',
+    'persistence_latency_count{namespace="default",operation="UpdateWorkflowExecution",service_name="history"} 1000',
+    'persistence_latency_sum{namespace="_unknown_",operation="GetNamespace",service_name="worker"} 2.5e-01',
+    'persistence_latency_count{namespace="_unknown_",operation="GetNamespace",service_name="worker"} 500',
+    'persistence_requests{namespace="_unknown_",operation="GetNamespace",service_name="worker"} 500',
+    'persistence_requests{namespace="default",operation="UpdateWorkflowExecution",service_name="history"} 1000',
+    'service_requests{operation="StartWorkflowExecution",service_name="history"} 7',
+  ].join('\n');
+  const before = counters('persistence_latency_sum{namespace="default",operation="UpdateWorkflowExecution"} 0.25');
+  const c = delta(before, counters(exposition));
+  assert.equal(c.get('persistence_latency_sum:GetNamespace'), 0.25);
+  assert.equal(c.get('persistence_requests:GetNamespace'), undefined); // requests: our namespace only
+  assert.equal(c.get('service_requests:StartWorkflowExecution'), undefined); // the frontend's only
+  assert.equal(
+    persistenceLoad(c, 2),
+    'persistence busy 3.5 s in 2.0 s (mean 1.75 in flight), 2.33 ms per operation ' +
+      '(most time: UpdateWorkflowExecution 3.3 s / 1000, GetNamespace 0.3 s / 500)',
+  );
 });
