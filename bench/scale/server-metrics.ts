@@ -47,18 +47,22 @@ export function delta(before: Counts, after: Counts): Counts {
   return out;
 }
 
-const total = (c: Counts, metric: string) =>
-  [...c].filter(([k]) => k.startsWith(`${metric}:`)).reduce((s, [, v]) => s + v, 0);
+/** A metric's values by operation. */
+const ofMetric = (c: Counts, metric: string): [string, number][] =>
+  [...c].filter(([k]) => k.startsWith(`${metric}:`)).map(([k, v]) => [k.slice(metric.length + 1), v]);
+const total = (c: Counts, metric: string) => ofMetric(c, metric).reduce((s, [, v]) => s + v, 0);
+/** A metric's `top` operations, largest first. */
+const largest = (c: Counts, metric: string, top: number) =>
+  ofMetric(c, metric)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top);
 
 /** "requests R, persistence P per pipeline; most: Op n, …" for `pipelines` pipelines. */
 export function perPipeline(c: Counts, pipelines: number, top = 8): string {
   const each = (v: number) => (v / pipelines).toFixed(1);
   const most = (metric: string) =>
-    [...c]
-      .filter(([k]) => k.startsWith(`${metric}:`))
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([k, v]) => `${k.slice(metric.length + 1)} ${each(v)}`)
+    largest(c, metric, top)
+      .map(([op, v]) => `${op} ${each(v)}`)
       .join(', ');
   return (
     `server requests ${each(total(c, 'service_requests'))} per pipeline (${most('service_requests')}); ` +
@@ -75,14 +79,8 @@ export function persistenceLoad(c: Counts, wallS: number): string {
   const seconds = total(c, 'persistence_latency_sum');
   const count = total(c, 'persistence_latency_count');
   const perOpMs = count > 0 ? (1000 * seconds) / count : 0;
-  const most = [...c]
-    .filter(([k]) => k.startsWith('persistence_latency_sum:'))
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 5)
-    .map(([k, v]) => {
-      const op = k.slice('persistence_latency_sum:'.length);
-      return `${op} ${v.toFixed(1)} s / ${c.get(`persistence_latency_count:${op}`) ?? 0}`;
-    })
+  const most = largest(c, 'persistence_latency_sum', 5)
+    .map(([op, s]) => `${op} ${s.toFixed(1)} s / ${c.get(`persistence_latency_count:${op}`) ?? 0}`)
     .join(', ');
   return (
     `persistence busy ${seconds.toFixed(1)} s in ${wallS.toFixed(1)} s (mean ${(seconds / wallS).toFixed(2)} in flight), ` +

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { benchOptions } from '../../bench/scale/options.js';
 import { waitsCompleted } from '../../bench/scale/pipelines.js';
-import { counters, delta, persistenceLoad } from '../../bench/scale/server-metrics.js';
+import { counters, delta, perPipeline, persistenceLoad } from '../../bench/scale/server-metrics.js';
 
 test('bench:scale options: the defaults, and the pairs and JSON it takes', () => {
   const o = benchOptions([]);
@@ -65,6 +65,10 @@ test('bench:scale server metrics: persistence time is summed over every namespac
   assert.equal(c.get('persistence_latency_sum:GetNamespace'), 0.25);
   assert.equal(c.get('persistence_requests:GetNamespace'), undefined); // requests: our namespace only
   assert.equal(c.get('service_requests:StartWorkflowExecution'), undefined); // the frontend's only
+  assert.equal(
+    perPipeline(c, 10),
+    'server requests 0.0 per pipeline (); persistence operations 100.0 (UpdateWorkflowExecution 100.0)',
+  );
   assert.equal(
     persistenceLoad(c, 2),
     'persistence busy 3.5 s in 2.0 s (mean 1.75 in flight), 2.33 ms per operation ' +
