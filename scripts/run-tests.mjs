@@ -2,7 +2,8 @@
 // Runs the compiled test files (dist/test/**/*.test.js) with Node's test runner.
 // Usage: npm test [-- <substring> ...]   runs only the files whose path contains one of the substrings.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -28,6 +29,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// Every temporary directory the tests make, and the servers and tools they start make, goes under one directory per
+// run (TMPDIR, which Node, Go and Python all honour). A passing run removes it; a failing one keeps it for a look and
+// says where. Without it each run left a few hundred directories in the system's temporary directory.
+const runTmp = mkdtempSync(join(tmpdir(), 'dataops-tests-'));
 const result = spawnSync(
   process.execPath,
   [
@@ -42,6 +47,8 @@ const result = spawnSync(
     ...passThrough,
     ...files,
   ],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', env: { ...process.env, TMPDIR: runTmp } },
 );
+if (result.status === 0) rmSync(runTmp, { recursive: true, force: true });
+else console.error(`the tests' temporary files are kept in ${runTmp}`);
 process.exit(result.status ?? 1);

@@ -3,9 +3,9 @@
  * The main job on the embedded default (`npm start`): no account, no configuration. Starts the installed Temporal dev
  * server (with its Web UI), the simulator with its seed project and a worker; runs a data-quality pipeline with live
  * progress and prints its summary and gate verdict; previews a promotion between two seed suites, prints the diff,
- * approves and applies it; then shuts everything down (or stays up with --keep).
+ * approves and applies it; then shuts everything down and removes its working directory (or stays up with --keep).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,6 +132,7 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
     deps.close();
     await sim.close();
     await env.teardown();
+    rmSync(work, { recursive: true, force: true }); // the claim checks and exports of this run only
     say('stopped the worker, the simulator and the dev server');
   }
   return code;
