@@ -2,6 +2,10 @@
  * Benchmarks, reported as ratios measured side by side in one run (the machine is shared and noisy, so absolute
  * times mean little; nothing here passes or fails). `npm run bench`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalDirectoryBlobStore } from '../src/activities/index.js';
 import { ServiceClient } from '../src/api/index.js';
 import type { DataQualityPipelineResult } from '../src/contract/index.js';
 import { SEED_IDS, SEED_USERS, startSimulator } from '../src/simulator/index.js';
@@ -81,7 +85,11 @@ async function importScaling(): Promise<void> {
 async function waitingHistory(): Promise<void> {
   const t = await startTimeSkippingEnv();
   const sim = await startSimulator({ port: 0, jobDurations: { pendingMs: 100, claimMs: 100, runMs: 4_000 } });
-  const deps = await simDeps(sim);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-waiting-')); // the claim checks and exports: removed at the end
+  const deps = await simDeps(sim, {
+    store: new LocalDirectoryBlobStore(join(dir, 'blobs')),
+    exportDir: join(dir, 'exports'),
+  });
   const events: Record<string, number> = {};
   for (const strategy of ['heartbeat', 'deferrable'] as const) {
     await withProjectWorker(t.env, deps, async (taskQueue) => {
@@ -116,6 +124,7 @@ async function waitingHistory(): Promise<void> {
   deps.profiles.default?.client.close();
   await sim.close();
   await t.env.teardown();
+  rmSync(dir, { recursive: true, force: true });
 }
 
 async function main(): Promise<void> {

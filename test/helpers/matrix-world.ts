@@ -2,7 +2,7 @@
  * The fault matrix's world: a Temporal dev server process on a database file (so it can be killed and restarted),
  * the simulator process on a state file (likewise), worker processes, and typed access to the simulator's controls.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -190,6 +190,7 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
       await connection.close();
       await sim.kill();
       await temporal.kill();
+      rmSync(dir, { recursive: true, force: true }); // the seed, the state files, the claim checks
     },
   };
 }
