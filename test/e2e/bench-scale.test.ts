@@ -4,25 +4,11 @@
  * measures, and a test on a shared machine must never pass or fail on speed.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { runProcess } from '../helpers/processes.js';
+import { runScriptInOwnTmp } from '../helpers/processes.js';
 
 const bench = fileURLToPath(new URL('../../bench/scale/run.js', import.meta.url));
-
-/** Runs the benchmark with a temporary directory of its own; answers what it left there too. */
-async function runBench(args: string[]): Promise<{ code: number | null; out: string; left: string[] }> {
-  const tmp = mkdtempSync(join(tmpdir(), 'bench-scale-'));
-  try {
-    const { code, out } = await runProcess(process.execPath, [bench, ...args], { TMPDIR: tmp });
-    return { code, out, left: readdirSync(tmp) };
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}
 
 test('bench:scale prints the side-by-side table, the Temporal floor, the server work, the capacity and a promotion', async () => {
   const args = [
@@ -31,7 +17,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
     ...['--rounds', '2', '--fresh-targets'],
     ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
-  const { code, out, left } = await runBench(args);
+  const { code, out, left } = await runScriptInOwnTmp(bench, args);
   assert.equal(code, 0, out);
   assert.deepEqual(left, [], "the benchmark removes its servers' files when it ends");
   // N = 2: worker against the loop; 0 failures on both sides; every job detected.
@@ -115,7 +101,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
 test("bench:scale fails at once, with the worker's words, when its worker cannot start", async () => {
   // A worker variable out of its bounds: the worker names it and exits before the warm-up pipeline can run.
   const args = ['--n', '2', '--capacity', '0', '--no-floor', '--worker-env', 'DATAOPS_WORKFLOW_POLLERS=1'];
-  const { code, out, left } = await runBench(args);
+  const { code, out, left } = await runScriptInOwnTmp(bench, args);
   assert.equal(code, 1, out);
   assert.deepEqual(left, [], 'a benchmark that failed removes them too');
   assert.match(

@@ -4,25 +4,17 @@
  * temporary directory.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { dist, runProcess } from '../helpers/processes.js';
+import { dist, runScriptInOwnTmp } from '../helpers/processes.js';
 
 test('npm start runs the pipeline and the promotion to the end, then removes its working directory', async () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'demo-'));
-  try {
-    const { code, out } = await runProcess(process.execPath, [dist('demo.js')], { TMPDIR: tmp });
-    assert.equal(code, 0, out);
-    assert.match(out, /pipeline exit code: 0/);
-    assert.match(out, /promotion APPLIED \(approved by demo\)/);
-    assert.match(out, /stopped the worker, the simulator and the dev server/);
-    assert.deepEqual(
-      readdirSync(tmp).filter((f) => f.startsWith('dataops-demo-')),
-      [],
-    );
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  const { code, out, left } = await runScriptInOwnTmp(dist('demo.js'));
+  assert.equal(code, 0, out);
+  assert.match(out, /pipeline exit code: 0/);
+  assert.match(out, /promotion APPLIED \(approved by demo\)/);
+  assert.match(out, /stopped the worker, the simulator and the dev server/);
+  assert.deepEqual(
+    left.filter((f) => f.startsWith('dataops-demo-')),
+    [],
+  );
 });

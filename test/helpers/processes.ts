@@ -1,6 +1,9 @@
 /** Child processes for end-to-end tests: the simulator, workers and the CLI, run as users run them. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import { eventually } from './wait.js';
@@ -72,6 +75,23 @@ export function runProcess(
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => resolve({ code, out }));
   });
+}
+
+/**
+ * Runs a node script to its end with a temporary directory (TMPDIR) of its own, then removes that directory;
+ * resolves with the exit code, the output and what the script left in the directory.
+ */
+export async function runScriptInOwnTmp(
+  script: string,
+  args: string[] = [],
+): Promise<{ code: number | null; out: string; left: string[] }> {
+  const tmp = mkdtempSync(join(tmpdir(), 'own-tmp-'));
+  try {
+    const { code, out } = await runProcess(process.execPath, [script, ...args], { TMPDIR: tmp });
+    return { code, out, left: readdirSync(tmp) };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 export async function startSimulatorProcess(): Promise<{ proc: Proc; url: string }> {
