@@ -7,12 +7,61 @@ import type { z } from 'zod';
 import { DataQualityPipelineInput, issueLines } from '../contract/index.js';
 import { UsageError, intArg, numArg, orderArg, paramArg, parseDurationMs } from './parsers.js';
 
-/** Validates a workflow input with its contract schema; problems become a usage error naming each field. */
+/**
+ * The flag each workflow input field comes from, so that a problem names what was typed as well as the field. A path
+ * not listed is looked up by its prefixes (`order.kitchen` comes from `--order`).
+ */
+export const FLAG_OF: Readonly<Record<string, string>> = {
+  profile: '--profile',
+  projectCode: '--project-code',
+  waitStrategy: '--wait-strategy',
+  expectedDurationMs: '--expected-duration',
+  pollIntervalMs: '--poll-interval',
+  maxPollIntervalMs: '--max-poll-interval',
+  maxStatusDurationMs: '--max-status-duration',
+  onStatusStuck: '--on-status-stuck',
+  statusReports: '--status-reports',
+  tableGroupId: '--table-group',
+  testSuiteId: '--test-suite',
+  order: '--order',
+  'order.parameters': '--param',
+  'gates.minScorePercent': '--min-score-percent',
+  'gates.maxFailed': '--max-failed',
+  'gates.maxErrors': '--max-errors',
+  onGateFailure: '--on-gate-failure',
+  testGeneration: '--test-generation',
+  kitchen: '--kitchen',
+  recipe: '--recipe',
+  variation: '--variation',
+  parameters: '--param',
+  'source.testSuiteId': '--from-suite',
+  'source.filters.origin': '--origin',
+  'source.filters.table_name': '--table-name',
+  'source.filters.test_type': '--test-type',
+  targetTestSuiteId: '--to-suite',
+  preset: '--preset',
+  'policy.on_match': '--on-match',
+  'policy.on_new': '--on-new',
+  'policy.on_absence': '--on-absence',
+  mode: '--mode',
+  'approval.timeoutMs': '--approval-timeout',
+};
+
+/** `--flag (field)` for a field a flag gave, else the field. */
+export function flagged(path: string): string {
+  for (let p = path; p; p = p.includes('.') ? p.slice(0, p.lastIndexOf('.')) : '') {
+    const flag = FLAG_OF[p];
+    if (flag) return `${flag} (${path})`;
+  }
+  return path;
+}
+
+/** Validates a workflow input with its contract schema; problems become a usage error naming each flag and field. */
 export function checked<T extends z.ZodType>(schema: T, input: unknown): z.input<T> {
   const parsed = schema.safeParse(input);
   if (!parsed.success)
     throw new UsageError(
-      `invalid input:\n${issueLines(parsed.error)
+      `invalid input:\n${issueLines(parsed.error, flagged)
         .map((line) => `  ${line}`)
         .join('\n')}`,
     );
@@ -122,11 +171,12 @@ export function pipelineOptions(cmd: Command): Command {
 export function jobInput(f: JobFlags): Record<string, unknown> {
   return {
     profile: f.profile,
-    ...(f.projectCode ? { projectCode: f.projectCode } : {}),
+    // A flag given is passed on even when 0 or empty, so the contract refuses it instead of the default taking over.
+    ...(f.projectCode !== undefined ? { projectCode: f.projectCode } : {}),
     ...(f.waitStrategy ? { waitStrategy: f.waitStrategy } : {}),
-    ...(f.expectedDuration ? { expectedDurationMs: f.expectedDuration } : {}),
-    ...(f.pollInterval ? { pollIntervalMs: f.pollInterval } : {}),
-    ...(f.maxPollInterval ? { maxPollIntervalMs: f.maxPollInterval } : {}),
+    ...(f.expectedDuration !== undefined ? { expectedDurationMs: f.expectedDuration } : {}),
+    ...(f.pollInterval !== undefined ? { pollIntervalMs: f.pollInterval } : {}),
+    ...(f.maxPollInterval !== undefined ? { maxPollIntervalMs: f.maxPollInterval } : {}),
     ...(f.maxStatusDuration !== undefined ? { maxStatusDurationMs: f.maxStatusDuration } : {}),
     ...(f.onStatusStuck ? { onStatusStuck: f.onStatusStuck } : {}),
     ...(f.statusReports !== undefined ? { statusReports: f.statusReports } : {}),

@@ -16,6 +16,13 @@ export function parseDurationMs(value: string): number {
   return Math.round(Number(m[1]) * factor);
 }
 
+/** A duration that must be above zero (a schedule's interval, its catch-up window): 0 is refused, not dropped. */
+export function positiveDurationMs(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms < 1) throw new InvalidArgumentError('expected a duration above zero, such as 30s, 5m or 1h');
+  return ms;
+}
+
 export const intArg =
   (min: number, max = Number.MAX_SAFE_INTEGER) =>
   (value: string) => {
@@ -24,6 +31,12 @@ export const intArg =
       throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
     return n;
   };
+
+/** Any text but an empty one: `--cron ''` is refused, not taken for no expression. */
+export const nonEmptyArg = (what: string) => (value: string) => {
+  if (!value.trim()) throw new InvalidArgumentError(`expected ${what}, got an empty value`);
+  return value;
+};
 
 export const numArg = (min: number, max: number) => (value: string) => {
   const n = Number(value);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pipelineInput } from '../../src/cli/inputs.js';
-import { parseDurationMs } from '../../src/cli/parsers.js';
+import { flagged, pipelineInput } from '../../src/cli/inputs.js';
+import { parseDurationMs, positiveDurationMs } from '../../src/cli/parsers.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { cli } from '../helpers/cli.js';
 
@@ -64,13 +64,46 @@ describe('starter CLI usage', () => {
     // 0 used to become the 24-hour default silently; it is refused, naming the field.
     [
       ['promote', '--from-suite', 'a', '--to-suite', 'b', '--preset', 'upsert', '--approval-timeout', '0'],
-      /approval\.timeoutMs: Too small: expected number to be >=1000/,
+      /--approval-timeout \(approval\.timeoutMs\): Too small: expected number to be >=1000/,
     ],
     [
       ['pipeline', '--table-group', 't', '--test-suite', 's', '--poll-interval', 'soon'],
       /'--poll-interval <duration>' argument 'soon' is invalid/,
     ],
-    [['pipeline', '--table-group', 't', '--test-suite', 's', '--poll-interval', '50ms'], /pollIntervalMs: Too small/],
+    [
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--poll-interval', '50ms'],
+      /--poll-interval \(pollIntervalMs\): Too small/,
+    ],
+    // A zero or an empty value used to be dropped, and the default taken in its place; each is refused, naming the flag.
+    [
+      ['pipeline', '--table-group', 't', '--test-suite', 's', '--poll-interval', '0'],
+      /--poll-interval \(pollIntervalMs\): Too small: expected number to be >=100/,
+    ],
+    [
+      ['profile', '--table-group', 't', '--max-poll-interval', '0s'],
+      /--max-poll-interval \(maxPollIntervalMs\): Too small/,
+    ],
+    [
+      ['test-run', '--test-suite', 's', '--expected-duration', '0s'],
+      /--expected-duration \(expectedDurationMs\): Too small/,
+    ],
+    [['test-run', '--test-suite', 's', '--project-code', ''], /--project-code \(projectCode\): Too small/],
+    [
+      ['schedule', 'create', 's1', '--every', '0s', '--table-group', 't', '--test-suite', 's'],
+      /'--every <duration>' argument '0s' is invalid\. expected a duration above zero/,
+    ],
+    [
+      ['schedule', 'create', 's1', '--every', '1h', '--catchup-window', '0', '--table-group', 't', '--test-suite', 's'],
+      /'--catchup-window <duration>' argument '0' is invalid\. expected a duration above zero/,
+    ],
+    [
+      ['schedule', 'create', 's1', '--cron', ' ', '--table-group', 't', '--test-suite', 's'],
+      /'--cron <expression>' argument ' ' is invalid\. expected a cron expression, got an empty value/,
+    ],
+    [
+      ['pipeline', '--table-group', '', '--test-suite', 's', '--order', 'k/r/v', '--param', 'x=1'],
+      /--table-group \(tableGroupId\): Too small/,
+    ],
     [['pipeline', '--table-group', 't', '--test-suite', 's', '--frobnicate'], /unknown option '--frobnicate'/],
     [
       ['promote', '--from-suite', 'a', '--to-suite', 'b'],
@@ -112,6 +145,14 @@ describe('starter CLI usage', () => {
     assert.equal(pipelineInput(flags).statusReports, undefined, 'the worker applies the default, one per job');
   });
 
+  test('an input problem names the flag that gave the field, by the field or its parent', () => {
+    assert.equal(flagged('pollIntervalMs'), '--poll-interval (pollIntervalMs)');
+    assert.equal(flagged('order.kitchen'), '--order (order.kitchen)', 'the parent gives it');
+    assert.equal(flagged('order.parameters.x'), '--param (order.parameters.x)', 'the nearest listed path wins');
+    assert.equal(flagged('(input)'), '(input)', 'a path no flag gives stays as it is');
+    assert.equal(flagged('heartbeatTimeoutMs'), 'heartbeatTimeoutMs');
+  });
+
   test('durations', () => {
     assert.equal(parseDurationMs('500ms'), 500);
     assert.equal(parseDurationMs('30s'), 30_000);
@@ -119,5 +160,8 @@ describe('starter CLI usage', () => {
     assert.equal(parseDurationMs('2d'), 172_800_000);
     assert.equal(parseDurationMs('250'), 250);
     assert.throws(() => parseDurationMs('5 minutes'), /expected a duration/);
+    assert.equal(parseDurationMs('0s'), 0, 'zero is a duration; the input check decides whether it is allowed');
+    assert.equal(positiveDurationMs('1h'), 3_600_000);
+    assert.throws(() => positiveDurationMs('0.1ms'), /expected a duration above zero/, 'rounds to zero');
   });
 });

@@ -7,7 +7,7 @@ import { type Command, Option } from 'commander';
 import { WORKFLOW_TYPES } from '../../contract/index.js';
 import { table } from '../format.js';
 import { pipelineInput, pipelineOptions, type PipelineFlags } from '../inputs.js';
-import { UsageError, parseDurationMs } from '../parsers.js';
+import { UsageError, nonEmptyArg, positiveDurationMs } from '../parsers.js';
 import type { CommandContext } from '../runner.js';
 
 interface CreateFlags extends PipelineFlags {
@@ -23,26 +23,27 @@ interface CreateFlags extends PipelineFlags {
 export function registerScheduleCommands(program: Command, { starter: s, action }: CommandContext): void {
   const schedule = program.command('schedule').description('Temporal Schedules that run the data-quality pipeline');
   pipelineOptions(schedule.command('create <scheduleId>').description('create a schedule that runs a pipeline'))
-    .option('--cron <expression>', 'cron expression, e.g. "0 2 * * *"')
-    .option('--every <duration>', 'interval, e.g. 1h', parseDurationMs)
+    .option('--cron <expression>', 'cron expression, e.g. "0 2 * * *"', nonEmptyArg('a cron expression'))
+    .option('--every <duration>', 'interval, e.g. 1h', positiveDurationMs)
     .addOption(
       new Option('--overlap <policy>', 'what to do when a run is still going')
         .choices(['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'])
         .default('skip'),
     )
-    .option('--catchup-window <duration>', 'how far back missed runs are caught up', parseDurationMs)
+    .option('--catchup-window <duration>', 'how far back missed runs are caught up', positiveDurationMs)
     .option('--paused', 'create it paused')
     .option('--note <text>', 'a note on the schedule')
     .option('--json', 'print as JSON')
     .action(
       action(async (scheduleId: string, f: CreateFlags) => {
-        if (Boolean(f.cron) === Boolean(f.every)) throw new UsageError('--cron / --every: give exactly one');
+        if ((f.cron !== undefined) === (f.every !== undefined))
+          throw new UsageError('--cron / --every: give exactly one');
         const input = pipelineInput(f);
         const client = await s().connect();
         const handle = await client.schedule
           .create({
             scheduleId,
-            spec: f.cron ? { cronExpressions: [f.cron] } : { intervals: [{ every: f.every ?? 0 }] },
+            spec: f.cron !== undefined ? { cronExpressions: [f.cron] } : { intervals: [{ every: f.every ?? 0 }] },
             action: {
               type: 'startWorkflow',
               workflowType: WORKFLOW_TYPES.dataQualityPipeline,
@@ -52,14 +53,16 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
             },
             policies: {
               overlap: ScheduleOverlapPolicy[f.overlap.toUpperCase() as keyof typeof ScheduleOverlapPolicy],
-              ...(f.catchupWindow ? { catchupWindow: f.catchupWindow } : {}),
+              ...(f.catchupWindow !== undefined ? { catchupWindow: f.catchupWindow } : {}),
             },
             state: { paused: Boolean(f.paused), ...(f.note ? { note: f.note } : {}) },
           })
           .catch((err: unknown) => {
             // The server checks the spec; the SDK reports its refusal as a TypeError with the server's reason.
             if (err instanceof TypeError)
-              throw new UsageError(`${f.cron ? '--cron' : '--every'}: the Temporal server refused it: ${err.message}`);
+              throw new UsageError(
+                `${f.cron !== undefined ? '--cron' : '--every'}: the Temporal server refused it: ${err.message}`,
+              );
             if (err instanceof ScheduleAlreadyRunning)
               throw new UsageError(`schedule ${scheduleId} already exists (delete it first, or choose another id)`);
             throw err;
