@@ -151,7 +151,8 @@ const workerEnv = {
   DATAOPS_SCORE_SCALE: oneOf(SCORE_SCALES, 'fraction'),
   DATAOPS_BLOB_DIR: textOr(join('.dataops', 'blobs')),
   DATAOPS_EXPORT_DIR: textOr(join('.dataops', 'exports')),
-  DATAOPS_BLOB_RETENTION_DAYS: int({ fallback: 0, min: 0, max: 3650 }),
+  // 0 is refused, not read as unset: a retention of no days would be taken for none at all (blobs kept forever).
+  DATAOPS_BLOB_RETENTION_DAYS: int({ fallback: 0, min: 1, max: 3650 }),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'INFO', true),
   LOG_FORMAT: oneOf(['pretty', 'json'], 'pretty'),
   METRICS_PROMETHEUS_ADDRESS: hostPort(),

@@ -53,6 +53,17 @@ describe('worker configuration', () => {
     );
   });
 
+  test('a blob retention of 0 days is refused, not taken for no retention', () => {
+    assert.equal(loadWorkerConfig({ ...minimal, DATAOPS_BLOB_RETENTION_DAYS: '30' }).blobRetentionDays, 30);
+    assert.equal(loadWorkerConfig(minimal).blobRetentionDays, undefined, 'unset: kept');
+    assert.throws(
+      () => loadWorkerConfig({ ...minimal, DATAOPS_BLOB_RETENTION_DAYS: '0' }),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        /DATAOPS_BLOB_RETENTION_DAYS: expected a whole number from 1 to 3650, got '0'/.test(e.message),
+    );
+  });
+
   test('bad configuration names every wrong key and why, at once', () => {
     const err = (() => {
       try {
