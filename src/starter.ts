@@ -4,6 +4,7 @@
  * jobs, orders and promotions, approve or reject promotions, cancel, and manage schedules. `--help` on each command.
  */
 import { pathToFileURL } from 'node:url';
+import { ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
 import { CommanderError } from 'commander';
 import { UsageError } from './cli/parsers.js';
 import { buildProgram } from './cli/program.js';
@@ -14,7 +15,7 @@ import { ConfigError } from './config/env.js';
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let code: number = EXIT.ok;
-  const { program } = buildProgram(io, (c) => {
+  const { program, starter } = buildProgram(io, (c) => {
     code = c;
   });
   try {
@@ -29,6 +30,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (err instanceof UsageError || err instanceof ConfigError) {
       io.err.write(`error: ${err.message}\n`);
       return EXIT.usage;
+    }
+    // An id that names nothing is said as such, not as the server's message (a schedule's internal workflow id).
+    if (err instanceof WorkflowNotFoundError || err instanceof ScheduleNotFoundError) {
+      const what = err instanceof WorkflowNotFoundError ? `workflow ${err.workflowId}` : `schedule ${err.scheduleId}`;
+      io.err.write(`error: no ${what} in namespace ${starter().config.temporal.namespace}\n`); // set before any action
+      return EXIT.notFound;
     }
     io.err.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT.failed;

@@ -71,6 +71,25 @@ describe('CLI outcomes on the dev server', () => {
     });
   });
 
+  test('an id that names no workflow or schedule exits 6 and says so, whatever the command', async () => {
+    for (const args of [
+      ['status', 'no-such-workflow'],
+      ['cancel', 'no-such-workflow'],
+      ['approve', 'no-such-workflow', '--preview-id', 'p'],
+      ['reject', 'no-such-workflow', '--reason', 'r'],
+    ]) {
+      const r = await cli(args, env);
+      assert.equal(r.code, 6, `${args.join(' ')}: ${r.err}`);
+      assert.match(r.err, /^error: no workflow no-such-workflow in namespace default$/m, args.join(' '));
+    }
+    for (const command of ['describe', 'pause', 'unpause', 'delete']) {
+      const r = await cli(['schedule', command, 'no-such-schedule'], env);
+      assert.equal(r.code, 6, `schedule ${command}: ${r.err}`);
+      assert.match(r.err, /^error: no schedule no-such-schedule in namespace default$/m, `schedule ${command}`);
+      assert.doesNotMatch(r.err, /temporal-sys-scheduler/, 'not the internal workflow id of the schedule');
+    }
+  });
+
   test('status prints the result of a completed workflow', async () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
       const workflowId = `cli-ok-${taskQueue}`;
