@@ -4,18 +4,17 @@
  * jobs, orders and promotions, approve or reject promotions, cancel, and manage schedules. `--help` on each command.
  */
 import { pathToFileURL } from 'node:url';
-import { ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
 import { CommanderError } from 'commander';
 import { UsageError } from './cli/parsers.js';
 import { buildProgram } from './cli/program.js';
-import type { CliIO } from './cli/runner.js';
+import { NotFound, type CliIO } from './cli/runner.js';
 import { EXIT } from './cli/format.js';
 import { ConfigError } from './config/env.js';
 
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let code: number = EXIT.ok;
-  const { program, starter } = buildProgram(io, (c) => {
+  const { program } = buildProgram(io, (c) => {
     code = c;
   });
   try {
@@ -31,10 +30,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.err.write(`error: ${err.message}\n`);
       return EXIT.usage;
     }
-    // An id that names nothing is said as such, not as the server's message (a schedule's internal workflow id).
-    if (err instanceof WorkflowNotFoundError || err instanceof ScheduleNotFoundError) {
-      const what = err instanceof WorkflowNotFoundError ? `workflow ${err.workflowId}` : `schedule ${err.scheduleId}`;
-      io.err.write(`error: no ${what} in namespace ${starter().config.temporal.namespace}\n`); // set before any action
+    if (err instanceof NotFound) {
+      io.err.write(`error: ${err.message}\n`);
       return EXIT.notFound;
     }
     io.err.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -40,6 +40,8 @@ export function buildProgram(io: CliIO, exit: (code: number) => void): { program
       async (...args: A) => {
         try {
           await fn(...args);
+        } catch (err) {
+          throw (await starter?.explained(err)) ?? err;
         } finally {
           await starter?.close();
         }

@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import {
   Client,
   Connection,
+  ScheduleNotFoundError,
   WorkflowFailedError,
+  WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -25,6 +27,11 @@ export interface CliIO {
   err: NodeJS.WriteStream;
   /** The environment the configuration is read from. @default the process environment */
   env?: Env;
+}
+
+/** An id that names no workflow or schedule, or a closed workflow where a running one is needed (exit 6). */
+export class NotFound extends Error {
+  override readonly name = 'NotFound';
 }
 
 export class Starter {
@@ -49,6 +56,25 @@ export class Starter {
       ...(this.tracing ? { interceptors: this.tracing.clientInterceptors } : {}),
     });
     return this.client;
+  }
+
+  /**
+   * The error to show for `err`, said as what it means: the server answers "not found" both for an id that names
+   * nothing and for a signal or update to a closed workflow, and names a schedule by its internal workflow id.
+   */
+  async explained(err: unknown): Promise<unknown> {
+    const ns = this.config.temporal.namespace;
+    if (err instanceof ScheduleNotFoundError) return new NotFound(`no schedule ${err.scheduleId} in namespace ${ns}`);
+    if (!(err instanceof WorkflowNotFoundError)) return err;
+    const status = await this.client?.workflow
+      .getHandle(err.workflowId)
+      .describe()
+      .then(
+        (d) => d.status.name,
+        () => undefined,
+      );
+    if (!status) return new NotFound(`no workflow ${err.workflowId} in namespace ${ns}`);
+    return status === 'RUNNING' ? err : new NotFound(`workflow ${err.workflowId} has already closed (${status})`);
   }
 
   async close(): Promise<void> {

@@ -104,6 +104,22 @@ describe('CLI outcomes on the dev server', () => {
         result: { status: string };
       };
       assert.equal(json.result.status, 'passed');
+      // The server takes a cancel of a closed workflow without a word, and answers an update to it "not found".
+      const cancel = await cli(['cancel', workflowId], env);
+      assert.equal(cancel.code, 6, cancel.err);
+      assert.match(
+        cancel.err,
+        new RegExp(`^error: workflow ${workflowId} has already closed \\(COMPLETED\\); nothing was cancelled$`, 'm'),
+      );
+      assert.doesNotMatch(cancel.out, /cancel requested/);
+      for (const args of [
+        ['approve', workflowId, '--preview-id', 'p'],
+        ['reject', workflowId, '--reason', 'r'],
+      ]) {
+        const r = await cli(args, env);
+        assert.equal(r.code, 6, `${args[0]}: ${r.err}`);
+        assert.match(r.err, new RegExp(`^error: workflow ${workflowId} has already closed \\(COMPLETED\\)$`, 'm'));
+      }
     });
   });
 

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { progressQuery } from '../../contract/index.js';
 import { type RootCause, describeRoot, rootCause } from '../failure.js';
 import { formatOrder, formatPipeline, formatProfile, formatPromotion, formatTestRun, table } from '../format.js';
-import type { CommandContext } from '../runner.js';
+import { NotFound, type CommandContext } from '../runner.js';
 
 /** How each workflow's result reads; others print as JSON. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -34,7 +34,12 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
     .description('cancel a workflow (its remote job is cancelled too)')
     .action(
       action(async (workflowId: string) => {
-        await (await s().connect()).workflow.getHandle(workflowId).cancel();
+        const handle = (await s().connect()).workflow.getHandle(workflowId);
+        // The server accepts a cancel of a closed workflow and does nothing: say so instead of "cancel requested".
+        const { status } = await handle.describe();
+        if (status.name !== 'RUNNING')
+          throw new NotFound(`workflow ${workflowId} has already closed (${status.name}); nothing was cancelled`);
+        await handle.cancel();
         s().print(`cancel requested: ${workflowId}`);
       }),
     );
