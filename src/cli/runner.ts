@@ -9,6 +9,7 @@ import {
   ScheduleNotFoundError,
   WorkflowFailedError,
   WorkflowNotFoundError,
+  WorkflowExecutionAlreadyStartedError,
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -20,6 +21,7 @@ import { describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
 import { EXIT, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
+import { UsageError } from './parsers.js';
 import { startTracing, type Tracing } from '../telemetry/tracing.js';
 
 export interface CliIO {
@@ -97,11 +99,15 @@ export class Starter {
     const workflowId =
       flags.workflowId ??
       `${type}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${randomUUID().slice(0, 8)}`;
-    const handle = await client.workflow.start(type, {
-      taskQueue: this.config.temporal.taskQueue,
-      workflowId,
-      args: [input],
-    });
+    const handle = await client.workflow
+      .start(type, { taskQueue: this.config.temporal.taskQueue, workflowId, args: [input] })
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError)
+          throw new UsageError(
+            `--workflow-id: workflow ${workflowId} is already running (see it with: dataops status ${workflowId})`,
+          );
+        throw err;
+      });
     if (!flags.json) {
       this.print(`started ${type} ${workflowId}`);
       const url = this.link(workflowId);

@@ -104,6 +104,17 @@ describe('CLI outcomes on the dev server', () => {
         result: { status: string };
       };
       assert.equal(json.result.status, 'passed');
+      // A closed workflow's id may be used again; a running one's is refused, naming the flag.
+      const nobody = { ...env, TEMPORAL_TASK_QUEUE: `${taskQueue}-nobody` };
+      const args = ['profile', '--table-group', TG.finance, '--workflow-id', `${workflowId}-again`, '--no-wait'];
+      assert.equal((await cli(args, nobody)).code, 0);
+      const again = await cli(args, nobody);
+      assert.equal(again.code, 2, again.err);
+      assert.match(
+        again.err,
+        new RegExp(`^error: --workflow-id: workflow ${workflowId}-again is already running`, 'm'),
+      );
+      await t.env.client.workflow.getHandle(`${workflowId}-again`).terminate('test over');
       // The server takes a cancel of a closed workflow without a word, and answers an update to it "not found".
       const cancel = await cli(['cancel', workflowId], env);
       assert.equal(cancel.code, 6, cancel.err);
