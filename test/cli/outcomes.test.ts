@@ -68,6 +68,41 @@ describe('CLI outcomes on the dev server', () => {
       assert.equal(json.failure.type, 'NotFound');
       assert.equal(json.failure.nonRetryable, true);
       assert.match(json.failure.via[0] ?? '', /^activity /);
+
+      // A promotion that fails before its preview: the same root cause, not "Workflow execution failed".
+      const promote = await cli(
+        ['promote', '--from-suite', MISSING, '--to-suite', TS.financeProd, '--preset', 'upsert'],
+        {
+          ...env,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+        },
+      );
+      assert.equal(promote.code, 1, promote.err);
+      assert.match(promote.err, /^failed: NotFound: .*\(via activity exportTestDefinitions; retryable: false\)$/m);
+      assert.doesNotMatch(promote.err, /Workflow execution failed/);
+
+      // With no worker on the task queue, it gives up waiting for the preview by the clock and says what goes on.
+      const unanswered = await cli(
+        [
+          'promote',
+          '--from-suite',
+          TS.salesDev,
+          '--to-suite',
+          TS.salesProd,
+          '--preset',
+          'upsert',
+          '--preview-wait',
+          '1s',
+        ],
+        { ...env, TEMPORAL_TASK_QUEUE: `${taskQueue}-nobody` },
+      );
+      assert.equal(unanswered.code, 1, unanswered.err);
+      assert.match(
+        unanswered.err,
+        new RegExp(
+          `no preview within --preview-wait 1 s \\(is a worker polling task queue ${taskQueue}-nobody\\?\\); the promotion goes on: dataops status promoteTestDefinitions-`,
+        ),
+      );
     });
   });
 

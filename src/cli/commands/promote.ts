@@ -14,8 +14,11 @@ import {
 } from '../../contract/index.js';
 import { EXIT, formatPreview, formatPromotion } from '../format.js';
 import { checked, profileOption, runOptions, type RunFlags } from '../inputs.js';
-import { UsageError, parseDurationMs } from '../parsers.js';
+import { UsageError, parseDurationMs, positiveDurationMs } from '../parsers.js';
 import type { CommandContext } from '../runner.js';
+
+/** How long `promote` waits for the preview before it leaves the promotion running and says how to find it. */
+const PREVIEW_WAIT_MS = 5 * 60_000;
 
 interface PromoteFlags extends RunFlags {
   fromSuite: string;
@@ -30,6 +33,7 @@ interface PromoteFlags extends RunFlags {
   testType?: string;
   approval: boolean;
   approvalTimeout?: number;
+  previewWait: number;
   profile: string;
 }
 
@@ -81,12 +85,24 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
       .option('--table-name <name>', 'export filter')
       .option('--test-type <code>', 'export filter')
       .option('--no-approval', 'apply without waiting for an approval')
-      .option('--approval-timeout <duration>', 'how long to wait for an approval', parseDurationMs),
+      .option('--approval-timeout <duration>', 'how long to wait for an approval', parseDurationMs)
+      .option(
+        '--preview-wait <duration>',
+        'how long this command waits for the preview (the promotion goes on after it)',
+        positiveDurationMs,
+        PREVIEW_WAIT_MS,
+      ),
   ).action(
     action(async (f: PromoteFlags) => {
       const handle = await s().start(WORKFLOW_TYPES.promoteTestDefinitions, promotionInput(f), f);
       if (f.approval && f.wait !== false && !f.follow) {
-        const preview = await waitForPreview(handle);
+        // A promotion that fails or is cancelled before its preview reads as any other workflow's end.
+        const preview = await waitForPreview(handle, f.previewWait, s().config.temporal.taskQueue).catch(
+          (err: unknown) => {
+            s().exitCode = s().failure(err, f);
+          },
+        );
+        if (!preview) return;
         if (f.json) s().print(JSON.stringify(preview, null, 2));
         else {
           s().print(formatPreview(preview));
@@ -144,14 +160,21 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
     );
 }
 
-/** Polls the preview query until the promotion has one, surfacing the failure if the workflow ends first. */
-async function waitForPreview(handle: WorkflowHandle) {
-  for (let i = 0; i < 600; i++) {
+/**
+ * Polls the preview query until the promotion has one, surfacing the failure if the workflow ends first. Gives up
+ * after `waitMs` by the clock, not by rounds: a query that no worker answers takes the server's 30 s to fail.
+ */
+async function waitForPreview(handle: WorkflowHandle, waitMs: number, taskQueue: string) {
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
     const preview = await handle.query(previewQuery).catch(() => null);
     if (preview) return preview;
     const d = await handle.describe();
     if (d.status.name !== 'RUNNING') await handle.result(); // surfaces the failure
     await delay(500);
   }
-  throw new Error('no preview after 5 minutes: is a worker running on the task queue?');
+  throw new Error(
+    `no preview within --preview-wait ${Math.round(waitMs / 1000)} s (is a worker polling task queue ${taskQueue}?); ` +
+      `the promotion goes on: dataops status ${handle.workflowId}`,
+  );
 }
