@@ -32,7 +32,34 @@ const counts = (c: Record<string, number> | null | undefined) =>
 const percent = (v: number | null) => (v === null ? 'not available' : `${v} %`);
 const minutes = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
 
-export function formatPipeline(r: DataQualityPipelineResult): string {
+/**
+ * The gates row: the violations, or what passed. With no limit set every run passes, which must not read as a clean
+ * run (a result does not say which gates it was given, so without them it says only that none was violated).
+ */
+/** The limits a pipeline was given (its input's `gates`). */
+export interface GateLimits {
+  minScorePercent?: number | undefined;
+  maxFailed?: number | undefined;
+  maxErrors?: number | undefined;
+  warningsAsFailures?: boolean | undefined;
+}
+
+function gatesRow(verdict: DataQualityPipelineResult['gates'], gates?: GateLimits): string {
+  if (!verdict.passed) return verdict.violations.join('; ');
+  if (!gates) return 'all passed';
+  const limits = [
+    gates.minScorePercent !== undefined ? `score ≥ ${gates.minScorePercent} %` : null,
+    gates.maxFailed !== undefined
+      ? `failed${gates.warningsAsFailures ? ' + warnings' : ''} ≤ ${gates.maxFailed}`
+      : null,
+    gates.maxErrors !== undefined ? `errors ≤ ${gates.maxErrors}` : null,
+  ].filter((l) => l !== null);
+  return limits.length
+    ? `passed: ${limits.join(', ')}`
+    : 'none set, so every run passes (--min-score-percent, --max-failed, --max-errors)';
+}
+
+export function formatPipeline(r: DataQualityPipelineResult, gates?: GateLimits): string {
   const rows: [string, unknown][] = [
     ['verdict', r.status === 'passed' ? 'PASSED' : 'FAILED'],
     ['order', r.order ? `${r.order.orderId} (${r.order.orderRun?.status ?? r.order.status ?? 'created'})` : null],
@@ -51,7 +78,7 @@ export function formatPipeline(r: DataQualityPipelineResult): string {
     ['test run', `${r.testRun.job.jobId} ${r.testRun.job.wait.job.status}`],
     ['test score', percent(r.testRun.summary.scorePercent)],
     ['test results', counts(r.testRun.summary.resultCounts)],
-    ['gates', r.gates.passed ? 'all passed' : r.gates.violations.join('; ')],
+    ['gates', gatesRow(r.gates, gates)],
   ];
   return table(rows);
 }

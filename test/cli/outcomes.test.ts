@@ -32,10 +32,11 @@ describe('CLI outcomes on the dev server', () => {
     await t?.env.teardown();
   });
 
-  const pipeline = (taskQueue: string, workflowId: string, tableGroup: string) =>
+  const pipeline = (taskQueue: string, workflowId: string, tableGroup: string, more: string[] = []) =>
     cli(
       [
         'pipeline',
+        ...more,
         '--workflow-id',
         workflowId,
         '--table-group',
@@ -135,6 +136,27 @@ describe('CLI outcomes on the dev server', () => {
       assert.match(status.out, /status\s+COMPLETED/);
       assert.match(status.out, /result:\nverdict\s+PASSED/);
       assert.match(status.out, /test score\s+\d+(\.\d+)? %/);
+      // No gate given: the run passes whatever it found, and says so instead of "all passed".
+      for (const out of [run.out, status.out])
+        assert.match(
+          out,
+          /^gates\s+none set, so every run passes \(--min-score-percent, --max-failed, --max-errors\)$/m,
+        );
+      const gated = `${workflowId}-gated`;
+      const limits = [
+        '--min-score-percent',
+        '1',
+        '--max-errors',
+        '100',
+        '--max-failed',
+        '100',
+        '--warnings-as-failures',
+      ];
+      const withGates = await pipeline(taskQueue, gated, TG.finance, limits);
+      assert.equal(withGates.code, 0, withGates.err);
+      const gatedStatus = await cli(['status', gated], env);
+      for (const out of [withGates.out, gatedStatus.out])
+        assert.match(out, /^gates\s+passed: score ≥ 1 %, failed \+ warnings ≤ 100, errors ≤ 100$/m);
       const json = JSON.parse((await cli(['status', workflowId, '--json'], env)).out) as {
         result: { status: string };
       };

@@ -5,12 +5,20 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { progressQuery } from '../../contract/index.js';
 import { type RootCause, describeRoot, rootCause } from '../failure.js';
-import { formatOrder, formatPipeline, formatProfile, formatPromotion, formatTestRun, table } from '../format.js';
+import {
+  type GateLimits,
+  formatOrder,
+  formatPipeline,
+  formatProfile,
+  formatPromotion,
+  formatTestRun,
+  table,
+} from '../format.js';
 import { NotFound, type CommandContext } from '../runner.js';
 
 /** How each workflow's result reads; others print as JSON. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const FORMATS: Record<string, (r: any) => string> = {
+const FORMATS: Record<string, (r: any, gates?: GateLimits) => string> = {
   dataQualityPipeline: formatPipeline,
   profileTableGroup: formatProfile,
   runTestSuite: formatTestRun,
@@ -26,6 +34,22 @@ async function outcome(handle: WorkflowHandle): Promise<{ result: unknown } | { 
     if (err instanceof WorkflowFailedError) return { failure: rootCause(err) };
     throw err;
   }
+}
+
+type PipelineIn = { gates?: GateLimits } | undefined;
+
+/** The input a workflow was started with: the first event of its history (one event read), or undefined. */
+async function startInput(handle: WorkflowHandle): Promise<unknown> {
+  const { client } = handle;
+  const page = await client.workflowService
+    .getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId: handle.workflowId },
+      maximumPageSize: 1,
+    })
+    .catch(() => undefined);
+  const payload = page?.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  return payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined;
 }
 
 export function registerAdminCommands(program: Command, { starter: s, action }: CommandContext): void {
@@ -88,7 +112,10 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
         );
         if (end && 'result' in end) {
           const format = FORMATS[d.type];
-          s().print(`result:\n${format ? format(end.result) : JSON.stringify(end.result, null, 2)}`);
+          // A pipeline's result does not say which gates it had: they come from its input.
+          const gates =
+            d.type === 'dataQualityPipeline' ? ((await startInput(handle)) as PipelineIn)?.gates : undefined;
+          s().print(`result:\n${format ? format(end.result, gates) : JSON.stringify(end.result, null, 2)}`);
         }
       }),
     );

@@ -46,9 +46,13 @@ export function registerRunCommands(program: Command, { starter: s, action }: Co
     ),
   ).action(
     action(async (f: PipelineFlags & RunFlags) => {
-      const handle = await s().start(WORKFLOW_TYPES.dataQualityPipeline, pipelineInput(f), f);
-      await s().finish<DataQualityPipelineResult>(handle, f, formatPipeline, (r) =>
-        r.status === 'passed' ? EXIT.ok : EXIT.gateFailed,
+      const input = pipelineInput(f);
+      const handle = await s().start(WORKFLOW_TYPES.dataQualityPipeline, input, f);
+      await s().finish<DataQualityPipelineResult>(
+        handle,
+        f,
+        (r) => formatPipeline(r, input.gates),
+        (r) => (r.status === 'passed' ? EXIT.ok : EXIT.gateFailed),
       );
     }),
   );
