@@ -118,6 +118,9 @@ describe('CLI outcomes on the dev server', () => {
       assert.equal(r.code, 6, `${args.join(' ')}: ${r.err}`);
       assert.match(r.err, /^error: no workflow no-such-workflow in namespace default$/m, args.join(' '));
     }
+    const none = await cli(['schedule', 'list'], env);
+    assert.equal(none.code, 0, none.err);
+    assert.equal(none.out, 'no schedules in namespace default\n', 'an empty list says so');
     for (const command of ['describe', 'pause', 'unpause', 'delete']) {
       const r = await cli(['schedule', command, 'no-such-schedule'], env);
       assert.equal(r.code, 6, `schedule ${command}: ${r.err}`);

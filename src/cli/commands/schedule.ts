@@ -85,6 +85,7 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
             next: item.info.nextActionTimes[0]?.toISOString() ?? null,
           });
         if (f.json) s().print(JSON.stringify(rows, null, 2));
+        else if (!rows.length) s().print(`no schedules in namespace ${s().config.temporal.namespace}`);
         else
           for (const r of rows)
             s().print(
