@@ -174,6 +174,16 @@ describe('CLI outcomes on the dev server', () => {
         again.err,
         new RegExp(`^error: --workflow-id: workflow ${workflowId}-again is already running`, 'm'),
       );
+      // Its status comes without a progress query answered, saying why, instead of waiting the server's 30 s.
+      const unanswered = await cli(['status', `${workflowId}-again`], nobody);
+      assert.equal(unanswered.code, 0, unanswered.err);
+      assert.match(
+        unanswered.out,
+        new RegExp(
+          `^progress\\s+no worker answered within 5 s \\(is one polling task queue ${taskQueue}-nobody\\?\\)$`,
+          'm',
+        ),
+      );
       await t.env.client.workflow.getHandle(`${workflowId}-again`).terminate('test over');
       // The server takes a cancel of a closed workflow without a word, and answers an update to it "not found".
       const cancel = await cli(['cancel', workflowId], env);

@@ -38,6 +38,9 @@ async function outcome(handle: WorkflowHandle): Promise<{ result: unknown } | { 
 
 type PipelineIn = { gates?: GateLimits } | undefined;
 
+/** How long `status` waits for a worker to answer the progress query. */
+const PROGRESS_QUERY_MS = 5_000;
+
 /** The input a workflow was started with: the first event of its history (one event read), or undefined. */
 async function startInput(handle: WorkflowHandle): Promise<unknown> {
   const { client } = handle;
@@ -74,9 +77,13 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
     .option('--json', 'print as JSON')
     .action(
       action(async (workflowId: string, f: { json?: boolean }) => {
-        const handle = (await s().connect()).workflow.getHandle(workflowId);
+        const client = await s().connect();
+        const handle = client.workflow.getHandle(workflowId);
         const d = await handle.describe();
-        const progress = await handle.query(progressQuery).catch(() => null);
+        // A query waits for a worker to answer it; with none polling, the server gives up only after 30 s.
+        const progress = await client
+          .withDeadline(Date.now() + PROGRESS_QUERY_MS, () => handle.query(progressQuery))
+          .catch(() => null);
         const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';
         const end = closed ? await outcome(handle) : null;
         if (f.json) {
@@ -93,6 +100,14 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
           table([
             ['workflow', `${d.type} ${workflowId}`],
             ['status', d.status.name],
+            ...(progress
+              ? []
+              : [
+                  [
+                    'progress',
+                    `no worker answered within ${PROGRESS_QUERY_MS / 1000} s (is one polling task queue ${d.taskQueue}?)`,
+                  ] as [string, unknown],
+                ]),
             ['stage', progress?.stage],
             ['jobs', progress?.jobs.map((j) => `${j.role} ${j.jobId} ${j.status ?? ''}`).join('; ')],
             [
