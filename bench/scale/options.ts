@@ -60,6 +60,9 @@ export function benchOptions(args: string[]) {
     throw new Error(
       '--n, --capacity, --capacity-cache, --capacity-promotion, --poll-ms, --run-ms, --run-spread-ms and --rounds take whole numbers',
     );
+  // A batch of no pipelines, no poll interval or no round measures nothing (its ratios would print as NaN).
+  if (![...sizes, numbers.pollMs, numbers.rounds].every((v) => v >= 1))
+    throw new Error('--n (each size), --poll-ms and --rounds take whole numbers from 1');
   /** Fields added to every pipeline's input (what a caller may set: statusReports, waitStrategy, testGeneration…). */
   const extraInput = ((): unknown => {
     try {

@@ -27,6 +27,11 @@ test('bench:scale options: a wrong one is named', () => {
   assert.throws(() => benchOptions(['--input', '[1]']), /--input takes a JSON object/);
   assert.throws(() => benchOptions(['--server-config', 'nokey']), /--server-config takes K=V pairs.*"nokey"/);
   assert.throws(() => benchOptions(['--run-spread-ms', '1.5']), /--run-spread-ms and --rounds take whole numbers/);
+  assert.throws(
+    () => benchOptions(['--n', '10,0']),
+    /--n \(each size\), --poll-ms and --rounds take whole numbers from 1/,
+  );
+  assert.throws(() => benchOptions(['--rounds', '0']), /--rounds take whole numbers from 1/);
   assert.throws(() => benchOptions(['--bogus']), /bogus/);
 });
 
