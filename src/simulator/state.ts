@@ -197,7 +197,13 @@ export function initialState(seed: Seed, jobDurations: JobDurations, orderDurati
 /** Loads state kept in `path`, or undefined when there is none yet. */
 export function loadStateFile(path: string): SimStateData | undefined {
   if (!existsSync(path)) return undefined;
-  const data = JSON.parse(readFileSync(path, 'utf8')) as SimStateData;
+  let data: SimStateData;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8')) as SimStateData;
+  } catch (err) {
+    // Named, and left as it is: a state file that does not parse is not replaced by an empty state.
+    throw new Error(`cannot read simulator state file ${path}: ${(err as Error).message}`, { cause: err });
+  }
   if (data.version !== 1)
     throw new Error(`simulator state file ${path} has unsupported version ${String(data.version)}`);
   data.refresh_tokens ??= {}; // files written before the OAuth endpoint

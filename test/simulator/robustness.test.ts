@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -134,5 +134,14 @@ describe('simulator state file', () => {
     } finally {
       await second.close();
     }
+  });
+
+  test('a state file that does not parse is named, and left as it was', async () => {
+    const stateFile = join(mkdtempSync(join(tmpdir(), 'sim-state-')), 'state.json');
+    writeFileSync(stateFile, '{"version": 1, "jobs": {');
+    await assert.rejects(startSimulator({ stateFile }), (err: Error) =>
+      err.message.startsWith(`cannot read simulator state file ${stateFile}: `),
+    );
+    assert.equal(readFileSync(stateFile, 'utf8'), '{"version": 1, "jobs": {');
   });
 });
