@@ -36,12 +36,12 @@ const runTmp = mkdtempSync(join(tmpdir(), 'dataops-tests-'));
 const result = spawnSync(
   process.execPath,
   [
+    // A file whose tests have all ended exits even if a wedged worker still holds its connection (a test that timed
+    // out leaves one), without Node's --test-force-exit, which loses verdicts: the preload says how.
+    `--import=${new URL('./test-preload.mjs', import.meta.url).href}`,
     '--test',
     `--test-concurrency=${concurrency}`,
     '--test-timeout=300000',
-    // A file whose tests have all ended exits even if a wedged worker still holds its connection (a test that timed
-    // out leaves one): otherwise that file, and the whole run, would never end.
-    '--test-force-exit',
     // TAP on every Node (22 and 24 print the spec format by default), so logs read the same: `not ok` marks a failure.
     ...(passThrough.some((a) => a.startsWith('--test-reporter')) ? [] : ['--test-reporter=tap']),
     ...passThrough,
