@@ -58,6 +58,9 @@ export function describeLive(l: Live): string {
   return `[${String(l.elapsedS).padStart(4)} s] ${l.stage}${l.status ? ` · job ${l.status}` : ''} · polls ${l.polls}${l.interrupts ? ` · interrupts ${l.interrupts}` : ''}`;
 }
 
+/** How long one progress query may wait for a worker. */
+const QUERY_WAIT_MS = 5_000;
+
 /** Shows progress until the workflow closes. */
 export async function follow(
   handle: WorkflowHandle,
@@ -69,15 +72,15 @@ export async function follow(
     let line: string;
     let closed: boolean;
     try {
-      const r = await liveProgress(handle);
+      // A query waits for a worker to answer it; with none polling, the server gives up only after 30 s.
+      const r = await handle.client.withDeadline(Date.now() + QUERY_WAIT_MS, () => liveProgress(handle));
       line = describeLive(r.live);
       closed = r.closed;
     } catch {
-      line = last; // not queryable yet (no worker has run it) or just closed
-      closed = await handle.describe().then(
-        (d) => d.status.name !== 'RUNNING',
-        () => false,
-      );
+      // Not queryable yet (no worker has run it), or just closed: keep the last line, or say what it waits for.
+      const d = await handle.describe().catch(() => undefined);
+      closed = d !== undefined && d.status.name !== 'RUNNING';
+      line = last || (d && !closed ? `[waiting] no worker has answered yet (task queue ${d.taskQueue})` : last);
     }
     if (line !== last) {
       if (out.isTTY) out.write(`\r\x1b[2K${line}`);

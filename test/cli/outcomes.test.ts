@@ -5,11 +5,14 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { cli } from '../helpers/cli.js';
+import { eventually } from '../helpers/wait.js';
+import { follow } from '../../src/cli/follow.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 
@@ -202,6 +205,30 @@ describe('CLI outcomes on the dev server', () => {
         assert.match(r.err, new RegExp(`^error: workflow ${workflowId} has already closed \\(COMPLETED\\)$`, 'm'));
       }
     });
+  });
+
+  test('--follow says it waits for a worker while none answers, and ends when the workflow closes', async () => {
+    const taskQueue = `follow-nobody-${process.pid}`;
+    const handle = await t.env.client.workflow.start('profileTableGroup', {
+      taskQueue,
+      workflowId: `cli-follow-${taskQueue}`,
+      args: [{ tableGroupId: TG.finance }],
+    });
+    let out = '';
+    const sink = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          out += chunk.toString();
+          done();
+        },
+      }),
+      { isTTY: false },
+    ) as unknown as NodeJS.WriteStream;
+    const following = follow(handle, sink, 100);
+    await eventually('the waiting line', () => out.includes('\n') || undefined, { tries: 200, delayMs: 100 });
+    assert.equal(out, `[waiting] no worker has answered yet (task queue ${taskQueue})\n`);
+    await handle.terminate('test over');
+    await following; // ends once the workflow has closed
   });
 
   test('connects through a profile of temporal.toml (--profile), and names a profile that is not there', async () => {
