@@ -5,12 +5,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { cli } from '../helpers/cli.js';
+import { cli, sink } from '../helpers/cli.js';
 import { eventually } from '../helpers/wait.js';
 import { follow } from '../../src/cli/follow.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -215,16 +214,11 @@ describe('CLI outcomes on the dev server', () => {
       args: [{ tableGroupId: TG.finance }],
     });
     let out = '';
-    const sink = Object.assign(
-      new Writable({
-        write(chunk: Buffer, _enc, done) {
-          out += chunk.toString();
-          done();
-        },
-      }),
-      { isTTY: false },
-    ) as unknown as NodeJS.WriteStream;
-    const following = follow(handle, sink, 100);
+    const following = follow(
+      handle,
+      sink((s) => (out += s)),
+      100,
+    );
     await eventually('the waiting line', () => out.includes('\n') || undefined, { tries: 200, delayMs: 100 });
     assert.equal(out, `[waiting] no worker has answered yet (task queue ${taskQueue})\n`);
     await handle.terminate('test over');
