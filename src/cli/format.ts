@@ -1,6 +1,8 @@
 /** How the CLI shows results: readable tables, or JSON with --json. */
+import type { z } from 'zod';
 import type {
   DataQualityPipelineResult,
+  Gates,
   ProfileTableGroupResult,
   PromoteTestDefinitionsResult,
   PromotionPreview,
@@ -32,18 +34,13 @@ const counts = (c: Record<string, number> | null | undefined) =>
 const percent = (v: number | null) => (v === null ? 'not available' : `${v} %`);
 const minutes = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
 
+/** The limits a pipeline was given: its input's `gates`, as a caller writes them. */
+export type GateLimits = z.input<typeof Gates>;
+
 /**
  * The gates row: the violations, or what passed. With no limit set every run passes, which must not read as a clean
  * run (a result does not say which gates it was given, so without them it says only that none was violated).
  */
-/** The limits a pipeline was given (its input's `gates`). */
-export interface GateLimits {
-  minScorePercent?: number | undefined;
-  maxFailed?: number | undefined;
-  maxErrors?: number | undefined;
-  warningsAsFailures?: boolean | undefined;
-}
-
 function gatesRow(verdict: DataQualityPipelineResult['gates'], gates?: GateLimits): string {
   if (!verdict.passed) return verdict.violations.join('; ');
   if (!gates) return 'all passed';
