@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { progressQuery, type Progress, type WaitProgress } from '../contract/index.js';
+import { askWorker } from './query.js';
 
 interface Live {
   stage: string;
@@ -58,9 +59,6 @@ export function describeLive(l: Live): string {
   return `[${String(l.elapsedS).padStart(4)} s] ${l.stage}${l.status ? ` · job ${l.status}` : ''} · polls ${l.polls}${l.interrupts ? ` · interrupts ${l.interrupts}` : ''}`;
 }
 
-/** How long one progress query may wait for a worker. */
-const QUERY_WAIT_MS = 5_000;
-
 /** Shows progress until the workflow closes. */
 export async function follow(
   handle: WorkflowHandle,
@@ -72,8 +70,7 @@ export async function follow(
     let line: string;
     let closed: boolean;
     try {
-      // A query waits for a worker to answer it; with none polling, the server gives up only after 30 s.
-      const r = await handle.client.withDeadline(Date.now() + QUERY_WAIT_MS, () => liveProgress(handle));
+      const r = await askWorker(handle, () => liveProgress(handle));
       line = describeLive(r.live);
       closed = r.closed;
     } catch {

@@ -14,6 +14,7 @@ import {
   formatTestRun,
   table,
 } from '../format.js';
+import { QUERY_WAIT_MS, askWorker } from '../query.js';
 import { NotFound, type CommandContext } from '../runner.js';
 
 /** How each workflow's result reads; others print as JSON. */
@@ -37,9 +38,6 @@ async function outcome(handle: WorkflowHandle): Promise<{ result: unknown } | { 
 }
 
 type PipelineIn = { gates?: GateLimits } | undefined;
-
-/** How long `status` waits for a worker to answer the progress query. */
-const PROGRESS_QUERY_MS = 5_000;
 
 /** The input a workflow was started with: the first event of its history (one event read), or undefined. */
 async function startInput(handle: WorkflowHandle): Promise<unknown> {
@@ -77,13 +75,9 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
     .option('--json', 'print as JSON')
     .action(
       action(async (workflowId: string, f: { json?: boolean }) => {
-        const client = await s().connect();
-        const handle = client.workflow.getHandle(workflowId);
+        const handle = (await s().connect()).workflow.getHandle(workflowId);
         const d = await handle.describe();
-        // A query waits for a worker to answer it; with none polling, the server gives up only after 30 s.
-        const progress = await client
-          .withDeadline(Date.now() + PROGRESS_QUERY_MS, () => handle.query(progressQuery))
-          .catch(() => null);
+        const progress = await askWorker(handle, () => handle.query(progressQuery)).catch(() => null);
         const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';
         const end = closed ? await outcome(handle) : null;
         if (f.json) {
@@ -105,7 +99,7 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
               : [
                   [
                     'progress',
-                    `no worker answered within ${PROGRESS_QUERY_MS / 1000} s (is one polling task queue ${d.taskQueue}?)`,
+                    `no worker answered within ${QUERY_WAIT_MS / 1000} s (is one polling task queue ${d.taskQueue}?)`,
                   ] as [string, unknown],
                 ]),
             ['stage', progress?.stage],

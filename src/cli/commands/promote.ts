@@ -15,6 +15,7 @@ import {
 import { EXIT, formatPreview, formatPromotion } from '../format.js';
 import { checked, profileOption, runOptions, type RunFlags } from '../inputs.js';
 import { UsageError, parseDurationMs, positiveDurationMs } from '../parsers.js';
+import { askWorker } from '../query.js';
 import type { CommandContext } from '../runner.js';
 
 /** How long `promote` waits for the preview before it leaves the promotion running and says how to find it. */
@@ -162,12 +163,12 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
 
 /**
  * Polls the preview query until the promotion has one, surfacing the failure if the workflow ends first. Gives up
- * after `waitMs` by the clock, not by rounds: a query that no worker answers takes the server's 30 s to fail.
+ * after `waitMs`, by the clock.
  */
 async function waitForPreview(handle: WorkflowHandle, waitMs: number, taskQueue: string) {
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
-    const preview = await handle.query(previewQuery).catch(() => null);
+    const preview = await askWorker(handle, () => handle.query(previewQuery)).catch(() => null);
     if (preview) return preview;
     const d = await handle.describe();
     if (d.status.name !== 'RUNNING') await handle.result(); // surfaces the failure
