@@ -34,6 +34,13 @@ export interface CliIO {
 /** An id that names no workflow or schedule, or a closed workflow where a running one is needed (exit 6). */
 export class NotFound extends Error {
   override readonly name = 'NotFound';
+
+  /** A workflow that has closed, where a running one was needed; `consequence` says what that means here. */
+  static closed(workflowId: string, status: string, consequence?: string): NotFound {
+    return new NotFound(
+      `workflow ${workflowId} has already closed (${status})${consequence ? `; ${consequence}` : ''}`,
+    );
+  }
 }
 
 export class Starter {
@@ -76,7 +83,7 @@ export class Starter {
         () => undefined,
       );
     if (!status) return new NotFound(`no workflow ${err.workflowId} in namespace ${ns}`);
-    return status === 'RUNNING' ? err : new NotFound(`workflow ${err.workflowId} has already closed (${status})`);
+    return status === 'RUNNING' ? err : NotFound.closed(err.workflowId, status);
   }
 
   async close(): Promise<void> {

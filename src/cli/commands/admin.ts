@@ -62,8 +62,7 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
         const handle = (await s().connect()).workflow.getHandle(workflowId);
         // The server accepts a cancel of a closed workflow and does nothing: say so instead of "cancel requested".
         const { status } = await handle.describe();
-        if (status.name !== 'RUNNING')
-          throw new NotFound(`workflow ${workflowId} has already closed (${status.name}); nothing was cancelled`);
+        if (status.name !== 'RUNNING') throw NotFound.closed(workflowId, status.name, 'nothing was cancelled');
         await handle.cancel();
         s().print(`cancel requested: ${workflowId}`);
       }),
