@@ -3,7 +3,7 @@
  *
  *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
  *     [--poll-ms 1000] [--run-ms 5000] [--run-spread-ms 0] [--rounds 1] [--input '{"statusReports":0}']
- *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets]
+ *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets] [--bound 0,1,2]
  */
 import { parseArgs } from 'node:util';
 
@@ -40,6 +40,7 @@ export function benchOptions(args: string[]) {
       'server-config': { type: 'string', default: '' },
       floor: { type: 'boolean', default: true },
       'fresh-targets': { type: 'boolean', default: false },
+      bound: { type: 'string', default: '' },
     },
   });
   const numbers = {
@@ -73,8 +74,12 @@ export function benchOptions(args: string[]) {
   })() as Record<string, unknown>;
   if (typeof extraInput !== 'object' || extraInput === null || Array.isArray(extraInput))
     throw new Error('--input takes a JSON object of pipeline input fields');
+  if (values.bound && !/^[012](,[012])*$/.test(values.bound))
+    throw new Error(`--bound takes lock counts (0, 1 or 2) separated by commas, not "${values.bound}"`);
   return {
     ...numbers,
+    /** The bound's shapes to run before each batch (bound.ts), by their lock counts: 0, 1 (profiling) or 2. */
+    bound: values.bound ? values.bound.split(',').map(Number) : [],
     /** Whether to run the Temporal floor (floor.ts) beside each N: `--no-floor` leaves it out. */
     floor: values.floor,
     /**

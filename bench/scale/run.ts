@@ -11,13 +11,15 @@ import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_USERS, defaultSeed, type SeedInput } from '../../src/simulator/index.js';
 import { bulkSuites } from '../../test/helpers/bulk-seed.js';
-import { startWorld, type World } from '../../test/helpers/matrix-world.js';
+import { startWorld } from '../../test/helpers/matrix-world.js';
 import { plainPipeline, type Target } from './loop.js';
-import { cpuSeconds, f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
+import { f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
 import { historyFigures, results, startPipelines, timelinesOf, whileAlive } from './pipelines.js';
-import { phaseLine, type Timeline } from './phases.js';
-import { delta, perPipeline, persistenceLoad, scrape, type Counts } from './server-metrics.js';
+import { phaseLine } from './phases.js';
+import { perPipeline, persistenceLoad } from './server-metrics.js';
+import { measured, type Side } from './side.js';
 import { floorStarts, runFloor, startFloorWorker } from './floor.js';
+import { boundSides, startBoundWorker } from './bound.js';
 import { startLine, startSteps } from './start-phase.js';
 import { PHASES, jobMsOf, planRunTimes } from './durations.js';
 import { capacityRun } from './capacity.js';
@@ -34,6 +36,7 @@ const {
   freshTargets,
   capacityCache,
   promotion,
+  bound,
   extraInput,
   extraEnv,
   serverConfig,
@@ -83,42 +86,6 @@ function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
   };
 }
 
-interface Side {
-  wallS: number;
-  cpu: Record<string, number>;
-  requests: number;
-  lags: number[];
-  failures: number;
-  timelines: Timeline[];
-  events?: number[];
-  server: Counts;
-}
-
-const pids = (w: World, worker: number) => ({
-  worker,
-  server: w.temporal.proc!.child.pid!,
-  simulator: w.sim.proc!.child.pid!,
-  bench: process.pid,
-});
-
-async function measured<B extends Omit<Side, 'wallS' | 'cpu' | 'requests' | 'server'>>(
-  w: World,
-  worker: number,
-  body: () => Promise<B>,
-) {
-  const p = pids(w, worker);
-  const server0 = await scrape(w.temporalMetricsUrl);
-  const cpu0 = Object.fromEntries(Object.entries(p).map(([k, pid]) => [k, cpuSeconds(pid)]));
-  const req0 = (await w.controls.call<{ requests: number }>('GET', '/_sim/counters')).requests;
-  const t0 = performance.now();
-  const out = await body();
-  const wallS = (performance.now() - t0) / 1000;
-  const cpu = Object.fromEntries(Object.entries(p).map(([k, pid]) => [k, cpuSeconds(pid) - cpu0[k]!]));
-  const requests = (await w.controls.call<{ requests: number }>('GET', '/_sim/counters')).requests - req0;
-  const server = delta(server0, await scrape(w.temporalMetricsUrl));
-  return { ...out, wallS, cpu, requests, server };
-}
-
 async function main(): Promise<void> {
   const largest = Math.max(...sizes, capacity, 1);
   // With fresh targets, the warm-up pipeline has the first one to itself, then every round of every N its own.
@@ -148,6 +115,7 @@ async function main(): Promise<void> {
     const worker = w.startWorker(queue, workerEnv);
     const workerPid = worker.child.pid!;
     const floorWorker = floor ? await startFloorWorker(w, DEFAULT_MAX_CACHED_WORKFLOWS) : undefined;
+    const boundWorker = bound.length ? await startBoundWorker(w, DEFAULT_MAX_CACHED_WORKFLOWS) : undefined;
     const warm = startPipelines(w.client, queue, 'warm', targets.slice(0, 1), {
       pollIntervalMs: pollMs,
       extra: extraInput,
@@ -171,11 +139,20 @@ async function main(): Promise<void> {
     for (const n of sizes) {
       for (let r = 0; r < rounds; r++) {
         const batch = batchOf(n);
+        const plan = () => planRunTimes(w.controls, batch, runMs, spreadMs);
         const sides: Record<'loop' | 'worker', Side> = {} as never;
+        // The bound goes first, on a dev server that holds no batch yet: the least any design reaches.
+        const bounds = boundWorker ? await boundSides(w, boundWorker, bound, batch, `n${n}-r${r}`, pollMs, plan) : [];
+        serverWork.push(
+          ...bounds.map(
+            (b) =>
+              `N = ${n}, the bound (${b.name}): ${perPipeline(b.server, n)}; ${persistenceLoad(b.server, b.wallS)}`,
+          ),
+        );
         let ourStarts: Record<string, number[]> = {};
         const order: ('loop' | 'worker')[] = run++ % 2 === 0 ? ['loop', 'worker'] : ['worker', 'loop'];
         for (const side of order) {
-          const dropped = await planRunTimes(w.controls, batch, runMs, spreadMs);
+          const dropped = await plan();
           if (dropped) console.warn(`${dropped} job plan(s) left unused by the side before were dropped`);
           if (side === 'loop')
             sides.loop = await measured(w, workerPid, async () => {
@@ -226,6 +203,13 @@ async function main(): Promise<void> {
           serverWork.push(`N = ${n}, the floor: ${perPipeline(fl.server, n)}; ${persistenceLoad(fl.server, fl.wallS)}`);
           console.log(floorLines.at(-1));
         }
+        for (const b of bounds) {
+          floorLines.push(
+            `| ${n} (bound: ${b.name}) | ${f(b.wallS)} s / ${f(loop.wallS)} s = **${f(b.wallS / loop.wallS, 2)}×** ` +
+              `| ${f(b.cpu.worker!)} + ${f(b.cpu.server!)} (+ ${f(b.cpu.simulator!)}) | ${f(wk.wallS / b.wallS, 2)}× | ${b.failures} |`,
+          );
+          console.log(floorLines.at(-1));
+        }
         const mem = memoryMiB(workerPid);
         const line =
           `| ${n} | ${f(wk.wallS)} s / ${f(loop.wallS)} s = **${f(wk.wallS / loop.wallS, 2)}×** ` +
@@ -243,13 +227,15 @@ async function main(): Promise<void> {
     }
     await worker.stop('SIGTERM');
     await floorWorker?.stop('SIGTERM');
+    await boundWorker?.stop('SIGTERM');
     if (floorLines.length)
       lines.push(
         '',
         `The Temporal floor: N workflows of two activities that each sleep as long as a job, ` +
-          'on a worker of their own (bench/scale/floor-workflow.ts):',
+          'on a worker of their own (bench/scale/floor-workflow.ts); the bound (`--bound`, run before each batch): ' +
+          "one activity making the loop's calls, with none, one or both of the per-target locks (bound-workflow.ts):",
         '',
-        '| N | wall: floor / loop | CPU s: floor worker + server | our worker / the floor | failures |',
+        '| N | wall: floor or bound / loop | CPU s: its worker + server (+ sim) | our worker / it | failures |',
         '|---|---|---|---|---|',
         ...floorLines,
       );

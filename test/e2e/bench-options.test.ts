@@ -11,6 +11,9 @@ test('bench:scale options: the defaults, and the pairs and JSON it takes', () =>
   assert.deepEqual(o.sizes, [10, 100, 1000]);
   assert.equal(o.spreadMs, 0);
   assert.equal(o.floor, true);
+  assert.deepEqual(o.bound, [], 'the bound runs only when asked');
+  assert.deepEqual(benchOptions(['--bound', '0,1,2']).bound, [0, 1, 2]);
+  assert.deepEqual(benchOptions(['--bound', '2']).bound, [2]);
   const given = benchOptions([
     ...['--run-spread-ms', '5000', '--no-floor', '--input', '{"statusReports":0}'],
     ...['--worker-env', 'A=1,B=x=y', '--server-config', 'system.enableActivityEagerExecution=true'],
@@ -33,6 +36,9 @@ test('bench:scale options: a wrong one is named', () => {
   );
   assert.throws(() => benchOptions(['--rounds', '0']), /--rounds take whole numbers from 1/);
   assert.throws(() => benchOptions(['--bogus']), /bogus/);
+  assert.throws(() => benchOptions(['--bound', 'yes']), /--bound takes lock counts \(0, 1 or 2\) .*not "yes"/);
+  assert.throws(() => benchOptions(['--bound', '0,3']), /--bound takes lock counts/);
+  assert.throws(() => benchOptions(['--bound', '0,']), /--bound takes lock counts/, 'an empty count is not 0');
 });
 
 test('bench:scale lags: every wait for a job counts, the one that submits its own job too, and nothing else', () => {

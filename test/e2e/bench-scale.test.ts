@@ -10,11 +10,11 @@ import { runScriptInOwnTmp } from '../helpers/processes.js';
 
 const bench = fileURLToPath(new URL('../../bench/scale/run.js', import.meta.url));
 
-test('bench:scale prints the side-by-side table, the Temporal floor, the server work, the capacity and a promotion', async () => {
+test('bench:scale prints the side-by-side table, the Temporal floor and bound, the server work, the capacity and a promotion', async () => {
   const args = [
     ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
     ...['--run-ms', '300', '--run-spread-ms', '400', '--poll-ms', '200', '--input', '{"statusReports":0}'],
-    ...['--rounds', '2', '--fresh-targets'],
+    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2'],
     ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
   const { code, out, left } = await runScriptInOwnTmp(bench, args);
@@ -27,6 +27,28 @@ test('bench:scale prints the side-by-side table, the Temporal floor, the server 
   assert.match(out, /pipeline input beyond the defaults: \{"statusReports":0\}/);
   // The floor ran beside it, without failures.
   assert.match(out, /^\| 2 \| [\d.]+ s \/ [\d.]+ s = \*\*[\d.]+×\*\* \| [\d.]+ \+ [\d.]+ \| [\d.]+× \| 0 \|$/m);
+  // The bound ran before each round, both shapes, without failures; with locks, each of its 2 submissions started a
+  // lock execution, described its own workflow and terminated the lock; without, the pipeline is its only start.
+  const table = out.slice(out.indexOf('The Temporal floor: N workflows'));
+  for (const shape of ['one activity', 'one activity, 2 locks']) {
+    const rows = table.match(
+      new RegExp(`^\\| 2 \\(bound: ${shape}\\) \\| [\\d.]+ s / [\\d.]+ s = \\*\\*[\\d.]+×\\*\\* \\|.*\\| 0 \\|$`, 'gm'),
+    );
+    assert.equal(rows?.length, 2, `two rounds of the bound (${shape}) in:\n${out}`);
+  }
+  const plain = out.match(/^- N = 2, the bound \(one activity\): .*$/gm) ?? [];
+  const locked = out.match(/^- N = 2, the bound \(one activity, 2 locks\): .*$/gm) ?? [];
+  assert.equal(plain.length, 2, out);
+  assert.equal(locked.length, 2, out);
+  for (const r of plain) {
+    assert.match(r, /StartWorkflowExecution 1\.0\b/);
+    assert.doesNotMatch(r, /TerminateWorkflowExecution|DescribeWorkflowExecution/);
+  }
+  for (const r of locked) {
+    assert.match(r, /StartWorkflowExecution 3\.0\b/);
+    assert.match(r, /TerminateWorkflowExecution 2\.0\b/);
+    assert.match(r, /DescribeWorkflowExecution 2\.0\b/);
+  }
   // The server's work per pipeline, read from its /metrics: our pipeline starts its own workflow.
   assert.match(out, /^- N = 2: server requests [\d.]+ per pipeline \(.*StartWorkflowExecution/m);
   assert.match(out, /^- N = 2, the floor: server requests [\d.]+ per pipeline/m);

@@ -1,0 +1,81 @@
+/**
+ * The worker of the scale benchmark's bound (bound-workflow.ts), as a process of its own so that its CPU is read
+ * apart: `node dist/bench/scale/bound-worker.js <temporal address> <task queue> <cached workflows> <service url>`.
+ * Its one activity makes the plain loop's calls (loop.ts) with the loop's client, heartbeats while it polls (throttled
+ * as the project's worker is, 5 s), and with `locks` takes each submission's lock the way the project's does: a
+ * delayed execution started with `workflowIdConflictPolicy: FAIL`, a describe of its own workflow after the send, and
+ * a terminate that records the job.
+ */
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Context, heartbeat } from '@temporalio/activity';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { ServiceClient } from '../../src/api/index.js';
+import { SEED_USERS } from '../../src/simulator/index.js';
+import { isTerminalJobStatus } from '../../src/vocabulary.js';
+import type { BoundArgs } from './bound-workflow.js';
+
+const [address, taskQueue, cache, serviceUrl] = process.argv.slice(2);
+if (!address || !taskQueue || !Number.isInteger(Number(cache)) || !serviceUrl)
+  throw new Error('usage: bound-worker.js <temporal address> <task queue> <cached workflows> <service url>');
+const service = new ServiceClient({ baseUrl: serviceUrl, credentials: { ...SEED_USERS.admin } });
+await service.login();
+
+/** Sends under a lock execution named for the target (when asked), as the project's submissions do. */
+async function locked(locks: boolean, target: string, send: () => Promise<{ id: string }>) {
+  if (!locks) return await send();
+  const { client, info } = Context.current();
+  const { workflowId, runId } = info.workflowExecution!;
+  const lock = await client.workflow.start('boundLock', {
+    taskQueue: `${taskQueue}-locks`,
+    workflowId: `bound-lock/${target}`,
+    startDelay: '30 minutes',
+    workflowIdConflictPolicy: 'FAIL',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    memo: { owner: { workflowId, runId, activityId: info.activityId } },
+  });
+  const job = await send();
+  await client.workflow.getHandle(workflowId, runId).describe();
+  await lock.terminate(`released: ${job.id}`);
+  return job;
+}
+
+async function untilTerminal(jobId: string, pollMs: number): Promise<void> {
+  for (let polls = 1; ; polls++) {
+    const job = await service.jobs.get(jobId);
+    if (isTerminalJobStatus(job.status)) return;
+    heartbeat({ jobId, polls });
+    await sleep(pollMs);
+  }
+}
+
+async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks }: BoundArgs): Promise<string> {
+  const profiling = await locked(locks >= 1, tableGroupId, () => service.profilingRuns.submit(tableGroupId));
+  heartbeat({ jobId: profiling.id });
+  await untilTerminal(profiling.id, pollMs);
+  await service.profilingRuns.summary(profiling.id);
+  await service.tableGroups.get(tableGroupId);
+  const tests = await locked(locks === 2, testSuiteId, () => service.testRuns.submit(testSuiteId));
+  heartbeat({ jobId: tests.id });
+  await untilTerminal(tests.id, pollMs);
+  const summary = await service.testRuns.summary(tests.id);
+  return summary.status;
+}
+
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+const connection = await NativeConnection.connect({ address });
+const worker = await Worker.create({
+  connection,
+  taskQueue,
+  workflowsPath: fileURLToPath(new URL('./bound-workflow.js', import.meta.url)),
+  activities: { boundSteps },
+  maxConcurrentActivityTaskExecutions: 4_000,
+  maxCachedWorkflows: Number(cache),
+  maxHeartbeatThrottleInterval: 5_000,
+  defaultHeartbeatThrottleInterval: 5_000,
+});
+process.once('SIGTERM', () => worker.shutdown());
+console.log('bound worker ready');
+await worker.run();
+await connection.close();
+service.close();

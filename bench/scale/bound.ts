@@ -1,0 +1,73 @@
+/** Runs the scale benchmark's bound (bound-workflow.ts) on the benchmark's dev server and simulator. */
+import type { World } from '../../test/helpers/matrix-world.js';
+import { startProcess, type Proc } from '../../test/helpers/processes.js';
+import { eventually } from '../../test/helpers/wait.js';
+import type { Target } from './loop.js';
+import { pooled } from './measure.js';
+import { measured } from './side.js';
+import type { BoundArgs } from './bound-workflow.js';
+
+const QUEUE = 'scale-bound';
+
+/** What a shape of the bound is called in the benchmark's tables. */
+export const boundName = (locks: number) =>
+  ['one activity', 'one activity, 1 lock', 'one activity, 2 locks'][locks] ?? `${locks} locks`;
+
+/** Starts the bound's worker; answers it once it polls. */
+export async function startBoundWorker(w: World, cache: number): Promise<Proc> {
+  const script = new URL('./bound-worker.js', import.meta.url).pathname;
+  const proc = startProcess([script, w.address, QUEUE, String(cache), w.controls.url], {});
+  await eventually('the bound worker', () => proc.output().includes('bound worker ready'), { delayMs: 100 });
+  return proc;
+}
+
+/** Runs one bound pipeline per target at once; answers how many failed. */
+export async function runBound(
+  w: World,
+  label: string,
+  batch: Target[],
+  pollMs: number,
+  locks: BoundArgs['locks'],
+): Promise<{ failures: number }> {
+  const started = await pooled(batch, 100, (target, i) =>
+    w.client.workflow.start('boundPipeline', {
+      taskQueue: QUEUE,
+      workflowId: `bound-${label}-${locks}-locks-${i}`,
+      args: [{ ...target, pollMs, locks }],
+    }),
+  );
+  const done = await pooled(started, 2_000, async (s) => {
+    if (s.status === 'rejected') throw s.reason;
+    await s.value.result();
+  });
+  const failed = done.filter((d) => d.status === 'rejected');
+  if (failed[0]?.status === 'rejected')
+    console.warn(`bound: ${failed.length} failed, the first: ${String(failed[0].reason)}`);
+  return { failures: failed.length };
+}
+
+/**
+ * Runs the bound's `shapes` (their lock counts) one after the other on `batch`, each measured as a side of the batch
+ * (side.ts); `plan` plans the jobs' lengths before each, as for every side.
+ */
+export async function boundSides(
+  w: World,
+  worker: Proc,
+  shapes: number[],
+  batch: Target[],
+  label: string,
+  pollMs: number,
+  plan: () => Promise<unknown>,
+) {
+  const sides = [];
+  for (const locks of shapes) {
+    await plan();
+    const side = await measured(w, worker.child.pid!, async () => ({
+      lags: [],
+      timelines: [],
+      ...(await runBound(w, label, batch, pollMs, locks as BoundArgs['locks'])),
+    }));
+    sides.push({ ...side, name: boundName(locks) });
+  }
+  return sides;
+}
