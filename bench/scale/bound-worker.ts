@@ -9,11 +9,11 @@
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context, heartbeat } from '@temporalio/activity';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ServiceClient } from '../../src/api/index.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import { isTerminalJobStatus } from '../../src/vocabulary.js';
 import type { BoundArgs } from './bound-workflow.js';
+import { runBenchWorker } from './bench-worker.js';
 
 const [address, taskQueue, cache, serviceUrl] = process.argv.slice(2);
 if (!address || !taskQueue || !Number.isInteger(Number(cache)) || !serviceUrl)
@@ -62,20 +62,15 @@ async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks }: BoundArg
   return summary.status;
 }
 
-Runtime.install({ logger: new DefaultLogger('ERROR') });
-const connection = await NativeConnection.connect({ address });
-const worker = await Worker.create({
-  connection,
-  taskQueue,
-  workflowsPath: fileURLToPath(new URL('./bound-workflow.js', import.meta.url)),
-  activities: { boundSteps },
-  maxConcurrentActivityTaskExecutions: 4_000,
-  maxCachedWorkflows: Number(cache),
-  maxHeartbeatThrottleInterval: 5_000,
-  defaultHeartbeatThrottleInterval: 5_000,
-});
-process.once('SIGTERM', () => worker.shutdown());
-console.log('bound worker ready');
-await worker.run();
-await connection.close();
-service.close();
+try {
+  await runBenchWorker('bound', address, {
+    taskQueue,
+    workflowsPath: fileURLToPath(new URL('./bound-workflow.js', import.meta.url)),
+    activities: { boundSteps },
+    maxCachedWorkflows: Number(cache),
+    maxHeartbeatThrottleInterval: 5_000,
+    defaultHeartbeatThrottleInterval: 5_000,
+  });
+} finally {
+  service.close();
+}

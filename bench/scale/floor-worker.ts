@@ -5,22 +5,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { runBenchWorker } from './bench-worker.js';
 
 const [address, taskQueue, cache] = process.argv.slice(2);
 if (!address || !taskQueue || !Number.isInteger(Number(cache)))
   throw new Error('usage: floor-worker.js <temporal address> <task queue> <cached workflows>');
-Runtime.install({ logger: new DefaultLogger('ERROR') });
-const connection = await NativeConnection.connect({ address });
-const worker = await Worker.create({
-  connection,
+await runBenchWorker('floor', address, {
   taskQueue,
   workflowsPath: fileURLToPath(new URL('./floor-workflow.js', import.meta.url)),
   activities: { step: (ms: number) => sleep(ms) },
-  maxConcurrentActivityTaskExecutions: 4_000,
   maxCachedWorkflows: Number(cache),
 });
-process.once('SIGTERM', () => worker.shutdown());
-console.log('floor worker ready');
-await worker.run();
-await connection.close();
