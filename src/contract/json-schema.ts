@@ -39,12 +39,34 @@ const OUTPUTS = {
   ...ANSWERS,
 } as const;
 
-/** File name → JSON Schema document. Inputs describe what callers may send (defaults optional). */
+/**
+ * A schema with its objects left open (`additionalProperties: false` removed at every depth). zod closes every object
+ * it outputs, since its parse drops unknown keys; but a caller's model generated from that refuses a field a later
+ * version adds. Outputs may gain fields (docs/contract.md, "Compatibility"), so their schemas stay open. A record's
+ * `additionalProperties` (a schema for its values) is kept.
+ */
+function opened(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(opened);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
+      .map(([key, value]) => [key, opened(value)]),
+  );
+}
+
+/**
+ * File name → JSON Schema document. Inputs describe what callers may send (defaults optional) and refuse unknown
+ * fields, as the worker does; outputs describe what callers receive, open to fields added later.
+ */
 export function contractJsonSchemas(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(INPUTS))
     out[`${name}.json`] = { title: name, ...z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) };
   for (const [name, schema] of Object.entries(OUTPUTS))
-    out[`${name}.json`] = { title: name, ...z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) };
+    out[`${name}.json`] = {
+      title: name,
+      ...(opened(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' })) as object),
+    };
   return out;
 }

@@ -12,6 +12,8 @@ import { localServersConfig } from '../../src/config/local-servers.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { runProcess } from '../helpers/processes.js';
+import { PREVIEW, withAddedFields } from '../helpers/contract-samples.js';
+import { PromotionPreview } from '../../src/contract/promotion.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 
@@ -51,6 +53,37 @@ describe('the Python example', { skip }, () => {
     );
     for (const f of files)
       assert.equal(readFileSync(join(out, f), 'utf8'), readFileSync(join(committed, f), 'utf8'), `${f} is out of date`);
+  });
+
+  test('its result models take fields a later version adds; its input models still refuse an unknown field', async () => {
+    // The preview as the worker answers it, and as a later version could: fields added at the top and nested.
+    const script = [
+      'import json, sys',
+      'from pydantic import ValidationError',
+      'from dataops_models.PromotionPreview import PromotionPreview',
+      'from dataops_models.ApproveInput import ApproveInput',
+      'for text in sys.argv[1:3]:',
+      '    p = PromotionPreview.model_validate(json.loads(text))',
+      '    print("preview", p.previewId, p.summary.created, p.items[0].tds[0].target_id)',
+      'try:',
+      '    ApproveInput.model_validate({"previewId": "preview-1", "aproved_by": "a typo"})',
+      '    print("input taken")',
+      'except ValidationError as e:',
+      '    print("input refused:", e.errors()[0]["type"], e.errors()[0]["loc"])',
+    ].join('\n');
+    const preview = PromotionPreview.parse(PREVIEW);
+    const run = await runProcess(
+      join(venv(), 'bin', 'python'),
+      ['-c', script, JSON.stringify(preview), JSON.stringify(withAddedFields(preview))],
+      { PYTHONPATH: example },
+    );
+    assert.equal(run.code, 0, run.out);
+    assert.equal(
+      run.out.trim(),
+      ['preview preview-1 2 td-9', 'preview preview-1 2 td-9', "input refused: extra_forbidden ('aproved_by',)"].join(
+        '\n',
+      ),
+    );
   });
 
   describe('against the dev server, the simulator and a worker', () => {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, conint, constr
+from pydantic import BaseModel, Field, conint, constr
 
 
 class Status(StrEnum):
@@ -15,9 +15,6 @@ class Status(StrEnum):
 
 
 class OverridesApplied(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     order_schedule: dict[constr(min_length=1), Any]
     infrastructure: dict[constr(min_length=1), Any]
     source_data_date: dict[constr(min_length=1), Any]
@@ -26,18 +23,12 @@ class OverridesApplied(BaseModel):
 
 
 class OrderRun(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     orderRunId: str
     status: str
     polls: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class Order(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     orderId: str
     status: str | None
     overridesApplied: OverridesApplied
@@ -52,9 +43,6 @@ class Order(BaseModel):
 
 
 class Job1(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     id: str
     job_key: str
     status: str = Field(
@@ -68,17 +56,11 @@ class Job1(BaseModel):
 
 
 class Stuck(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     status: str
     forMs: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class Wait(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job1
     polls: conint(ge=-9007199254740991, le=9007199254740991) = Field(
         ...,
@@ -101,35 +83,23 @@ class Wait(BaseModel):
 
 
 class Job(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     reconciled: bool
     wait: Wait
 
 
 class HygieneIssues(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     definite: conint(ge=-9007199254740991, le=9007199254740991)
     likely: conint(ge=-9007199254740991, le=9007199254740991)
     possible: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class PotentialPii(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     high: conint(ge=-9007199254740991, le=9007199254740991)
     moderate: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class Summary(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     status: str
     tableGroupId: str | None
@@ -150,17 +120,11 @@ class Summary(BaseModel):
 
 
 class Profiling(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job
     summary: Summary
 
 
 class Job2(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     id: str
     job_key: str
     status: str = Field(
@@ -174,9 +138,6 @@ class Job2(BaseModel):
 
 
 class Wait1(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job2
     polls: conint(ge=-9007199254740991, le=9007199254740991) = Field(
         ...,
@@ -199,18 +160,12 @@ class Wait1(BaseModel):
 
 
 class Generation(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     reconciled: bool
     wait: Wait1
 
 
 class Wait2(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job2
     polls: conint(ge=-9007199254740991, le=9007199254740991) = Field(
         ...,
@@ -233,18 +188,12 @@ class Wait2(BaseModel):
 
 
 class Job3(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     reconciled: bool
     wait: Wait2
 
 
 class ResultCounts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     passed: conint(ge=-9007199254740991, le=9007199254740991)
     failed: conint(ge=-9007199254740991, le=9007199254740991)
     warning: conint(ge=-9007199254740991, le=9007199254740991)
@@ -254,9 +203,6 @@ class ResultCounts(BaseModel):
 
 
 class Summary1(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     status: str
     testSuiteId: str | None
@@ -271,17 +217,11 @@ class Summary1(BaseModel):
 
 
 class TestRun(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job3
     summary: Summary1
 
 
 class Evaluated(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     scorePercent: float | None
     failed: conint(ge=-9007199254740991, le=9007199254740991)
     errors: conint(ge=-9007199254740991, le=9007199254740991)
@@ -289,18 +229,12 @@ class Evaluated(BaseModel):
 
 
 class Gates(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     passed: bool
     violations: list[str]
     evaluated: Evaluated
 
 
 class DataQualityPipelineResult(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     status: Status
     order: Order | None
     profiling: Profiling

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 
 class Decision(StrEnum):
@@ -14,9 +14,6 @@ class Decision(StrEnum):
 
 
 class DecisionAck(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     decision: Decision
     previewId: str | None = Field(
         ..., description='The preview decided on; null for a rejection that named none'

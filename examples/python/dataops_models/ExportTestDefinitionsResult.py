@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, conint, constr
+from pydantic import BaseModel, Field, conint, constr
 
 
 class File(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     ref: str = Field(
         ..., description='Store-specific reference, e.g. local:sha256-<hex>.json.gz'
     )
@@ -20,9 +17,6 @@ class File(BaseModel):
 
 
 class ExportTestDefinitionsResult(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     file: File
     definitions: conint(ge=-9007199254740991, le=9007199254740991)
     writtenTo: str | None

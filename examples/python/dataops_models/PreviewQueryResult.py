@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, conint, constr
+from pydantic import BaseModel, Field, RootModel, conint, constr
 
 
 class Summary(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     created: conint(ge=-9007199254740991, le=9007199254740991)
     updated: conint(ge=-9007199254740991, le=9007199254740991)
     skipped: conint(ge=-9007199254740991, le=9007199254740991)
@@ -19,26 +16,17 @@ class Summary(BaseModel):
 
 
 class Td(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     idx: conint(ge=-9007199254740991, le=9007199254740991) | None
     target_id: str | None
 
 
 class Item(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     action: str
     reason: str
     tds: list[Td]
 
 
 class ItemsRef(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     ref: str = Field(
         ..., description='Store-specific reference, e.g. local:sha256-<hex>.json.gz'
     )
@@ -49,9 +37,6 @@ class ItemsRef(BaseModel):
 
 
 class File(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     ref: str = Field(
         ..., description='Store-specific reference, e.g. local:sha256-<hex>.json.gz'
     )
@@ -62,9 +47,6 @@ class File(BaseModel):
 
 
 class Export(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     file: File
     definitions: conint(ge=-9007199254740991, le=9007199254740991)
 
@@ -88,9 +70,6 @@ class OnAbsence(StrEnum):
 
 
 class Config(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     on_match: OnMatch
     on_new: OnNew
     on_absence: OnAbsence
@@ -98,9 +77,6 @@ class Config(BaseModel):
 
 
 class PreviewQueryResult1(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     summary: Summary
     definitions: conint(ge=-9007199254740991, le=9007199254740991)
     counts: dict[str, conint(ge=-9007199254740991, le=9007199254740991)]

@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, conint
+from pydantic import BaseModel, Field, conint
 
 
 class Job(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     id: str
     job_key: str
     status: str = Field(
@@ -23,17 +20,11 @@ class Job(BaseModel):
 
 
 class Stuck(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     status: str
     forMs: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class Wait(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job
     polls: conint(ge=-9007199254740991, le=9007199254740991) = Field(
         ...,
@@ -56,35 +47,23 @@ class Wait(BaseModel):
 
 
 class Job5(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     reconciled: bool
     wait: Wait
 
 
 class HygieneIssues(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     definite: conint(ge=-9007199254740991, le=9007199254740991)
     likely: conint(ge=-9007199254740991, le=9007199254740991)
     possible: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class PotentialPii(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     high: conint(ge=-9007199254740991, le=9007199254740991)
     moderate: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class Summary(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     status: str
     tableGroupId: str | None
@@ -105,8 +84,5 @@ class Summary(BaseModel):
 
 
 class ProfileTableGroupResult(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job5
     summary: Summary

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, conint
+from pydantic import BaseModel, Field, conint
 
 
 class Job(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     role: str
     jobId: str
     status: str | None = Field(
@@ -30,9 +27,6 @@ class Job(BaseModel):
 
 
 class CurrentWait(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     status: str
     polls: conint(ge=-9007199254740991, le=9007199254740991)
@@ -48,9 +42,6 @@ class Reason(StrEnum):
 
 
 class RemoteCancel(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     finalStatus: str = Field(
         ...,
@@ -66,9 +57,6 @@ class RemoteCancel(BaseModel):
 
 
 class Stuck(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     status: str
     forMs: conint(ge=-9007199254740991, le=9007199254740991)
@@ -76,9 +64,6 @@ class Stuck(BaseModel):
 
 
 class Progress(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     workflowType: str
     stage: str
     startedAt: str

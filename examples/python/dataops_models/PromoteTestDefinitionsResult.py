@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, conint, constr
+from pydantic import BaseModel, Field, conint, constr
 
 
 class Status(StrEnum):
@@ -15,9 +15,6 @@ class Status(StrEnum):
 
 
 class Summary(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     created: conint(ge=-9007199254740991, le=9007199254740991)
     updated: conint(ge=-9007199254740991, le=9007199254740991)
     skipped: conint(ge=-9007199254740991, le=9007199254740991)
@@ -25,26 +22,17 @@ class Summary(BaseModel):
 
 
 class Td(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     idx: conint(ge=-9007199254740991, le=9007199254740991) | None
     target_id: str | None
 
 
 class Item(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     action: str
     reason: str
     tds: list[Td]
 
 
 class ItemsRef(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     ref: str = Field(
         ..., description='Store-specific reference, e.g. local:sha256-<hex>.json.gz'
     )
@@ -55,9 +43,6 @@ class ItemsRef(BaseModel):
 
 
 class File(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     ref: str = Field(
         ..., description='Store-specific reference, e.g. local:sha256-<hex>.json.gz'
     )
@@ -68,9 +53,6 @@ class File(BaseModel):
 
 
 class Export(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     file: File
     definitions: conint(ge=-9007199254740991, le=9007199254740991)
 
@@ -94,9 +76,6 @@ class OnAbsence(StrEnum):
 
 
 class Config(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     on_match: OnMatch
     on_new: OnNew
     on_absence: OnAbsence
@@ -104,9 +83,6 @@ class Config(BaseModel):
 
 
 class Preview(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     summary: Summary
     definitions: conint(ge=-9007199254740991, le=9007199254740991)
     counts: dict[str, conint(ge=-9007199254740991, le=9007199254740991)]
@@ -127,18 +103,12 @@ class Preview(BaseModel):
 
 
 class Item2(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     action: str
     reason: str
     tds: list[Td]
 
 
 class Applied(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     summary: Summary
     definitions: conint(ge=-9007199254740991, le=9007199254740991)
     counts: dict[str, conint(ge=-9007199254740991, le=9007199254740991)]
@@ -158,9 +128,6 @@ class Decision(StrEnum):
 
 
 class Decision1(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     decision: Decision
     by: str | None
     comment: str | None
@@ -168,9 +135,6 @@ class Decision1(BaseModel):
 
 
 class PromoteTestDefinitionsResult(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     status: Status
     preview: Preview
     applied: Applied | None

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, conint, constr
+from pydantic import BaseModel, Field, conint, constr
 
 
 class OverridesApplied(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     order_schedule: dict[constr(min_length=1), Any]
     infrastructure: dict[constr(min_length=1), Any]
     source_data_date: dict[constr(min_length=1), Any]
@@ -20,18 +17,12 @@ class OverridesApplied(BaseModel):
 
 
 class OrderRun(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     orderRunId: str
     status: str
     polls: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class RunOrderResult(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     orderId: str
     status: str | None
     overridesApplied: OverridesApplied

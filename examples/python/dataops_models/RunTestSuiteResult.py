@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, conint
+from pydantic import BaseModel, Field, conint
 
 
 class Job(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     id: str
     job_key: str
     status: str = Field(
@@ -23,17 +20,11 @@ class Job(BaseModel):
 
 
 class Stuck(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     status: str
     forMs: conint(ge=-9007199254740991, le=9007199254740991)
 
 
 class Wait(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job
     polls: conint(ge=-9007199254740991, le=9007199254740991) = Field(
         ...,
@@ -56,18 +47,12 @@ class Wait(BaseModel):
 
 
 class Job8(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     reconciled: bool
     wait: Wait
 
 
 class ResultCounts(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     passed: conint(ge=-9007199254740991, le=9007199254740991)
     failed: conint(ge=-9007199254740991, le=9007199254740991)
     warning: conint(ge=-9007199254740991, le=9007199254740991)
@@ -77,9 +62,6 @@ class ResultCounts(BaseModel):
 
 
 class Summary(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     jobId: str
     status: str
     testSuiteId: str | None
@@ -94,8 +76,5 @@ class Summary(BaseModel):
 
 
 class RunTestSuiteResult(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
     job: Job8
     summary: Summary
