@@ -1,6 +1,7 @@
 /** How the CLI shows results: readable tables, or JSON with --json. */
 import type { z } from 'zod';
 import type {
+  AppliedGates,
   DataQualityPipelineResult,
   Gates,
   ProfileTableGroupResult,
@@ -39,17 +40,25 @@ export type GateLimits = z.input<typeof Gates>;
 
 /**
  * The gates row: the violations, or what passed. With no limit set every run passes, which must not read as a clean
- * run (a result does not say which gates it was given, so without them it says only that none was violated).
+ * run. The verdict names its limits; one from before contract 0.3 does not, and `gates` (its input's) stands in.
  */
-function gatesRow(verdict: DataQualityPipelineResult['gates'], gates?: GateLimits): string {
+export function gatesRow(verdict: DataQualityPipelineResult['gates'], gates?: GateLimits): string {
   if (!verdict.passed) return verdict.violations.join('; ');
-  if (!gates) return 'all passed';
+  const applied: AppliedGates | undefined =
+    verdict.limits ??
+    (gates && {
+      minScorePercent: gates.minScorePercent ?? null,
+      maxFailed: gates.maxFailed ?? null,
+      maxErrors: gates.maxErrors ?? null,
+      warningsAsFailures: gates.warningsAsFailures ?? false,
+    });
+  if (!applied) return 'all passed';
   const limits = [
-    gates.minScorePercent !== undefined ? `score ≥ ${gates.minScorePercent} %` : null,
-    gates.maxFailed !== undefined
-      ? `failed${gates.warningsAsFailures ? ' + warnings' : ''} ≤ ${gates.maxFailed}`
+    applied.minScorePercent !== null ? `score ≥ ${applied.minScorePercent} %` : null,
+    applied.maxFailed !== null
+      ? `failed${applied.warningsAsFailures ? ' + warnings' : ''} ≤ ${applied.maxFailed}`
       : null,
-    gates.maxErrors !== undefined ? `errors ≤ ${gates.maxErrors}` : null,
+    applied.maxErrors !== null ? `errors ≤ ${applied.maxErrors}` : null,
   ].filter((l) => l !== null);
   return limits.length
     ? `passed: ${limits.join(', ')}`

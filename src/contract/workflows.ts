@@ -224,6 +224,15 @@ export const Gates = z
   .strict();
 export type Gates = z.infer<typeof Gates>;
 
+/** The limits a verdict was judged against: the input's `gates`, each limit null when none was set. */
+export const AppliedGates = z.object({
+  minScorePercent: z.number().nullable().describe('The lowest score allowed, in percent; null: no score limit'),
+  maxFailed: z.number().int().nullable().describe('The most failed tests allowed; null: no limit'),
+  maxErrors: z.number().int().nullable().describe('The most tests in error allowed; null: no limit'),
+  warningsAsFailures: z.boolean().describe('Whether warnings counted as failed tests'),
+});
+export type AppliedGates = z.infer<typeof AppliedGates>;
+
 export const GateVerdict = z.object({
   passed: z.boolean(),
   violations: z.array(z.string()),
@@ -233,6 +242,9 @@ export const GateVerdict = z.object({
     errors: z.number().int(),
     warnings: z.number().int(),
   }),
+  limits: AppliedGates.optional().describe(
+    'The limits judged against (all null: none set, so every run passes); absent in results of pipelines that ended before contract 0.3',
+  ),
 });
 export type GateVerdict = z.infer<typeof GateVerdict>;
 

@@ -34,6 +34,12 @@ export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdic
     passed: violations.length === 0,
     violations,
     evaluated: { scorePercent: score, failed, errors: c.error, warnings: c.warning },
+    limits: {
+      minScorePercent: gates.minScorePercent ?? null,
+      maxFailed: gates.maxFailed ?? null,
+      maxErrors: gates.maxErrors ?? null,
+      warningsAsFailures: gates.warningsAsFailures,
+    },
   };
 }
 

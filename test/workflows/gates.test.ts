@@ -62,4 +62,20 @@ describe('quality gates judge one score unit: percent', () => {
     ]);
     assert.equal(evaluateGates(none, { minScorePercent: 90, warningsAsFailures: false }).passed, true, 'score only');
   });
+
+  test('the verdict names the limits it was judged against, each null where none was set', () => {
+    const judged = evaluateGates(summary(95), { minScorePercent: 90, maxFailed: 2, warningsAsFailures: true });
+    assert.deepEqual(judged.limits, { minScorePercent: 90, maxFailed: 2, maxErrors: null, warningsAsFailures: true });
+    // No limit: every run passes, and the result says why instead of reading as a clean run.
+    const unjudged = evaluateGates(summary(null), { warningsAsFailures: false });
+    assert.equal(unjudged.passed, true);
+    assert.deepEqual(unjudged.limits, {
+      minScorePercent: null,
+      maxFailed: null,
+      maxErrors: null,
+      warningsAsFailures: false,
+    });
+    // A limit of 0 is a limit, not "none".
+    assert.equal(evaluateGates(summary(95), { maxErrors: 0, warningsAsFailures: false }).limits?.maxErrors, 0);
+  });
 });

@@ -69,6 +69,7 @@ describe('dataQualityPipeline', () => {
       passed: true,
       violations: [],
       evaluated: { scorePercent: 94.4, failed: 0, errors: 0, warnings: 1 },
+      limits: { minScorePercent: 90, maxFailed: 0, maxErrors: 0, warningsAsFailures: false },
     });
     const order = sim.controls.jobs().map((j) => j.job_key);
     assert.deepEqual(

@@ -228,10 +228,29 @@ class Evaluated(BaseModel):
     warnings: conint(ge=-9007199254740991, le=9007199254740991)
 
 
+class Limits(BaseModel):
+    minScorePercent: float | None = Field(
+        ..., description='The lowest score allowed, in percent; null: no score limit'
+    )
+    maxFailed: conint(ge=-9007199254740991, le=9007199254740991) | None = Field(
+        ..., description='The most failed tests allowed; null: no limit'
+    )
+    maxErrors: conint(ge=-9007199254740991, le=9007199254740991) | None = Field(
+        ..., description='The most tests in error allowed; null: no limit'
+    )
+    warningsAsFailures: bool = Field(
+        ..., description='Whether warnings counted as failed tests'
+    )
+
+
 class Gates(BaseModel):
     passed: bool
     violations: list[str]
     evaluated: Evaluated
+    limits: Limits | None = Field(
+        None,
+        description='The limits judged against (all null: none set, so every run passes); absent in results of pipelines that ended before contract 0.3',
+    )
 
 
 class DataQualityPipelineResult(BaseModel):

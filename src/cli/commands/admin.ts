@@ -3,7 +3,7 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { progressQuery } from '../../contract/index.js';
+import { progressQuery, type DataQualityPipelineResult } from '../../contract/index.js';
 import { type RootCause, describeRoot, rootCause } from '../failure.js';
 import {
   type GateLimits,
@@ -38,6 +38,7 @@ async function outcome(handle: WorkflowHandle): Promise<{ result: unknown } | { 
 }
 
 type PipelineIn = { gates?: GateLimits } | undefined;
+type PipelineOut = Partial<DataQualityPipelineResult> | undefined;
 
 /** The input a workflow was started with: the first event of its history (one event read), or undefined. */
 async function startInput(handle: WorkflowHandle): Promise<unknown> {
@@ -120,9 +121,9 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
         );
         if (end && 'result' in end) {
           const format = FORMATS[d.type];
-          // A pipeline's result does not say which gates it had: they come from its input.
-          const gates =
-            d.type === 'dataQualityPipeline' ? ((await startInput(handle)) as PipelineIn)?.gates : undefined;
+          // A pipeline's result names its gates' limits; one from before contract 0.3 does not: its input does.
+          const oldVerdict = d.type === 'dataQualityPipeline' && !(end.result as PipelineOut)?.gates?.limits;
+          const gates = oldVerdict ? ((await startInput(handle)) as PipelineIn)?.gates : undefined;
           s().print(`result:\n${format ? format(end.result, gates) : JSON.stringify(end.result, null, 2)}`);
         }
       }),
