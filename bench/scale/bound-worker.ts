@@ -2,9 +2,9 @@
  * The worker of the scale benchmark's bound (bound-workflow.ts), as a process of its own so that its CPU is read
  * apart: `node dist/bench/scale/bound-worker.js <temporal address> <task queue> <cached workflows> <service url>`.
  * Its one activity makes the plain loop's calls (loop.ts) with the loop's client, heartbeats while it polls (throttled
- * as the project's worker is, 5 s), and with `locks` takes each submission's lock the way the project's does: a
- * delayed execution started with `workflowIdConflictPolicy: FAIL`, a describe of its own workflow after the send, and
- * a terminate that records the job.
+ * as the project's worker is, 5 s), and takes `locks` of its two submissions' locks (the profiling run's first) the
+ * way the project's do: a delayed execution started with `workflowIdConflictPolicy: FAIL`, a describe of its own
+ * workflow after the send, and a terminate that records the job.
  */
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
