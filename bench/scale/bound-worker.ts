@@ -36,7 +36,8 @@ async function locked(locks: boolean, target: string, send: () => Promise<{ id: 
   });
   const job = await send();
   await client.workflow.getHandle(workflowId, runId).describe();
-  await lock.terminate(`released: ${job.id}`);
+  // By its run, as target-lock.ts releases: by id alone, the server would read the current run first.
+  await client.workflow.getHandle(lock.workflowId, lock.firstExecutionRunId).terminate(`released: ${job.id}`);
   return job;
 }
 

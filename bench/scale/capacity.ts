@@ -32,7 +32,7 @@ export async function capacityRun(
   // One pipeline first, so the baseline includes the loaded workflow bundle and a logged-in client.
   const [warm] = await startPipelines(w.client, queue, 'cap-warm', targets.slice(0, 1), opts);
   const alive = async () => {
-    const d = await w.client.workflow.getHandle(warm!).describe();
+    const d = await w.client.workflow.getHandle(warm!.workflowId, warm!.runId).describe();
     if (d.status.name !== 'RUNNING') throw new Error(`the first capacity pipeline ended ${d.status.name}`);
   };
   const ours = new Set(targets.map((t) => t.tableGroupId));

@@ -18,14 +18,24 @@ export interface PipelineOptions {
   extra?: Record<string, unknown>;
 }
 
-/** Starts one pipeline per target; answers the workflow ids once every start is accepted. */
+/** A pipeline started: its workflow id and its first run's id. */
+export interface Started {
+  workflowId: string;
+  runId: string;
+}
+
+/**
+ * Starts one pipeline per target; answers each one's ids once every start is accepted. Everything the benchmark then
+ * asks of a pipeline names its run: a call by workflow id alone costs the server a read of the current run
+ * (`GetCurrentExecution`), which the floor's and the bound's waits, on their start handles, do not pay.
+ */
 export async function startPipelines(
   client: Client,
   taskQueue: string,
   label: string,
   targets: Target[],
   opts: PipelineOptions,
-): Promise<string[]> {
+): Promise<Started[]> {
   const ids = targets.map((_, i) => `scale-${label}-${i}`);
   const started = await pooled(targets, 100, (target, i) =>
     client.workflow.start('dataQualityPipeline', {
@@ -45,14 +55,17 @@ export async function startPipelines(
   );
   const refused = started.filter((s) => s.status === 'rejected');
   if (refused.length) throw new Error(`${refused.length} starts refused: ${String(refused[0]!.reason)}`);
-  return ids;
+  return started.map((s, i) => ({
+    workflowId: ids[i]!,
+    runId: s.status === 'fulfilled' ? s.value.firstExecutionRunId : '',
+  }));
 }
 
 /** Each pipeline's result, and when the bench heard it (epoch ms, by index; absent for a failed one). */
-export async function results(client: Client, ids: string[]) {
+export async function results(client: Client, pipelines: Started[]) {
   const endMs: number[] = [];
-  const settled = await pooled(ids, 2_000, async (id, i) => {
-    const result = (await client.workflow.getHandle(id).result()) as DataQualityPipelineResult;
+  const settled = await pooled(pipelines, 2_000, async ({ workflowId, runId }, i) => {
+    const result = (await client.workflow.getHandle(workflowId, runId).result()) as DataQualityPipelineResult;
     endMs[i] = Date.now();
     return result;
   });
@@ -85,16 +98,16 @@ export function waitsCompleted(events: Event[]): number[] {
  * completed_at) the workflow saw it (its wait activity's completion), and the steps of each start (start-phase.ts);
  * and from their results, how long each job ran.
  */
-export async function historyFigures(client: Client, ids: string[], outcomes: DataQualityPipelineResult[]) {
+export async function historyFigures(client: Client, pipelines: Started[], outcomes: DataQualityPipelineResult[]) {
   const events: number[] = [];
   const lags: Lags = { profiling: [], testRun: [] };
   const ranS: number[] = [];
   const starts: StartMarks[] = [];
   await pooled(
-    ids.map((id, i) => [id, outcomes[i]] as const),
+    pipelines.map((p, i) => [p, outcomes[i]] as const),
     50,
-    async ([id, outcome]) => {
-      const history = await client.workflow.getHandle(id).fetchHistory();
+    async ([{ workflowId, runId }, outcome]) => {
+      const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
       const all = history.events ?? [];
       events.push(all.length);
       const marks = outcome && startMarks(all, outcome.profiling.job.wait.job.created_at);

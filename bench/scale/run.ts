@@ -14,7 +14,7 @@ import { bulkSuites } from '../../test/helpers/bulk-seed.js';
 import { startWorld } from '../../test/helpers/matrix-world.js';
 import { plainPipeline, type Target } from './loop.js';
 import { f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
-import { historyFigures, results, startPipelines, timelinesOf, whileAlive } from './pipelines.js';
+import { historyFigures, results, startPipelines, timelinesOf, whileAlive, type Started } from './pipelines.js';
 import { phaseLine } from './phases.js';
 import { perPipeline, persistenceLoad } from './server-metrics.js';
 import { measured, type Side } from './side.js';
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     });
     await whileAlive(
       worker,
-      warm.then((ids) => results(w.client, ids)),
+      warm.then((started) => results(w.client, started)),
     );
     await client.login();
     lines.push(
@@ -162,20 +162,20 @@ async function main(): Promise<void> {
               return { lags: ok.flatMap((o) => o.lags), timelines: ok.map((o) => o.timeline), failures: n - ok.length };
             });
           else {
-            let ids: string[] = [];
+            let pipelines: Started[] = [];
             let outcomes: DataQualityPipelineResult[] = [];
             const side = await measured(w, workerPid, async () => {
               const t0 = Date.now();
-              ids = await startPipelines(w.client, queue, `n${n}-r${r}`, batch, {
+              pipelines = await startPipelines(w.client, queue, `n${n}-r${r}`, batch, {
                 pollIntervalMs: pollMs,
                 extra: extraInput,
               });
-              const { settled, endMs } = await whileAlive(worker, results(w.client, ids));
+              const { settled, endMs } = await whileAlive(worker, results(w.client, pipelines));
               outcomes = settled.map((s) => (s.status === 'fulfilled' ? s.value : (undefined as never)));
               const failures = settled.filter((s) => s.status === 'rejected').length;
               return { lags: [], timelines: timelinesOf(t0, outcomes, endMs), failures, t0 };
             });
-            const figures = await historyFigures(w.client, ids, outcomes);
+            const figures = await historyFigures(w.client, pipelines, outcomes);
             ourStarts = startSteps(side.t0, figures.starts);
             const { profiling, testRun } = figures.lags;
             sides.worker = { ...side, lags: [...profiling, ...testRun], events: figures.events };
