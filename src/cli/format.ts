@@ -1,7 +1,7 @@
 /** How the CLI shows results: readable tables, or JSON with --json. */
 import type { z } from 'zod';
+import { appliedGates } from '../contract/gates.js';
 import type {
-  AppliedGates,
   DataQualityPipelineResult,
   Gates,
   ProfileTableGroupResult,
@@ -44,14 +44,7 @@ export type GateLimits = z.input<typeof Gates>;
  */
 export function gatesRow(verdict: DataQualityPipelineResult['gates'], gates?: GateLimits): string {
   if (!verdict.passed) return verdict.violations.join('; ');
-  const applied: AppliedGates | undefined =
-    verdict.limits ??
-    (gates && {
-      minScorePercent: gates.minScorePercent ?? null,
-      maxFailed: gates.maxFailed ?? null,
-      maxErrors: gates.maxErrors ?? null,
-      warningsAsFailures: gates.warningsAsFailures ?? false,
-    });
+  const applied = verdict.limits ?? (gates && appliedGates(gates));
   if (!applied) return 'all passed';
   const limits = [
     applied.minScorePercent !== null ? `score ≥ ${applied.minScorePercent} %` : null,

@@ -19,6 +19,7 @@ export * from './activity-options.js';
 export * from './messages.js';
 export * from './types.js';
 export * from './workflows.js';
+export * from './gates.js';
 export * from './promotion.js';
 export * from './progress.js';
 export * from './issues.js';

@@ -2,6 +2,7 @@
 import { ApplicationFailure, log, metricMeter } from '@temporalio/workflow';
 import type { DataQualityPipelineResult, GateVerdict, TestRunSummary } from '../contract/index.js';
 import type { DataQualityPipelineInput, Gates } from '../contract/workflows.js';
+import { appliedGates } from '../contract/gates.js';
 import { profileStep, testRunStep } from './jobs.js';
 import { orderStep } from './orders.js';
 import { checkedInput } from './input.js';
@@ -34,12 +35,7 @@ export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdic
     passed: violations.length === 0,
     violations,
     evaluated: { scorePercent: score, failed, errors: c.error, warnings: c.warning },
-    limits: {
-      minScorePercent: gates.minScorePercent ?? null,
-      maxFailed: gates.maxFailed ?? null,
-      maxErrors: gates.maxErrors ?? null,
-      warningsAsFailures: gates.warningsAsFailures,
-    },
+    limits: appliedGates(gates),
   };
 }
 
