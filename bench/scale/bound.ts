@@ -3,7 +3,7 @@ import type { World } from '../../test/helpers/matrix-world.js';
 import { startProcess, type Proc } from '../../test/helpers/processes.js';
 import { eventually } from '../../test/helpers/wait.js';
 import type { Target } from './loop.js';
-import { pooled } from './measure.js';
+import { startAndFinish } from './pipelines.js';
 import { measured } from './side.js';
 import type { BoundArgs } from './bound-workflow.js';
 
@@ -29,20 +29,11 @@ export async function runBound(
   pollMs: number,
   locks: BoundArgs['locks'],
 ): Promise<{ failures: number }> {
-  const started = await pooled(batch, 100, (target, i) =>
-    w.client.workflow.start('boundPipeline', {
-      taskQueue: QUEUE,
-      workflowId: `bound-${label}-${locks}-locks-${i}`,
-      args: [{ ...target, pollMs, locks }],
-    }),
+  const ids = batch.map((_, i) => `bound-${label}-${locks}-locks-${i}`);
+  const failed = await startAndFinish(ids, (workflowId, i) =>
+    w.client.workflow.start('boundPipeline', { taskQueue: QUEUE, workflowId, args: [{ ...batch[i]!, pollMs, locks }] }),
   );
-  const done = await pooled(started, 2_000, async (s) => {
-    if (s.status === 'rejected') throw s.reason;
-    await s.value.result();
-  });
-  const failed = done.filter((d) => d.status === 'rejected');
-  if (failed[0]?.status === 'rejected')
-    console.warn(`bound: ${failed.length} failed, the first: ${String(failed[0].reason)}`);
+  if (failed.length) console.warn(`bound: ${failed.length} failed, the first: ${String(failed[0])}`);
   return { failures: failed.length };
 }
 

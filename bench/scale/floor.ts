@@ -3,6 +3,7 @@ import type { World } from '../../test/helpers/matrix-world.js';
 import { startProcess, type Proc } from '../../test/helpers/processes.js';
 import { eventually } from '../../test/helpers/wait.js';
 import { pooled } from './measure.js';
+import { startAndFinish } from './pipelines.js';
 import { startMarks, type StartMarks } from './start-phase.js';
 
 const QUEUE = 'scale-floor';
@@ -29,14 +30,10 @@ export async function runFloor(
 ): Promise<{ failures: number; t0: number; ids: string[] }> {
   const ids = Array.from({ length: n }, (_, i) => `floor-${label}-${i}`);
   const t0 = Date.now();
-  const started = await pooled(ids, 100, (workflowId, i) =>
+  const failed = await startAndFinish(ids, (workflowId, i) =>
     w.client.workflow.start('floorPipeline', { taskQueue: QUEUE, workflowId, args: stepsOf(i) }),
   );
-  const done = await pooled(started, 2_000, async (s) => {
-    if (s.status === 'rejected') throw s.reason;
-    await s.value.result();
-  });
-  return { failures: done.filter((d) => d.status === 'rejected').length, t0, ids };
+  return { failures: failed.length, t0, ids };
 }
 
 /** The start steps (start-phase.ts) of the floor pipelines `ids`: their first step is their first "job". */

@@ -61,6 +61,22 @@ export async function startPipelines(
   }));
 }
 
+/**
+ * Starts one workflow per id with `start` (100 starts in flight), then waits for every one to end, on its start
+ * handle (so by its run); answers why each that did not start or failed did. The floor's and the bound's batches.
+ */
+export async function startAndFinish(
+  ids: string[],
+  start: (workflowId: string, i: number) => Promise<{ result(): Promise<unknown> }>,
+): Promise<unknown[]> {
+  const started = await pooled(ids, 100, start);
+  const done = await pooled(started, 2_000, async (s) => {
+    if (s.status === 'rejected') throw s.reason;
+    await s.value.result();
+  });
+  return done.flatMap((d): unknown[] => (d.status === 'rejected' ? [d.reason as unknown] : []));
+}
+
 /** Each pipeline's result, and when the bench heard it (epoch ms, by index; absent for a failed one). */
 export async function results(client: Client, pipelines: Started[]) {
   const endMs: number[] = [];
