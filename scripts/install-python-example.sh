@@ -9,30 +9,27 @@
 # Prints nothing but progress on stderr; the environment's path is in "$cache/python-example.path".
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tag=install-python-example
+source "$(dirname "${BASH_SOURCE[0]}")/install-common.sh"
 requirements="$here/examples/python/requirements.txt"
-cache="${DATAOPS_TEMPORAL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dataops-temporal}"
 hash="$(sha256sum "$requirements" | cut -c1-12)"
 dest="$cache/python-example-$hash"
 python="${DATAOPS_PYTHON:-python3}"
-
-say() { printf '[install-python-example] %s\n' "$*" >&2; }
 
 mkdir -p "$cache"
 if [[ -f "$dest/.complete" ]]; then
   say "present: $dest"
 else
-  if ! "$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
-    say "needs Python >= 3.11 ($python is $("$python" --version 2>&1 || echo missing)); set DATAOPS_PYTHON."
-    say "Not installed: the Python example's tests will be skipped and say so."
+  if ! python_ok "$python"; then
     rm -f "$cache/python-example.path"
-    exit 0
+    unavailable "the Python example needs Python >= 3.11 ($python is $(python_version "$python")); set DATAOPS_PYTHON."
   fi
   rm -rf "$dest"
   say "installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $dest ..."
   start=$(date +%s)
   "$python" -m venv "$dest"
-  "$dest/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  "$dest/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" ||
+    fail "pip could not install $requirements (its output is above)."
   touch "$dest/.complete"
   say "installed in $(( $(date +%s) - start )) s"
 fi

@@ -9,18 +9,18 @@
 #   TEMPORAL_CLI_PATH, TEMPORAL_TEST_SERVER_PATH   use these executables, install nothing for them
 #   DATAOPS_TEMPORAL_CACHE_DIR                     cache directory (default: $XDG_CACHE_HOME or ~/.cache, /dataops-temporal)
 #   DATAOPS_TEMPORAL_SKIP_INSTALL=1                install nothing: the SDK downloads its servers itself
-# Without Go or Java, the matching server is skipped with a note, and the SDK's own download is used.
+# Without Go or Java, the matching server is skipped with a note, and the SDK's own download is used; under CI=true
+# that is a failure instead.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tag=install-temporal
+source "$(dirname "${BASH_SOURCE[0]}")/install-common.sh"
 cli_version="$(node -p "require('$here/package.json').config.temporalCli")"
 ts_version="$(node -p "require('$here/package.json').config.temporalTestServer")"
-cache="${DATAOPS_TEMPORAL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dataops-temporal}"
-
-say() { printf '[install-temporal] %s\n' "$*" >&2; }
 
 if [[ "${DATAOPS_TEMPORAL_SKIP_INSTALL:-}" == "1" ]]; then
   say "DATAOPS_TEMPORAL_SKIP_INSTALL=1: nothing installed; the SDK downloads its servers when a test needs them."
+  skipped=1
   exit 0
 fi
 mkdir -p "$cache"
@@ -36,7 +36,9 @@ install_cli() {
     return
   fi
   if ! command -v go >/dev/null 2>&1; then
+    [[ "${CI:-}" == "true" ]] && fail "Go not found: the Temporal CLI cannot be built (CI=true: no SDK download)."
     say "Go not found: skipping the Temporal CLI; the SDK will download the dev server instead."
+    skipped=1
     return
   fi
   say "Building Temporal CLI $cli_version with $(go version) ..."
@@ -66,7 +68,9 @@ install_test_server() {
     return
   fi
   if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
+    [[ "${CI:-}" == "true" ]] && fail "Java or Maven not found: the test server cannot be resolved (CI=true: no SDK download)."
     say "Java or Maven not found: skipping the test server; the SDK will download it instead."
+    skipped=1
     return
   fi
   say "Resolving io.temporal:temporal-test-server:$ts_version and its runtime classpath from Maven Central ..."

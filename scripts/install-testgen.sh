@@ -9,25 +9,22 @@
 #
 # Overrides:
 #   DATAOPS_TESTGEN_URL          a TestGen you already run: nothing is installed (the peer tests use it)
-#   DATAOPS_SKIP_PEER=1          install nothing; the peer tests are skipped and say so
+#   DATAOPS_SKIP_PEER=1          install nothing; the peer tests are skipped and say so (refused under CI=true)
 #   DATAOPS_TESTGEN_PYTHON       the Python (>= 3.11) to build the virtual environment with (default: python3)
 #   DATAOPS_TEMPORAL_CACHE_DIR   cache directory, shared with install-temporal.sh (default: ~/.cache/dataops-temporal)
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tag=install-testgen
+source "$(dirname "${BASH_SOURCE[0]}")/install-common.sh"
 version="$(node -p "require('$here/package.json').config.testgen")"
-cache="${DATAOPS_TEMPORAL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dataops-temporal}"
 dest="$cache/testgen-$version"
 python="${DATAOPS_TESTGEN_PYTHON:-python3}"
 # The peer's admin login: a local, throw-away instance; test helpers read the same value from this file.
 peer_user="admin"
 peer_password="peer-Passw0rd"
 
-say() { printf '[install-testgen] %s\n' "$*" >&2; }
-
 if [[ "${DATAOPS_SKIP_PEER:-}" == "1" ]]; then
-  say "DATAOPS_SKIP_PEER=1: TestGen not installed; the peer tests will be skipped."
-  exit 0
+  unavailable "DATAOPS_SKIP_PEER=1: TestGen not installed."
 fi
 if [[ -n "${DATAOPS_TESTGEN_URL:-}" ]]; then
   say "DATAOPS_TESTGEN_URL is set ($DATAOPS_TESTGEN_URL): using that TestGen, installing nothing."
@@ -37,10 +34,8 @@ if [[ -f "$dest/.complete" ]]; then
   say "TestGen $version present: $dest"
   exit 0
 fi
-if ! "$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
-  say "TestGen needs Python >= 3.11 ($python is missing or older): not installed; the peer tests will be skipped."
-  say "Set DATAOPS_TESTGEN_PYTHON to a newer Python, or DATAOPS_TESTGEN_URL to a running TestGen."
-  exit 0
+if ! python_ok "$python"; then
+  unavailable "TestGen needs Python >= 3.11 ($python is $(python_version "$python")); set DATAOPS_TESTGEN_PYTHON to a newer Python, or DATAOPS_TESTGEN_URL to a running TestGen."
 fi
 
 # Outbound calls go to a closed port: refused at once, never a hang. Loopback stays direct.
@@ -55,7 +50,8 @@ started=$(date +%s)
 "$python" -m venv "$dest/venv"
 # pip reaches the package index directly (the proxy above is only for TestGen's own calls).
 env -u HTTP_PROXY -u HTTPS_PROXY -u http_proxy -u https_proxy \
-  "$dest/venv/bin/pip" install --quiet --disable-pip-version-check "dataops-testgen[standalone]==$version"
+  "$dest/venv/bin/pip" install --quiet --disable-pip-version-check "dataops-testgen[standalone]==$version" ||
+  fail "pip could not install dataops-testgen[standalone]==$version (its output is above)."
 say "pip install took $(($(date +%s) - started)) s"
 
 # TestGen writes a Streamlit credentials file under $HOME: give it a home of its own.

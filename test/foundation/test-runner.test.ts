@@ -6,55 +6,11 @@
  * now fails, saying so (scripts/test-preload.mjs).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-
-const root = new URL('../../..', import.meta.url).pathname;
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  /** What the run left in the temporary directory it was given (removed once read). */
-  left: string[];
-  parent: string;
-}
-
-/** Runs the test command on the files matching `filter`, in a temporary directory of its own, and reads what it left. */
-function runTests(args: string[], filter = 'config/worker-config', extraEnv: Record<string, string> = {}): Run {
-  const parent = mkdtempSync(join(tmpdir(), 'runner-'));
-  try {
-    // Without NODE_TEST_CONTEXT, which this file's own runner sets: with it, the nested runner would not run as a user's.
-    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const run = spawnSync(process.execPath, ['scripts/run-tests.mjs', filter, ...args], {
-      cwd: root,
-      env: { ...env, ...extraEnv, TMPDIR: parent },
-      encoding: 'utf8',
-    });
-    return { status: run.status, stdout: run.stdout, stderr: run.stderr, left: readdirSync(parent), parent };
-  } finally {
-    rmSync(parent, { recursive: true, force: true });
-  }
-}
-
-/**
- * Runs the test command on test files of the test's own, written to a directory of dist/test (the command runs what
- * is there; the run that runs this file listed its files before), removed after.
- */
-function runProbe(name: string, files: Record<string, string>, extraEnv: Record<string, string> = {}): Run {
-  const probe = `runner-probe-${name}-${process.pid}`;
-  const dir = join(root, 'dist', 'test', probe);
-  mkdirSync(dir, { recursive: true });
-  try {
-    for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
-    return runTests([], `${probe}/`, extraEnv);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { runProbe, runTests } from '../helpers/test-command.js';
 
 test('a passing run removes the temporary directories its tests made', () => {
   const run = runTests([]);
@@ -95,4 +51,81 @@ test('a file that is still up after its last test and teardown fails, its tests 
     run.stdout + run.stderr,
     /leak\.test\.js: still running 0\.5 s after its last test; exiting, failed: something it started/,
   );
+});
+
+test('the last line counts passes, failures and skips, and each skip says why', () => {
+  const probe = [
+    "import { before, describe, test } from 'node:test';",
+    "describe('a peer suite', { skip: 'the peer is missing (install it: npm run install-peer)' }, () => {",
+    "  test('never runs', () => {});",
+    '});',
+    "test('passes', () => {});",
+    "test('a skipped test', { skip: 'not on this platform' }, () => {});",
+    "describe('a suite whose set-up fails', () => {",
+    "  before(() => { throw new Error('set-up failed'); });",
+    "  test('one', () => {});",
+    "  test('two', () => {});",
+    '});',
+  ].join('\n');
+  const run = runProbe('summary', { 'summary.test.js': probe }, { CI: '' }); // the counts, not CI's verdict on skips
+  assert.notEqual(run.status, 0, 'the failing set-up fails the run');
+  const lines = run.stdout.trimEnd().split('\n');
+  assert.equal(lines.at(-1), 'tests: 1 passed, 2 failed, 2 skipped', run.stdout);
+  const skips = lines.filter((l) => l.startsWith('skipped: '));
+  assert.equal(skips.length, 2, skips.join('\n'));
+  assert.match(
+    skips[0]!,
+    /summary\.test\.js › a peer suite: the peer is missing \(install it: npm run install-peer\)$/,
+  );
+  assert.match(skips[1]!, /summary\.test\.js › a skipped test: not on this platform$/);
+});
+
+test("the test command's build removes a compiled file whose source is gone, and keeps the others", async () => {
+  const { pruneStale } = (await import(new URL('../../../scripts/prepare-tests.mjs', import.meta.url).href)) as {
+    pruneStale: (sourceRoot: string, outDir: string, dirs?: string[]) => number;
+  };
+  const tree = mkdtempSync(join(tmpdir(), 'prune-'));
+  try {
+    const write = (path: string) => {
+      mkdirSync(dirname(join(tree, path)), { recursive: true });
+      writeFileSync(join(tree, path), '');
+    };
+    write('test/kept.test.ts');
+    for (const ext of ['js', 'js.map', 'd.ts']) {
+      write(`dist/test/kept.test.${ext}`);
+      write(`dist/test/gone.test.${ext}`);
+    }
+    write('dist/test/fixtures/data.json'); // not an output of a .ts file: left alone
+    assert.equal(pruneStale(tree, join(tree, 'dist'), ['test']), 3);
+    assert.deepEqual(readdirSync(join(tree, 'dist', 'test')).sort(), [
+      'fixtures',
+      'kept.test.d.ts',
+      'kept.test.js',
+      'kept.test.js.map',
+    ]);
+  } finally {
+    rmSync(tree, { recursive: true, force: true });
+  }
+});
+
+test('a filter after "!" leaves out the files whose path contains it', () => {
+  const all = runTests([], 'config/');
+  const without = runTests(['!worker-config'], 'config/');
+  assert.equal(all.status, 0, all.stderr);
+  assert.equal(without.status, 0, without.stderr);
+  assert.match(all.stdout, /^ok \d+ - worker configuration$/m);
+  assert.doesNotMatch(without.stdout, /worker configuration/);
+  const passed = (run: { stdout: string }) => Number(/^tests: (\d+) passed/m.exec(run.stdout)?.[1]);
+  assert.ok(passed(without) > 0 && passed(without) < passed(all), `${passed(without)} of ${passed(all)}`);
+});
+
+test('under CI=true a run that skipped anything fails, and says so; outside CI it passes', () => {
+  const probe =
+    "import { test } from 'node:test';\ntest('passes', () => {});\ntest('skipped', { skip: 'why' }, () => {});\n";
+  const ci = runProbe('ci-skip', { 'skip.test.js': probe }, { CI: 'true' });
+  assert.equal(ci.status, 1, ci.stdout);
+  assert.match(ci.stdout, /^tests: 1 passed, 0 failed, 1 skipped$/m);
+  assert.match(ci.stdout, /^CI=true: 1 skipped, and nothing may be skipped in CI; failing the run$/m);
+  const local = runProbe('local-skip', { 'skip.test.js': probe }, { CI: '' });
+  assert.equal(local.status, 0, local.stdout);
 });
