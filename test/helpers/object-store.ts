@@ -3,7 +3,7 @@
  * scripts/install-object-store.sh, started per test file on a free port (or, with DATAOPS_S3_TEST_ENDPOINT, a
  * server you run yourself: MinIO, Ceph, S3; with DATAOPS_S3_TEST_ACCESS_KEY_ID / _SECRET_ACCESS_KEY for it).
  *
- *   DATAOPS_SKIP_OBJECT_STORE=1   skip the object-store tests (each says so)
+ *   DATAOPS_SKIP_OBJECT_STORE=1   skip the object-store tests (each says so); under CI=true they fail instead
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -13,6 +13,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
 import { reapMarkedProcesses } from './marked-processes.js';
+import type { Need } from './needs.js';
 import { freePort } from './processes.js';
 import { eventually } from './wait.js';
 
@@ -33,13 +34,17 @@ const MARKER = 'DATAOPS_OBJECT_STORE_PEER';
 
 const installDir = () => join(localServersConfig().cacheDir, `moto-${pinnedVersions().objectStore}`);
 
-/** Why the object-store tests cannot run here, or undefined when they can. */
-export function objectStoreSkipReason(): string | undefined {
-  if (process.env.DATAOPS_SKIP_OBJECT_STORE === '1') return 'DATAOPS_SKIP_OBJECT_STORE=1';
-  if (process.env.DATAOPS_S3_TEST_ENDPOINT) return undefined;
-  if (!existsSync(join(installDir(), '.complete')))
-    return `moto is not installed in ${installDir()} (run npm run install-object-store; it needs Python >= 3.11)`;
-  return undefined;
+/** The object-store tests' need: moto installed by scripts/install-object-store.sh, or DATAOPS_S3_TEST_ENDPOINT. */
+export function objectStoreNeed(): Need {
+  const what = `an S3-compatible server (moto ${pinnedVersions().objectStore})`;
+  const install = 'npm run install-object-store (Python >= 3.11 and PyPI), or set DATAOPS_S3_TEST_ENDPOINT';
+  const missing =
+    process.env.DATAOPS_SKIP_OBJECT_STORE === '1'
+      ? 'DATAOPS_SKIP_OBJECT_STORE=1'
+      : process.env.DATAOPS_S3_TEST_ENDPOINT || existsSync(join(installDir(), '.complete'))
+        ? undefined
+        : `not installed in ${installDir()}`;
+  return { what, missing, install };
 }
 
 export async function startObjectStore(): Promise<ObjectStoreServer> {

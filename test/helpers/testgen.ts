@@ -4,7 +4,7 @@
  * ports, and obtains its tokens the way a real client does: OAuth dynamic registration, the login form with PKCE,
  * and the authorization-code grant. Or, with DATAOPS_TESTGEN_URL, it uses a TestGen you run yourself.
  *
- *   DATAOPS_SKIP_PEER=1                   skip the peer tests (each says so)
+ *   DATAOPS_SKIP_PEER=1                   skip the peer tests (each says so); under CI=true they fail instead
  *   DATAOPS_TESTGEN_URL                   a running TestGen (its base, e.g. http://127.0.0.1:8530)
  *   DATAOPS_TESTGEN_USERNAME / _PASSWORD  its login (default: the installed peer's)
  */
@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
 import { reapMarkedProcesses } from './marked-processes.js';
+import type { Need } from './needs.js';
 import { freePort } from './processes.js';
 import { eventually } from './wait.js';
 
@@ -62,13 +63,17 @@ const PEER_MARKER = 'DATAOPS_TESTGEN_PEER';
 
 const installDir = () => join(localServersConfig().cacheDir, `testgen-${pinnedVersions().testgen}`);
 
-/** Why the peer tests cannot run here, or undefined when they can. */
-export function peerSkipReason(): string | undefined {
-  if (process.env.DATAOPS_SKIP_PEER === '1') return 'DATAOPS_SKIP_PEER=1';
-  if (process.env.DATAOPS_TESTGEN_URL) return undefined;
-  if (!existsSync(join(installDir(), '.complete')))
-    return `TestGen is not installed in ${installDir()} (run npm run install-testgen; it needs Python >= 3.11)`;
-  return undefined;
+/** The peer tests' need: TestGen installed by scripts/install-testgen.sh, or one at DATAOPS_TESTGEN_URL. */
+export function testGenNeed(): Need {
+  const what = `TestGen ${pinnedVersions().testgen} (the quality-job API's reference implementation)`;
+  const install = 'npm run install-testgen (Python >= 3.11 and PyPI), or set DATAOPS_TESTGEN_URL';
+  const missing =
+    process.env.DATAOPS_SKIP_PEER === '1'
+      ? 'DATAOPS_SKIP_PEER=1'
+      : process.env.DATAOPS_TESTGEN_URL || existsSync(join(installDir(), '.complete'))
+        ? undefined
+        : `not installed in ${installDir()}`;
+  return { what, missing, install };
 }
 
 async function request(

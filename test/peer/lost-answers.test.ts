@@ -22,10 +22,10 @@ import { ending } from '../helpers/ending.js';
 import { startHoldingProxy, type Armed, type HoldingProxy } from '../helpers/holding-proxy.js';
 import { startWorkerProcess, type Proc } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
-import { peerSkipReason, startTestGen, testGenService, type TestGenPeer } from '../helpers/testgen.js';
+import { testGenNeed, startTestGen, testGenService, type TestGenPeer } from '../helpers/testgen.js';
 import { eventually } from '../helpers/wait.js';
+import { needing } from '../helpers/needs.js';
 
-const skip = peerSkipReason();
 const polling = { pollIntervalMs: 500, maxPollIntervalMs: 1_000 };
 const LONG = { timeout: 5 * 60_000 };
 const CANCEL_REQUESTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED;
@@ -38,143 +38,146 @@ function answeredId(armed: Armed): string {
   return (answer.body as { id: string }).id;
 }
 
-describe('lost and held submissions against TestGen 5.134 (peer)', { skip }, () => {
-  let t: TestEnv;
-  let peer: TestGenPeer;
-  let proxy: HoldingProxy;
-  let client: ServiceClient;
-  const workers: Proc[] = [];
-  const work = mkdtempSync(join(tmpdir(), 'peer-lost-'));
+describe(
+  'lost and held submissions against TestGen 5.134 (peer)',
+  ...needing(testGenNeed(), () => {
+    let t: TestEnv;
+    let peer: TestGenPeer;
+    let proxy: HoldingProxy;
+    let client: ServiceClient;
+    const workers: Proc[] = [];
+    const work = mkdtempSync(join(tmpdir(), 'peer-lost-'));
 
-  before(async () => {
-    [t, peer] = await Promise.all([startDevServerEnv(), startTestGen()]);
-    proxy = await startHoldingProxy(peer.url);
-    client = new ServiceClient({ baseUrl: peer.url, apiBearer: { type: 'oauth', ...(await peer.authorize()) } });
-  }, LONG);
-  after(async () => {
-    await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-    client?.close();
-    await proxy?.close();
-    await peer?.close();
-    await t?.env.teardown();
-  });
-
-  /** A worker process for TestGen, through the proxy, with an OAuth grant of its own (as each deployed worker has). */
-  const startWorker = async (taskQueue: string, env: Record<string, string> = {}): Promise<Proc> => {
-    const w = startWorkerProcess({
-      TEMPORAL_ADDRESS: t.env.connection.options.address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      ...testGenService(peer, await peer.authorize(), proxy.url),
-      DATAOPS_BLOB_DIR: join(work, 'blobs'),
-      DATAOPS_EXPORT_DIR: join(work, 'exports'),
-      // A pending profiling run on TestGen names no table group until its scheduler starts it (seconds): the lookup
-      // of a lost profiling answer waits for that within the settle time (the default is 60 s).
-      DATAOPS_SUBMIT_SETTLE_MS: '30000',
-      LOG_LEVEL: 'WARN',
-      ...env,
-    });
-    workers.push(w);
-    return w;
-  };
-
-  const start = <T>(taskQueue: string, type: string, input: unknown) =>
-    t.env.client.workflow.start(type, {
-      taskQueue,
-      workflowId: `${type}-${uniqueTaskQueue('lost')}`,
-      args: [input],
-    }) as Promise<WorkflowHandle<() => Promise<T>>>;
-
-  const posts = (path: RegExp) => proxy.forwarded().filter((r) => r.method === 'POST' && path.test(r.path));
-
-  const lostAnswers = [
-    {
-      what: 'a test run whose answer is lost is found by its metadata',
-      workflow: 'runTestSuite',
-      path: () => `/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs`,
-      input: () => ({ testSuiteId: peer.demo.testSuiteId }),
-    },
-    {
-      what: 'a profiling run whose answer is lost is found by its record',
-      workflow: 'profileTableGroup',
-      path: () => `/api/v1/table-groups/${peer.demo.tableGroupId}/profiling-runs`,
-      input: () => ({ tableGroupId: peer.demo.tableGroupId }),
-    },
-  ];
-  for (const lostAnswer of lostAnswers)
-    test(`${lostAnswer.what}: one run, followed to the end`, LONG, async () => {
-      const queue = uniqueTaskQueue(`lost-${lostAnswer.workflow}`);
-      await startWorker(queue);
-      const path = new RegExp(`^${lostAnswer.path()}$`);
-      const before = posts(path).length;
-      const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
-      const handle = await start<{ job: JobRun }>(queue, lostAnswer.workflow, { ...polling, ...lostAnswer.input() });
-      const end = await ending<{ job: JobRun }>(handle);
-      assert.equal(end.outcome, 'ok', end.failure);
-      const { job } = end.result!;
-      assert.equal(job.jobId, answeredId(lost), 'the run TestGen created for the lost answer is the one followed');
-      assert.equal(job.reconciled, true, 'found by the lookup, not by an answer');
-      assert.equal(posts(path).length - before, 1, 'no second submission reached TestGen');
-      assert.equal(job.wait.job.status, 'completed');
+    before(async () => {
+      [t, peer] = await Promise.all([startDevServerEnv(), startTestGen()]);
+      proxy = await startHoldingProxy(peer.url);
+      client = new ServiceClient({ baseUrl: peer.url, apiBearer: { type: 'oauth', ...(await peer.authorize()) } });
+    }, LONG);
+    after(async () => {
+      await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+      client?.close();
+      await proxy?.close();
+      await peer?.close();
+      await t?.env.teardown();
     });
 
-  test(
-    'the profiling wait is cancelled while it submits the test run, and its worker dies: that run is found and canceled',
-    LONG,
-    async () => {
-      const queue = uniqueTaskQueue('cancel-death');
-      // The held request outlives the worker: the worker's request timeout is longer than the hold. No workflow cache:
-      // the task after the dead attempt's timeout goes to the other worker at once, not to the dead one's sticky queue.
-      const env = { DATAOPS_TIMEOUT_MS: '20000', DATAOPS_MAX_CACHED_WORKFLOWS: '0' };
-      const pair = [await startWorker(queue, env), await startWorker(queue, env)];
-      const path = new RegExp(`^/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs$`);
-      const before = posts(path).length;
-      // Held a little longer than the dead attempt takes to time out: the run is created just as the workflow starts
-      // looking for it, so it is found while TestGen is still starting it (a demo run takes about 9 s).
-      const held = proxy.arm({ method: 'POST', path, action: 'hold', holdMs: 6_000 });
-      const handle = await start<unknown>(queue, 'dataQualityPipeline', {
-        ...polling,
-        tableGroupId: peer.demo.tableGroupId,
-        testSuiteId: peer.demo.testSuiteId,
-        testGeneration: 'skip',
-        waitStrategy: 'heartbeat',
-        heartbeatTimeoutMs: 5_000,
-        cancelTimeoutMs: 60_000,
+    /** A worker process for TestGen, through the proxy, with an OAuth grant of its own (as each deployed worker has). */
+    const startWorker = async (taskQueue: string, env: Record<string, string> = {}): Promise<Proc> => {
+      const w = startWorkerProcess({
+        TEMPORAL_ADDRESS: t.env.connection.options.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        ...testGenService(peer, await peer.authorize(), proxy.url),
+        DATAOPS_BLOB_DIR: join(work, 'blobs'),
+        DATAOPS_EXPORT_DIR: join(work, 'exports'),
+        // A pending profiling run on TestGen names no table group until its scheduler starts it (seconds): the lookup
+        // of a lost profiling answer waits for that within the settle time (the default is 60 s).
+        DATAOPS_SUBMIT_SETTLE_MS: '30000',
+        LOG_LEVEL: 'WARN',
+        ...env,
       });
-      await eventually('the test run POST is held', () => held.hits === 1, { tries: 2_400, delayMs: 50 });
-      // The cancel reaches the wait while it sends: the wait lets the send finish (it carries a job), so the workflow
-      // waits for its answer. Then the worker dies, and the attempt times out with no retry (it is cancel-requested).
-      await handle.cancel();
-      const pending = await eventually(
-        "the wait's cancel requested",
-        async () => {
-          const activity = (await handle.describe()).raw.pendingActivities?.[0];
-          return activity?.state === CANCEL_REQUESTED ? activity : undefined;
-        },
-        { tries: 200, delayMs: 50 },
-      );
-      const victim = pair.find((p) => (pending.lastWorkerIdentity ?? '').startsWith(`${p.child.pid}@`));
-      assert.ok(victim, `the worker running the wait (${pending.lastWorkerIdentity})`);
-      await victim.stop('SIGKILL');
-      const end = await ending(handle);
-      await eventually('the held request reaches TestGen', () => held.answers.length === 1, {
-        tries: 400,
-        delayMs: 50,
+      workers.push(w);
+      return w;
+    };
+
+    const start = <T>(taskQueue: string, type: string, input: unknown) =>
+      t.env.client.workflow.start(type, {
+        taskQueue,
+        workflowId: `${type}-${uniqueTaskQueue('lost')}`,
+        args: [input],
+      }) as Promise<WorkflowHandle<() => Promise<T>>>;
+
+    const posts = (path: RegExp) => proxy.forwarded().filter((r) => r.method === 'POST' && path.test(r.path));
+
+    const lostAnswers = [
+      {
+        what: 'a test run whose answer is lost is found by its metadata',
+        workflow: 'runTestSuite',
+        path: () => `/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs`,
+        input: () => ({ testSuiteId: peer.demo.testSuiteId }),
+      },
+      {
+        what: 'a profiling run whose answer is lost is found by its record',
+        workflow: 'profileTableGroup',
+        path: () => `/api/v1/table-groups/${peer.demo.tableGroupId}/profiling-runs`,
+        input: () => ({ tableGroupId: peer.demo.tableGroupId }),
+      },
+    ];
+    for (const lostAnswer of lostAnswers)
+      test(`${lostAnswer.what}: one run, followed to the end`, LONG, async () => {
+        const queue = uniqueTaskQueue(`lost-${lostAnswer.workflow}`);
+        await startWorker(queue);
+        const path = new RegExp(`^${lostAnswer.path()}$`);
+        const before = posts(path).length;
+        const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
+        const handle = await start<{ job: JobRun }>(queue, lostAnswer.workflow, { ...polling, ...lostAnswer.input() });
+        const end = await ending<{ job: JobRun }>(handle);
+        assert.equal(end.outcome, 'ok', end.failure);
+        const { job } = end.result!;
+        assert.equal(job.jobId, answeredId(lost), 'the run TestGen created for the lost answer is the one followed');
+        assert.equal(job.reconciled, true, 'found by the lookup, not by an answer');
+        assert.equal(posts(path).length - before, 1, 'no second submission reached TestGen');
+        assert.equal(job.wait.job.status, 'completed');
       });
-      assert.equal(end.outcome, 'cancelled', end.failure);
-      const created = answeredId(held);
-      assert.equal(posts(path).length - before, 1, 'one test run submitted');
-      const progress: Progress = await handle.query(progressQuery);
-      assert.ok(
-        progress.jobs.some((j) => j.role === 'test_run' && j.jobId === created),
-        `the run the held request created is named in the progress: ${JSON.stringify(progress.jobs)}`,
-      );
-      assert.equal(progress.remoteCancel?.jobId, created, 'and it is the job the workflow cancelled');
-      assert.equal(progress.remoteCancel?.confirmed, true);
-      // TestGen runs the demo suite in 2–9 s: on a slow machine the run may end before the cancel reaches it. Either
-      // way the workflow cancelled it or saw it end, and says which: never left running, never "canceled" untrue.
-      const final = (await client.jobs.get(created)).status;
-      assert.ok(isTerminalJobStatus(final), `TestGen's run ended: ${final}`);
-      assert.equal(progress.remoteCancel?.finalStatus, final, "the workflow reports the run's real final status");
-    },
-  );
-});
+
+    test(
+      'the profiling wait is cancelled while it submits the test run, and its worker dies: that run is found and canceled',
+      LONG,
+      async () => {
+        const queue = uniqueTaskQueue('cancel-death');
+        // The held request outlives the worker: the worker's request timeout is longer than the hold. No workflow cache:
+        // the task after the dead attempt's timeout goes to the other worker at once, not to the dead one's sticky queue.
+        const env = { DATAOPS_TIMEOUT_MS: '20000', DATAOPS_MAX_CACHED_WORKFLOWS: '0' };
+        const pair = [await startWorker(queue, env), await startWorker(queue, env)];
+        const path = new RegExp(`^/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs$`);
+        const before = posts(path).length;
+        // Held a little longer than the dead attempt takes to time out: the run is created just as the workflow starts
+        // looking for it, so it is found while TestGen is still starting it (a demo run takes about 9 s).
+        const held = proxy.arm({ method: 'POST', path, action: 'hold', holdMs: 6_000 });
+        const handle = await start<unknown>(queue, 'dataQualityPipeline', {
+          ...polling,
+          tableGroupId: peer.demo.tableGroupId,
+          testSuiteId: peer.demo.testSuiteId,
+          testGeneration: 'skip',
+          waitStrategy: 'heartbeat',
+          heartbeatTimeoutMs: 5_000,
+          cancelTimeoutMs: 60_000,
+        });
+        await eventually('the test run POST is held', () => held.hits === 1, { tries: 2_400, delayMs: 50 });
+        // The cancel reaches the wait while it sends: the wait lets the send finish (it carries a job), so the workflow
+        // waits for its answer. Then the worker dies, and the attempt times out with no retry (it is cancel-requested).
+        await handle.cancel();
+        const pending = await eventually(
+          "the wait's cancel requested",
+          async () => {
+            const activity = (await handle.describe()).raw.pendingActivities?.[0];
+            return activity?.state === CANCEL_REQUESTED ? activity : undefined;
+          },
+          { tries: 200, delayMs: 50 },
+        );
+        const victim = pair.find((p) => (pending.lastWorkerIdentity ?? '').startsWith(`${p.child.pid}@`));
+        assert.ok(victim, `the worker running the wait (${pending.lastWorkerIdentity})`);
+        await victim.stop('SIGKILL');
+        const end = await ending(handle);
+        await eventually('the held request reaches TestGen', () => held.answers.length === 1, {
+          tries: 400,
+          delayMs: 50,
+        });
+        assert.equal(end.outcome, 'cancelled', end.failure);
+        const created = answeredId(held);
+        assert.equal(posts(path).length - before, 1, 'one test run submitted');
+        const progress: Progress = await handle.query(progressQuery);
+        assert.ok(
+          progress.jobs.some((j) => j.role === 'test_run' && j.jobId === created),
+          `the run the held request created is named in the progress: ${JSON.stringify(progress.jobs)}`,
+        );
+        assert.equal(progress.remoteCancel?.jobId, created, 'and it is the job the workflow cancelled');
+        assert.equal(progress.remoteCancel?.confirmed, true);
+        // TestGen runs the demo suite in 2–9 s: on a slow machine the run may end before the cancel reaches it. Either
+        // way the workflow cancelled it or saw it end, and says which: never left running, never "canceled" untrue.
+        const final = (await client.jobs.get(created)).status;
+        assert.ok(isTerminalJobStatus(final), `TestGen's run ended: ${final}`);
+        assert.equal(progress.remoteCancel?.finalStatus, final, "the workflow reports the run's real final status");
+      },
+    );
+  }),
+);
