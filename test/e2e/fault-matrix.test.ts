@@ -36,22 +36,27 @@ const ORDER_TERMINAL = new Set(['COMPLETED_SERVING', 'STOPPED_SERVING', 'SERVING
 const QUEUE = 'matrix';
 const LONG = { timeout: 15 * 60_000 };
 
-/** Runs `fns` with at most `n` at a time. */
-async function pool(n: number, fns: (() => Promise<void>)[]): Promise<void> {
-  const queue = [...fns];
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      for (let fn = queue.shift(); fn; fn = queue.shift()) await fn();
-    }),
-  );
-}
-
 describe('the fault matrix', () => {
   let w: World;
   const ledger = new Ledger();
   const started = Date.now();
   let next = 0;
   const newCell = () => cellIds(next++);
+  /**
+   * A cell as a test of its own: it passes only when its own ledger counts no problem, so one cell run by name
+   * (`--test-name-pattern`) fails when it is wrong. Its counts go into the run's ledger, which the totals check.
+   */
+  const cell = (name: string, run: (l: Ledger) => Promise<void>): void => {
+    test(name, LONG, async () => {
+      const own = new Ledger();
+      try {
+        await run(own);
+      } finally {
+        ledger.add(own);
+      }
+      own.assertClean();
+    });
+  };
 
   before(async () => {
     w = await startWorld(matrixSeed(100));
@@ -87,13 +92,14 @@ describe('the fault matrix', () => {
 
   /** Audits the jobs of a pipeline cell once its workflow has ended. */
   async function auditPipeline(
+    l: Ledger,
     name: string,
     ids: ReturnType<typeof cellIds>,
     handle: WorkflowHandle,
     end: Awaited<ReturnType<typeof ending<DataQualityPipelineResult>>>,
     expected: Outcome,
   ) {
-    ledger.ended(name, end, expected);
+    l.ended(name, end, expected);
     // Every job the cell created must come to rest; a cancel's must be canceled.
     const settled = await eventually(
       'jobs at rest',
@@ -104,10 +110,10 @@ describe('the fault matrix', () => {
       { tries: 100, delayMs: 100 },
     ).catch(() => undefined);
     const jobs = settled ?? (await jobsOf(ids));
-    ledger.check(jobs.profiling.length <= 1, 'duplicates', name, `${jobs.profiling.length} profiling jobs`);
-    ledger.check(jobs.tests.length <= 1, 'duplicates', name, `${jobs.tests.length} test runs`);
+    l.check(jobs.profiling.length <= 1, 'duplicates', name, `${jobs.profiling.length} profiling jobs`);
+    l.check(jobs.tests.length <= 1, 'duplicates', name, `${jobs.tests.length} test runs`);
     const running = [...jobs.profiling, ...jobs.tests].filter((x) => !TERMINAL.has(x.status));
-    ledger.check(
+    l.check(
       running.length === 0,
       end.outcome === 'cancelled' ? 'leaks' : 'orphans',
       name,
@@ -115,14 +121,9 @@ describe('the fault matrix', () => {
     );
     if (end.outcome === 'ok' && end.result) {
       const r = end.result;
-      ledger.check(
-        r.profiling.job.jobId === jobs.profiling[0]?.id,
-        'adopted',
-        name,
-        `profiling ${r.profiling.job.jobId}`,
-      );
-      ledger.check(r.testRun.job.jobId === jobs.tests[0]?.id, 'adopted', name, `test run ${r.testRun.job.jobId}`);
-      ledger.check(
+      l.check(r.profiling.job.jobId === jobs.profiling[0]?.id, 'adopted', name, `profiling ${r.profiling.job.jobId}`);
+      l.check(r.testRun.job.jobId === jobs.tests[0]?.id, 'adopted', name, `test run ${r.testRun.job.jobId}`);
+      l.check(
         r.status === 'passed' && jobs.tests[0]?.status === 'completed' && jobs.profiling[0]?.status === 'completed',
         'falseReports',
         name,
@@ -132,7 +133,7 @@ describe('the fault matrix', () => {
     if (end.outcome === 'cancelled') {
       const rc = (await handle.query(progressQuery)).remoteCancel;
       const job = rc ? [...jobs.profiling, ...jobs.tests].find((x) => x.id === rc.jobId) : undefined;
-      ledger.check(
+      l.check(
         rc?.confirmed === true && job?.status === 'canceled',
         'falseReports',
         name,
@@ -142,7 +143,7 @@ describe('the fault matrix', () => {
   }
 
   /** One pipeline cell: the fault goes where `stage` says, on this cell's own targets or jobs. */
-  async function pipelineCell(stage: Stage, kind: Kind) {
+  async function pipelineCell(l: Ledger, stage: Stage, kind: Kind) {
     const ids = newCell();
     const name = `${stage} × ${kind}`;
     if (stage === 'submit-profiling')
@@ -169,11 +170,11 @@ describe('the fault matrix', () => {
       await handle.cancel();
     }
     const end = await ending<DataQualityPipelineResult>(handle);
-    await auditPipeline(name, ids, handle, end, expectedOf(stage, kind));
+    await auditPipeline(l, name, ids, handle, end, expectedOf(stage, kind));
   }
 
   /** One promotion cell: export, preview (the first import) or apply (the second). */
-  async function promotionCell(stage: Stage, kind: Kind) {
+  async function promotionCell(l: Ledger, stage: Stage, kind: Kind) {
     const ids = newCell();
     const name = `${stage} × ${kind}`;
     const before = (await w.controls.definitions(ids.target)).length;
@@ -191,25 +192,19 @@ describe('the fault matrix', () => {
     });
     const end = await ending<PromoteTestDefinitionsResult>(handle);
     const afterCount = (await w.controls.definitions(ids.target)).length;
-    ledger.ended(name, end, expectedOf(stage, kind));
+    l.ended(name, end, expectedOf(stage, kind));
     if (end.outcome === 'ok')
-      ledger.check(
+      l.check(
         end.result?.applied?.summary.created === 3 && afterCount === before + 3,
         'falseReports',
         name,
         `reported ${JSON.stringify(end.result?.applied?.summary)}; target ${before} → ${afterCount}`,
       );
-    else
-      ledger.check(
-        afterCount === before,
-        'falseReports',
-        name,
-        `failed, yet the target went ${before} → ${afterCount}`,
-      );
+    else l.check(afterCount === before, 'falseReports', name, `failed, yet the target went ${before} → ${afterCount}`);
   }
 
   /** One order cell (orders share a recipe, so these run one at a time). */
-  async function orderCell(stage: Stage, kind: Kind) {
+  async function orderCell(l: Ledger, stage: Stage, kind: Kind) {
     const name = `${stage} × ${kind}`;
     const known = new Set((await w.controls.orders()).map((o) => o.id));
     const where =
@@ -226,18 +221,13 @@ describe('the fault matrix', () => {
     });
     const end = await ending<RunOrderResult>(handle);
     const fresh = (await w.controls.orders()).filter((o) => !known.has(o.id));
-    ledger.ended(name, end, expectedOf(stage, kind));
-    ledger.check(fresh.length <= 1, 'duplicates', name, `${fresh.length} orders`);
+    l.ended(name, end, expectedOf(stage, kind));
+    l.check(fresh.length <= 1, 'duplicates', name, `${fresh.length} orders`);
     const running = fresh.filter((o) => o.servings.some((s) => !ORDER_TERMINAL.has(s.status)));
-    ledger.check(
-      running.length === 0,
-      'orphans',
-      name,
-      `order runs still going: ${running.map((o) => o.id).join(', ')}`,
-    );
+    l.check(running.length === 0, 'orphans', name, `order runs still going: ${running.map((o) => o.id).join(', ')}`);
     if (end.outcome === 'ok') {
-      ledger.check(end.result?.orderId === fresh[0]?.id, 'adopted', name, `reported order ${end.result?.orderId}`);
-      ledger.check(
+      l.check(end.result?.orderId === fresh[0]?.id, 'adopted', name, `reported order ${end.result?.orderId}`);
+      l.check(
         end.result?.orderRun?.status === fresh[0]?.servings[0]?.status,
         'falseReports',
         name,
@@ -246,35 +236,28 @@ describe('the fault matrix', () => {
     }
   }
 
-  test('every fault kind × every pipeline and promotion stage, 16 cells at a time', LONG, async () => {
-    const cells = [
-      ...PIPELINE_STAGES.flatMap((s) => KINDS.map((k) => () => pipelineCell(s, k))),
-      ...PROMOTION_STAGES.flatMap((s) => KINDS.map((k) => () => promotionCell(s, k))),
-    ];
-    await pool(16, cells);
+  describe('every fault kind × every pipeline and promotion stage, 16 cells at a time', { concurrency: 16 }, () => {
+    for (const s of PIPELINE_STAGES) for (const k of KINDS) cell(`${s} × ${k}`, (l) => pipelineCell(l, s, k));
+    for (const s of PROMOTION_STAGES) for (const k of KINDS) cell(`${s} × ${k}`, (l) => promotionCell(l, s, k));
   });
 
-  test('every fault kind × order create and order-run status', LONG, async () => {
-    for (const s of ORDER_STAGES) for (const k of KINDS) await orderCell(s, k);
+  describe('every fault kind × order create and order-run status (one at a time: orders share a recipe)', () => {
+    for (const s of ORDER_STAGES) for (const k of KINDS) cell(`${s} × ${k}`, (l) => orderCell(l, s, k));
   });
 
-  test('every fault kind × the login that renews an expired session', LONG, async () => {
-    for (const kind of KINDS) {
-      const ids = newCell();
-      await w.controls.expireTokens();
-      await w.controls.addFault(faultOf(kind, 'login', { method: 'POST', path: '/v2/login' }));
-      const handle = await start('dataQualityPipeline', `login-${kind}`, pipelineArgs(ids));
-      await auditPipeline(
-        `login × ${kind}`,
-        ids,
-        handle,
-        await ending<DataQualityPipelineResult>(handle),
-        expectedOf('login', kind),
-      );
-    }
+  describe('every fault kind × the login that renews an expired session (one at a time: tokens are global)', () => {
+    for (const kind of KINDS)
+      cell(`login × ${kind}`, async (l) => {
+        const ids = newCell();
+        await w.controls.expireTokens();
+        await w.controls.addFault(faultOf(kind, 'login', { method: 'POST', path: '/v2/login' }));
+        const handle = await start('dataQualityPipeline', `login-${kind}`, pipelineArgs(ids));
+        const end = await ending<DataQualityPipelineResult>(handle);
+        await auditPipeline(l, `login × ${kind}`, ids, handle, end, expectedOf('login', kind));
+      });
   });
 
-  test('a target reused at once, and two pipelines on one target with a lost answer', LONG, async () => {
+  cell('a target reused at once', async (l) => {
     const reused = newCell();
     const first = await start('dataQualityPipeline', 'reuse-1', pipelineArgs(reused));
     const firstEnd = await ending<DataQualityPipelineResult>(first);
@@ -286,27 +269,24 @@ describe('the fault matrix', () => {
     );
     const second = await start('dataQualityPipeline', 'reuse-2', pipelineArgs(reused));
     const secondEnd = await ending<DataQualityPipelineResult>(second);
-    ledger.cells++;
-    ledger.check(
+    l.cells++;
+    l.check(
       firstEnd.outcome === 'ok' && secondEnd.outcome === 'ok',
       'wrongOutcomes',
       'reuse',
       `${firstEnd.failure ?? ''} ${secondEnd.failure ?? ''}`,
     );
     const jobs = await jobsOf(reused);
-    ledger.check(
-      jobs.profiling.length === 2,
-      'duplicates',
-      'reuse',
-      `${jobs.profiling.length} profiling jobs for 2 runs`,
-    );
-    ledger.check(
+    l.check(jobs.profiling.length === 2, 'duplicates', 'reuse', `${jobs.profiling.length} profiling jobs for 2 runs`);
+    l.check(
       secondEnd.result?.profiling.job.jobId !== firstEnd.result?.profiling.job.jobId,
       'adopted',
       'reuse',
       "the second run reported the first run's job",
     );
+  });
 
+  cell('two pipelines on one target with a lost answer', async (l) => {
     const shared = newCell();
     await w.controls.addFault(
       faultOf('drop_after_commit', 'submit-profiling', {
@@ -316,8 +296,8 @@ describe('the fault matrix', () => {
     );
     const both = await Promise.all([1, 2].map((n) => start('dataQualityPipeline', `two-${n}`, pipelineArgs(shared))));
     const ends = await Promise.all(both.map((h) => ending<DataQualityPipelineResult>(h)));
-    ledger.cells++;
-    ledger.check(
+    l.cells++;
+    l.check(
       ends.every((e) => e.outcome === 'ok'),
       'wrongOutcomes',
       'two on one target',
@@ -325,13 +305,13 @@ describe('the fault matrix', () => {
     );
     const sharedJobs = await jobsOf(shared);
     const reported = ends.map((e) => e.result?.profiling.job.jobId);
-    ledger.check(
+    l.check(
       sharedJobs.profiling.length === 2,
       'duplicates',
       'two on one target',
       `${sharedJobs.profiling.length} profiling jobs`,
     );
-    ledger.check(
+    l.check(
       new Set(reported).size === 2 && reported.every((id) => sharedJobs.profiling.some((j) => j.id === id)),
       'adopted',
       'two on one target',
@@ -339,7 +319,7 @@ describe('the fault matrix', () => {
     );
   });
 
-  test('a worker killed with SIGKILL during a submit, a wait and a summary', LONG, async () => {
+  cell('a worker killed with SIGKILL during a submit, a wait and a summary', async (l) => {
     const queue = `${QUEUE}-kill`;
     // Held requests (4 s) are still in flight when it dies: its timeout is longer than the hold.
     const slow = { DATAOPS_TIMEOUT_MS: '10000' };
@@ -387,6 +367,7 @@ describe('the fault matrix', () => {
     w.startWorker(queue, slow);
     for (const [n, ids] of [atSubmit, atWait, atSummary].entries())
       await auditPipeline(
+        l,
         `worker killed at ${['submit', 'wait', 'summary'][n]}`,
         ids,
         handles[n]!,
@@ -405,7 +386,7 @@ describe('the fault matrix', () => {
     assert.ok((await heartbeatTimeouts(handles[2]!)) >= 1, 'the summary: a heartbeat timeout');
   });
 
-  test('Temporal restarts mid-wait, then the simulator restarts mid-wait', LONG, async () => {
+  cell('Temporal restarts mid-wait, then the simulator restarts mid-wait', async (l) => {
     for (const which of ['temporal', 'simulator'] as const) {
       const ids = newCell();
       const handle = await start('dataQualityPipeline', `restart-${which}`, pipelineArgs(ids));
@@ -418,11 +399,11 @@ describe('the fault matrix', () => {
       await proc.kill();
       await new Promise((r) => setTimeout(r, 1_000));
       await proc.up();
-      await auditPipeline(`${which} restart`, ids, handle, await ending<DataQualityPipelineResult>(handle), 'ok');
+      await auditPipeline(l, `${which} restart`, ids, handle, await ending<DataQualityPipelineResult>(handle), 'ok');
     }
   });
 
-  test('totals: no duplicate, no adopted job, no orphan, no leak, no wrong or false report', () => {
+  test('totals: every cell ran; no duplicate, no adopted job, no orphan, no leak, no wrong or false report', () => {
     const totals = ledger.totals();
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     console.log(`fault matrix: ${JSON.stringify(totals)} in ${seconds} s`);

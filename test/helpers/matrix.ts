@@ -3,6 +3,7 @@
  * each cell injects, the outcome each cell must end with, a seed with one table group and suite pair per cell, and
  * the ledger that counts what must never happen (duplicates, adopted jobs, orphans, leaks, wrong or false reports).
  */
+import assert from 'node:assert/strict';
 import { defaultSeed, SEED_IDS, type SeedInput } from '../../src/simulator/index.js';
 import { FaultSpec, type FaultInput } from '../../src/simulator/faults.js';
 import type { Outcome } from './ending.js';
@@ -120,5 +121,18 @@ export class Ledger {
   totals() {
     const { cells, duplicates, adopted, orphans, leaks, wrongOutcomes, falseReports } = this;
     return { cells, duplicates, adopted, orphans, leaks, wrongOutcomes, falseReports };
+  }
+
+  /** Adds `cell`'s counts and notes to this ledger's (a cell's own ledger, to the run's). */
+  add(cell: Ledger): void {
+    for (const [field, n] of Object.entries(cell.totals())) this[field as keyof ReturnType<Ledger['totals']>] += n;
+    this.notes.push(...cell.notes);
+  }
+
+  /** Throws, naming every problem, when this ledger counted any (a cell's test asserts its own). */
+  assertClean(): void {
+    const { cells: _cells, ...problems } = this.totals();
+    const clean = { duplicates: 0, adopted: 0, orphans: 0, leaks: 0, wrongOutcomes: 0, falseReports: 0 };
+    assert.deepEqual(problems, clean, this.notes.join('\n'));
   }
 }
