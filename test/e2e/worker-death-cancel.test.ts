@@ -16,7 +16,9 @@ import { eventually } from '../helpers/wait.js';
 const LONG = { timeout: 10 * 60_000 };
 const TERMINAL = new Set(['completed', 'error', 'canceled']);
 
-describe('a worker that dies mid-submission, then a cancel', () => {
+// The scenarios run side by side: each has its own cell, task queue and workers, and spends most of its time waiting
+// for a dead attempt's heartbeat timeout.
+describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 }, () => {
   let w: World;
   before(async () => {
     w = await startWorld(matrixSeed(5));
@@ -61,7 +63,7 @@ describe('a worker that dies mid-submission, then a cancel', () => {
       await w.controls.planJobs({ job_key: job.jobKey, target_id: job.target, durations: { runMs: 600_000 } });
       const handle = await w.client.workflow.start('dataQualityPipeline', {
         taskQueue: queue,
-        workflowId: `death-cancel-${Date.now()}`,
+        workflowId: `death-cancel-${cell}-${Date.now()}`,
         args: [
           {
             tableGroupId: ids.tableGroup,
