@@ -20,8 +20,14 @@ export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdic
   if (!counts && (gates.maxFailed !== undefined || gates.maxErrors !== undefined))
     violations.push('no test results are available, so the failure and error limits cannot be checked');
   const score = summary.scorePercent;
+  // A run that produced no result at all scores what the deployment says of nothing (TestGen: 100%): no verdict.
+  const ranNothing = counts !== null && Object.values(counts).every((n) => n === 0);
   if (gates.minScorePercent !== undefined) {
     if (score === null) violations.push(`no score is available, and the minimum is ${gates.minScorePercent}%`);
+    else if (ranNothing)
+      violations.push(
+        `the test run produced no results, so its score ${score}% cannot meet the minimum ${gates.minScorePercent}%`,
+      );
     else if (score < gates.minScorePercent)
       violations.push(`score ${score}% is below the minimum ${gates.minScorePercent}%`);
   }

@@ -63,6 +63,22 @@ describe('quality gates judge one score unit: percent', () => {
     assert.equal(evaluateGates(none, { minScorePercent: 90, warningsAsFailures: false }).passed, true, 'score only');
   });
 
+  test('a test run that produced no results fails a score gate, whatever score the deployment gives it', () => {
+    // TestGen 5.134 scores an empty suite 1.0 (100 %): a verdict from nothing must not pass.
+    const empty = {
+      ...summary(100),
+      resultCounts: { passed: 0, failed: 0, warning: 0, error: 0, log: 0, dismissed: 0 },
+    };
+    const verdict = evaluateGates(empty, { minScorePercent: 90, warningsAsFailures: false });
+    assert.equal(verdict.passed, false);
+    assert.deepEqual(verdict.violations, [
+      'the test run produced no results, so its score 100% cannot meet the minimum 90%',
+    ]);
+    assert.equal(evaluateGates(empty, { warningsAsFailures: false }).passed, true, 'without a score gate');
+    const one = { ...empty, resultCounts: { ...empty.resultCounts, passed: 1 } };
+    assert.equal(evaluateGates(one, { minScorePercent: 90, warningsAsFailures: false }).passed, true, 'one result');
+  });
+
   test('the verdict names the limits it was judged against, each null where none was set', () => {
     const judged = evaluateGates(summary(95), { minScorePercent: 90, maxFailed: 2, warningsAsFailures: true });
     assert.deepEqual(judged.limits, { minScorePercent: 90, maxFailed: 2, maxErrors: null, warningsAsFailures: true });
