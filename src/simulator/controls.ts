@@ -54,6 +54,8 @@ export interface SimControls {
   job(jobId: string): JobRecord | undefined;
   jobs(): JobRecord[];
   definitions(suiteId: string): DefinitionRecord[];
+  /** Changes fields of one stored definition, as a user editing it in the service would (in-process tests only). */
+  editDefinition(suiteId: string, id: string, fields: Partial<DefinitionRecord>): void;
   orders(): ReturnType<typeof ordersView>;
   /** Runs every due transition now (requests do this on their own). */
   tick(): void;
@@ -176,6 +178,12 @@ export function createControls(
       return state.job_order.map((id) => state.jobs[id]).filter((j): j is JobRecord => j !== undefined);
     },
     definitions: (suiteId) => (state.definitions[suiteId] ?? []).map((d) => ({ ...d })),
+    editDefinition: (suiteId, id, fields) => {
+      const stored = state.definitions[suiteId]?.find((d) => d.id === id);
+      if (!stored) throw new Error(`no definition ${id} in test suite ${suiteId}`);
+      Object.assign(stored, fields);
+      persist();
+    },
     orders: () => {
       tick();
       return ordersView(ctx);

@@ -45,6 +45,12 @@ export const PATCHES = {
   unansweredLeftRunning: 'unanswered-left-running-v1',
   /** The heartbeating wait submits its own job (submit-and-wait.ts, src/activities/chained.ts). */
   submissionInWait: 'submission-in-wait-v1',
+  /**
+   * An approval binds the preview's content: previews whose items are stored by reference are compared by the stored
+   * items' hash, not by their counts alone (promotion.ts). Checked with `patched()` itself, and only where two
+   * previews with equal counts differ in content.
+   */
+  previewContentBound: 'preview-content-bound-v1',
 } as const;
 type Patch = keyof typeof PATCHES;
 

@@ -8,6 +8,7 @@ import {
   CancellationScope,
   condition,
   log,
+  patched,
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
@@ -22,7 +23,7 @@ import { approveUpdate, previewQuery, rejectUpdate } from '../contract/messages.
 import { PRESETS } from '../contract/presets.js';
 import type { ExportTestDefinitionsInput, ImportReport, PromoteTestDefinitionsInput } from '../contract/promotion.js';
 import { checkedInput } from './input.js';
-import { applies } from './patches.js';
+import { applies, PATCHES } from './patches.js';
 import type * as InSandbox from './input-in-sandbox.js';
 import { Tracker, activitiesWithin } from './shared.js';
 
@@ -49,13 +50,22 @@ function report(outcome: ImportOutcome): ImportReport {
   };
 }
 
-/** Whether two previews say the same: summary and counts per action and reason, and the items when both are inline. */
+/**
+ * Whether two previews say the same: summary and counts per action and reason, and the items, inline or by the hash of
+ * the stored items. Equal counts can hide different items (another definition locked, another target matched), so an
+ * approval binds the content it was given.
+ */
 function samePreview(a: ImportReport, b: ImportReport): boolean {
   const counts = (r: ImportReport) =>
     JSON.stringify([r.summary, Object.entries(r.counts).sort(([x], [y]) => x.localeCompare(y))]);
   const items = (r: ImportReport) =>
     JSON.stringify(r.items?.map((i) => [i.action, i.reason, i.tds.map((d) => [d.idx, d.target_id])]));
-  return counts(a) === counts(b) && (a.items === null || b.items === null || items(a) === items(b));
+  if (counts(a) !== counts(b)) return false;
+  if (a.items !== null && b.items !== null) return items(a) === items(b);
+  if (a.itemsRef?.sha256 === b.itemsRef?.sha256) return true;
+  // Stored by reference, and not the same content (or one inline, one stored). Promotions that got here before the
+  // patch compared counts alone and applied: they replay that path.
+  return !patched(PATCHES.previewContentBound);
 }
 
 /** An update refusal callers can match on: a named, non-retryable failure (sending it again cannot help). */

@@ -17,6 +17,7 @@ import {
   type PromoteTestDefinitionsResult,
 } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { PRESETS } from '../../src/contract/presets.js';
 import type { ActivityDeps } from '../../src/activities/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { clientFor, startTestSimulator } from '../helpers/sim.js';
@@ -228,6 +229,53 @@ describe('promoteTestDefinitions', () => {
         assert.equal(result.applied?.reconciled, false);
       });
     });
+  });
+
+  test('an approval binds the content it saw: a preview stored by reference with equal counts but other items is approved again', async () => {
+    const { sim } = await startTestSimulator();
+    try {
+      // Every preview's items go to the claim-check store: only their reference is in history.
+      const deps = await simDeps(sim, { inlineItemsMaxBytes: 1 });
+      await withProjectWorker(t.env, deps, async (taskQueue) => {
+        const handle = await t.env.client.workflow.start('promoteTestDefinitions', {
+          taskQueue,
+          workflowId: `bound-${taskQueue}`,
+          args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'promotion' }],
+        });
+        const first = await eventually('the preview', () => handle.query(previewQuery));
+        assert.equal(first.items, null, 'stored by reference');
+        assert.ok(first.itemsRef);
+        // Meanwhile someone unlocks one locked target definition and locks one that was to be updated: the counts
+        // stay the same (3 updated, 2 skipped as locked), but other definitions would be overwritten.
+        const other = await clientFor(sim);
+        const seen = await other.testDefinitions.import(
+          PROD,
+          { mode: 'preview', ...PRESETS.promotion },
+          await other.testDefinitions.export(DEV, { origin: 'both' }),
+        );
+        const target = (action: string, reason: string) =>
+          seen.items.find((i) => i.action === action && i.reason === reason)?.tds[0]?.target_id ?? '';
+        sim.controls.editDefinition(PROD, target('skip', 'locked'), { lock_refresh: false });
+        sim.controls.editDefinition(PROD, target('update', 'matched'), { lock_refresh: true });
+        const before = sim.controls.definitions(PROD);
+        await handle.executeUpdate(approveUpdate, { args: [{ previewId: first.previewId, by: 'alice' }] });
+        const second = await eventually('a new preview', async () => {
+          const p = await handle.query(previewQuery);
+          return p && p.previewId !== first.previewId ? p : undefined;
+        });
+        assert.deepEqual([second.summary, second.counts], [first.summary, first.counts], 'the same counts');
+        assert.notEqual(second.itemsRef?.sha256, first.itemsRef?.sha256, 'other items');
+        await eventually('asking again', async () => (await handle.query(progressQuery)).stage === 'awaiting approval');
+        assert.deepEqual(sim.controls.definitions(PROD), before, 'nothing applied on the approval of other content');
+        await handle.executeUpdate(approveUpdate, { args: [{ previewId: second.previewId, by: 'bob' }] });
+        const result = (await handle.result()) as PromoteTestDefinitionsResult;
+        assert.equal(result.status, 'applied');
+        assert.equal(result.previews, 3, 'first preview, the changed one, the unchanged re-check');
+        assert.equal(result.decision?.by, 'bob');
+      });
+    } finally {
+      await sim.close();
+    }
   });
 
   test('cancelling during the approval wait applies nothing', async () => {
