@@ -2,8 +2,8 @@
  * Stopping an order, and seeing that it stopped. An accepted stop says nothing about when the order's run ends, and
  * a deployment may take `PUT /v2/order/stop` as "no more runs" while the run in progress goes on (DKUtils has a
  * separate call, `PUT /v2/serving/stop`, to stop one run). So, given the kitchen, the stop reads the order's runs
- * back: it stops each run still going by itself, and reads again until every run is terminal or the confirmation
- * budget is spent (the workflow's `cancelTimeoutMs`, never past the attempt's own deadline). A stop the service
+ * back: it stops each run still going by itself, and reads again until at least one run is listed and every run is
+ * terminal, or the confirmation budget is spent (the workflow's `cancelTimeoutMs`, never past the attempt's own deadline). A stop the service
  * refuses fails as before; a read or run stop that fails while confirming is tried again within the budget, and named
  * in the outcome when the budget ends first.
  */
@@ -45,7 +45,9 @@ async function confirmStopped(
       const listed = await client.orders.runs(input.kitchen, input.orderId, { signal });
       runs = listed.map((r) => ({ orderRunId: r.hid, status: r.status }));
       error = null;
-      if (runs.every((r) => isTerminalOrderRunStatus(r.status))) return { confirmed: true, runs, error };
+      // No run listed is not "every run stopped": a deployment may list a new run a moment after it plans it.
+      if (runs.length === 0) error = 'no run of the order is listed yet';
+      else if (runs.every((r) => isTerminalOrderRunStatus(r.status))) return { confirmed: true, runs, error };
       for (const run of runs) {
         if (isTerminalOrderRunStatus(run.status) || askedToStop.has(run.orderRunId)) continue;
         log.warn('the order was stopped, but its run goes on; stopping the run', { orderId: input.orderId, ...run });

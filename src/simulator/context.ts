@@ -32,6 +32,11 @@ export interface SimVariants {
    * `TG_MAX_CONCURRENT_IN_PROCESS_RUNS`, 1 by default). 0: unlimited, as for its other engines. @default 0
    */
   runSlots: number;
+  /**
+   * A new order run shows in its order's run list (`GET /v2/order/servings`) only this long after it was created,
+   * as a deployment that plans runs asynchronously does. @default 0
+   */
+  orderRunsListedAfterMs: number;
 }
 
 export const DEFAULT_VARIANTS: SimVariants = {
@@ -45,6 +50,7 @@ export const DEFAULT_VARIANTS: SimVariants = {
   listingTargets: false,
   generationFollows: 'first-profile',
   runSlots: 0,
+  orderRunsListedAfterMs: 0,
 };
 
 /** Variants as a process takes them (`--variants` JSON): any subset, every key and value checked. */
@@ -60,6 +66,7 @@ export const SimVariantsInput = z
     listingTargets: z.boolean(),
     generationFollows: z.enum(['first-profile', 'every-profile']),
     runSlots: z.number().int().nonnegative(),
+    orderRunsListedAfterMs: z.number().int().nonnegative(),
   })
   .partial()
   .strict() satisfies z.ZodType<Partial<SimVariants>>;

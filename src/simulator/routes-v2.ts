@@ -66,6 +66,7 @@ export async function v2Routes(app: FastifyInstance, { ctx }: { ctx: SimContext 
       const servings = order.serving_ids
         .map((id) => ctx.state.servings[id])
         .filter((s) => s !== undefined)
+        .filter((s) => ctx.clock.now() - s.created_at >= ctx.variants.orderRunsListedAfterMs)
         .slice(0, count)
         .map((s) => servingView(ctx, s));
       return { servings };

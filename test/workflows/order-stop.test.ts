@@ -185,3 +185,53 @@ describe('cancelling a workflow while its order runs', () => {
     }
   });
 });
+
+describe('cancelling a workflow before its order run is listed', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    t = await startDevServerEnv();
+    ({ sim } = await startTestSimulator({
+      orderDurations: { plannedMs: 50, runMs: 3_600_000 },
+      // A deployment that lists a new run a few seconds after it plans it.
+      variants: { orderRunsListedAfterMs: 3_000 },
+    }));
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  test('no run listed is not "stopped": the run is read once listed, stopped, and only then the workflow ends cancelled', async () => {
+    // The order's stop is taken and not acted on (no more runs; the one in progress goes on).
+    const accepted = sim.controls.addFault({
+      kind: 'respond',
+      status: 200,
+      method: 'PUT',
+      path: '/v2/order/stop/',
+      count: 1_000,
+      body: { status: 'success' },
+    });
+    const known = new Set(sim.controls.orders().map((o) => o.id));
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('runOrder', {
+        taskQueue,
+        workflowId: `order-unlisted-${taskQueue}`,
+        args: [ORDER],
+      });
+      const order = await eventually('the order created', () => sim.controls.orders().find((o) => !known.has(o.id)));
+      await handle.cancel();
+      const error = await handle.result().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure, String(error));
+      assert.ok(faultHits(sim, accepted) >= 1, 'the order stop ran');
+      const run = sim.controls.orders().find((o) => o.id === order.id)?.servings[0];
+      assert.equal(run?.status, 'STOPPED_SERVING', 'the run, listed after the stop, was stopped');
+      const progress = await handle.query(progressQuery);
+      assert.equal(progress.remoteCancel?.confirmed, true);
+      assert.equal(progress.remoteCancel?.finalStatus, 'STOPPED_SERVING');
+    });
+  });
+});
