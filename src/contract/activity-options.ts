@@ -68,6 +68,8 @@ export const DEFAULT_STATUS_REPORTS = 1;
  * see its order's runs stopped). runOrder inputs recorded before runOrder took the field carry none.
  */
 export const DEFAULT_CANCEL_TIMEOUT_MS = 5 * 60_000;
+/** How long a job's or an order run's wait goes on by default (`maxWaitMs`): a week. */
+export const DEFAULT_MAX_WAIT_MS = 7 * 24 * 3_600_000;
 
 /** Retried through an outage of up to `toleranceMs`; the non-retryable types still fail at once. */
 const throughOutage = (toleranceMs: number): Pick<ActivityOptions, 'scheduleToCloseTimeout' | 'retry'> => ({

@@ -38,7 +38,7 @@ export const FAILURE_TYPES: readonly FailureType[] = [
     'JobWaitTimedOut',
     'workflow',
     false,
-    "a job's wait ran out of maxWaitMs; the job was cancelled unless cancelRemoteJob is false; the cause is what the wait last saw",
+    "a job's or an order run's wait ran out of maxWaitMs; the job was cancelled (unless cancelRemoteJob is false), the order stopped; the cause is what the wait last saw",
   ),
   f(
     'RemoteCancelUnconfirmed',

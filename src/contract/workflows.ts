@@ -5,7 +5,12 @@
  * Durations are integers in milliseconds, so every language can send them.
  */
 import { z } from 'zod';
-import { DEFAULT_CANCEL_TIMEOUT_MS, DEFAULT_OUTAGE_TOLERANCE_MS, DEFAULT_STATUS_REPORTS } from './activity-options.js';
+import {
+  DEFAULT_CANCEL_TIMEOUT_MS,
+  DEFAULT_MAX_WAIT_MS,
+  DEFAULT_OUTAGE_TOLERANCE_MS,
+  DEFAULT_STATUS_REPORTS,
+} from './activity-options.js';
 import { JobWaitOutcome, OrderRunOutcome, ProfilingSummary, TestRunSummary } from './types.js';
 
 /** A duration or interval in whole milliseconds, at least `min`. */
@@ -47,7 +52,7 @@ export const JobOptions = z.object({
   pollIntervalMs: Ms(100).default(5_000),
   maxPollIntervalMs: Ms(100).default(30_000).describe('At least pollIntervalMs'),
   maxWaitMs: Ms(1_000)
-    .default(7 * 24 * 3_600_000)
+    .default(DEFAULT_MAX_WAIT_MS)
     .describe('Give up waiting for each job after this long: cancel it, and fail JobWaitTimedOut'),
   heartbeatTimeoutMs: Ms(2_000)
     .default(60_000)
@@ -133,6 +138,9 @@ export const OrderSpec = z.object({
         'in one override kind',
     ),
   wait: z.boolean().default(false).describe('Wait for the order run to finish (deployments with order-run status)'),
+  maxWaitMs: Ms(1_000)
+    .default(DEFAULT_MAX_WAIT_MS)
+    .describe('Give up waiting for the order run after this long: stop the order, and fail JobWaitTimedOut'),
 });
 
 function checkOverrides(v: z.infer<typeof OrderSpec>, ctx: z.RefinementCtx, base: (string | number)[] = []) {

@@ -2,11 +2,10 @@
  * Running a remote job: waiting for it with the chosen strategy, and the cancellation rules of ARCHITECTURE
  * decision 6 — every ending of the wait cancels the job, and only a confirmed cancel is reported as one.
  */
+import type { ActivityFailure } from '@temporalio/workflow';
 import {
   ActivityCancellationType,
-  ActivityFailure,
   ApplicationFailure,
-  TimeoutFailure,
   isCancellation,
   proxyActivities,
   type ActivityOptions,
@@ -25,7 +24,7 @@ import {
   type CancelReason,
   type RemoteCancel,
 } from './remote-cancel.js';
-import type { Tracker } from './shared.js';
+import { ranOutOfMaxWait, type Tracker } from './shared.js';
 
 export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
   if (opts.waitStrategy !== 'auto') return opts.waitStrategy;
@@ -255,9 +254,7 @@ function fate(t: Tracker, opts: JobOptions): string {
  * pass through as they are.
  */
 function waitTimedOut(t: Tracker, role: string, opts: JobOptions, jobId: string, err: unknown) {
-  if (!(err instanceof ActivityFailure)) return undefined;
-  const timeout = err.cause instanceof TimeoutFailure ? err.cause.timeoutType : undefined;
-  if (err.retryState !== 'TIMEOUT' && timeout !== 'SCHEDULE_TO_CLOSE' && timeout !== 'START_TO_CLOSE') return undefined;
+  if (!ranOutOfMaxWait(err)) return undefined;
   return ApplicationFailure.create({
     type: 'JobWaitTimedOut',
     nonRetryable: true,

@@ -1,13 +1,24 @@
 /** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
-import { CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { DEFAULT_CANCEL_TIMEOUT_MS, WAIT, waitsTaskQueue } from '../contract/activity-options.js';
+import {
+  DEFAULT_CANCEL_TIMEOUT_MS,
+  DEFAULT_MAX_WAIT_MS,
+  heartbeatWaiting,
+  waitsTaskQueue,
+} from '../contract/activity-options.js';
 import type { RunOrderResult } from '../contract/index.js';
 import type { RunOrderInput } from '../contract/workflows.js';
 import { checkedInput } from './input.js';
 import { stopOrder } from './order-stop.js';
 import type { CancelReason } from './remote-cancel.js';
-import { Tracker } from './shared.js';
+import { ranOutOfMaxWait, Tracker } from './shared.js';
 import { createOrderUnderLock } from './submission.js';
 
 type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
@@ -19,6 +30,8 @@ type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
     alertDestination?: Record<string, unknown>;
   };
   wait: boolean;
+  /** Absent from the inputs of workflows started before orders took one: they waited a week, as the default. */
+  maxWaitMs?: number | undefined;
 };
 
 /** Runs an order (and optionally waits for its run). Cancelling stops the order. Shared by runOrder and the pipeline. */
@@ -75,9 +88,10 @@ export async function orderStep(
   let orderRun = null;
   if (spec.wait) {
     t.stage('waiting for order run');
+    const maxWaitMs = spec.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     try {
       orderRun = await proxyActivities<Activities>({
-        ...WAIT,
+        ...heartbeatWaiting(maxWaitMs),
         taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
       }).waitForOrderRun({
         profile,
@@ -90,7 +104,7 @@ export async function orderStep(
       const cancelled = isCancellation(err);
       const failed = await stop(cancelled ? 'workflow_cancelled' : 'workflow_failed');
       if (failed && cancelled) throw failed;
-      throw err;
+      throw orderWaitTimedOut(t, created.orderId, maxWaitMs, err) ?? err;
     }
   }
   return {
@@ -101,6 +115,25 @@ export async function orderStep(
     reconciled: created.reconciled,
     orderRun,
   };
+}
+
+/**
+ * The order run's wait ran out of `maxWaitMs` (its activity timed out): JobWaitTimedOut, as for a job, saying whether
+ * the order was seen stopped. Other failures pass through as they are.
+ */
+function orderWaitTimedOut(t: Tracker, orderId: string, maxWaitMs: number, err: unknown) {
+  if (!ranOutOfMaxWait(err)) return undefined;
+  const stop = t.progress.remoteCancel;
+  const fate = stop?.confirmed
+    ? `the order was stopped (its run is ${stop.finalStatus})`
+    : `the order could not be confirmed stopped (its run is ${stop?.finalStatus ?? 'unknown'}); it may still be going`;
+  return ApplicationFailure.create({
+    type: 'JobWaitTimedOut',
+    nonRetryable: true,
+    message: `gave up waiting for the run of order ${orderId} after maxWaitMs ${maxWaitMs} ms; ${fate}`,
+    cause: err,
+    details: [{ orderId, maxWaitMs, remoteCancel: stop ?? null }],
+  });
 }
 
 /** Runs an order in a kitchen, with runtime overrides; optionally waits for the order run to finish. */

@@ -2,7 +2,15 @@
  * Shared workflow machinery: the activity proxies and progress tracking (the input check is in input.ts). Running a remote job is
  * in follow.ts. Deterministic code: no Node modules, no service client, activity types only.
  */
-import { isCancellation, log, proxyActivities, setHandler, upsertMemo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+  TimeoutFailure,
+  upsertMemo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { callsWithin, submissionsWithin, transfersWithin } from '../contract/activity-options.js';
 import { jobStatusSignal, progressQuery } from '../contract/messages.js';
@@ -17,6 +25,16 @@ export function activitiesWithin(outageToleranceMs: number) {
     submit: proxyActivities<Activities>(submissionsWithin(outageToleranceMs)),
     transfer: proxyActivities<Activities>(transfersWithin(outageToleranceMs)),
   };
+}
+
+/**
+ * Whether `err` is a wait that ran out of its `maxWaitMs`: its activity timed out (schedule- or start-to-close), or
+ * its last retry would have started past that time.
+ */
+export function ranOutOfMaxWait(err: unknown): err is ActivityFailure {
+  if (!(err instanceof ActivityFailure)) return false;
+  const timeout = err.cause instanceof TimeoutFailure ? err.cause.timeoutType : undefined;
+  return err.retryState === 'TIMEOUT' || timeout === 'SCHEDULE_TO_CLOSE' || timeout === 'START_TO_CLOSE';
 }
 
 /** The workflow's progress, answered by the `progress` query. */

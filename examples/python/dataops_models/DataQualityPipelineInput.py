@@ -54,6 +54,10 @@ class Order(BaseModel):
         validate_default=True,
     )
     wait: bool | None = True
+    maxWaitMs: conint(ge=1000, le=9007199254740991) | None = Field(
+        604800000,
+        description='Give up waiting for the order run after this long: stop the order, and fail JobWaitTimedOut',
+    )
     continueOnFailure: bool | None = Field(
         False,
         description='Profile and test even when the order run did not complete (its data may be stale); default: fail',

@@ -45,6 +45,10 @@ class RunOrderInput(BaseModel):
         False,
         description='Wait for the order run to finish (deployments with order-run status)',
     )
+    maxWaitMs: conint(ge=1000, le=9007199254740991) | None = Field(
+        604800000,
+        description='Give up waiting for the order run after this long: stop the order, and fail JobWaitTimedOut',
+    )
     profile: constr(min_length=1) | None = Field(
         'default',
         description='Credential profile configured on the worker (never credentials)',
