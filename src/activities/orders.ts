@@ -44,7 +44,10 @@ function notProcessed(err: unknown): boolean {
   return err instanceof ServiceError && !err.retryable && !(err instanceof UnexpectedResponse);
 }
 
-/** Heartbeat details of an order creation: the orders listed before sending, or a certain refusal. */
+/**
+ * Heartbeat details of an order creation: the orders listed before sending, or `rejected`: the attempt ended with the
+ * order certainly not created (refused, or failed before it was sent).
+ */
 const OrderPhase = z.union([
   z.object({ phase: z.literal('sending'), sentAt: z.number(), before: z.array(z.string()).nullable() }),
   z.object({ phase: z.literal('rejected') }),
@@ -98,12 +101,13 @@ export function orderActivities(ctx: ActivityContext) {
       if (found) return found;
     }
     // A deployment without the listing (or one this client cannot read) still runs orders; only a lost answer
-    // then cannot be reconciled.
+    // then cannot be reconciled. Any other failure here comes before the order is sent: the next attempt starts over.
     const before = await listed().catch((err: unknown) => {
       if (err instanceof ServiceError && !err.retryable) {
         log.warn('no usable order listing; a lost answer will not be reconciled', { error: err.message });
         return null;
       }
+      beat({ phase: 'rejected' });
       throw err;
     });
     const sentAt = Date.now();
