@@ -172,7 +172,9 @@ export function definitionActivities(ctx: ActivityContext) {
             expected = { summary: before.summary, counts: countsOf(before) };
           } else if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
             // A request the service held past our timeout may still commit: let that time pass before comparing.
-            const settleLeft = (prior?.sentAt ?? 0) + ctx.submitSettleMs - Date.now();
+            // With no send time recorded (an attempt that died before its heartbeat reached Temporal), it may have
+            // been sent a moment ago: the whole window.
+            const settleLeft = (prior?.sentAt ?? Date.now()) + ctx.submitSettleMs - Date.now();
             if (settleLeft > 0) await Context.current().sleep(settleLeft);
             const now = await preview();
             const landed = compareWithExpected(expected.summary, now.summary);

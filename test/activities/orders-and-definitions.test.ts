@@ -9,7 +9,8 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
+import { eventually } from '../helpers/wait.js';
 
 const TS = SEED_IDS.testSuites;
 const quiet = { logger: new DefaultLogger('ERROR') };
@@ -128,6 +129,44 @@ describe('order and test-definition activities', () => {
       const out = await runIn(retry, acts.importTestDefinitions, { ...input, expected });
       assert.equal(out.reconciled, false, 'the fresh preview matched the approved one, so the retry applied');
       assert.equal(out.summary.created, preview.summary.created);
+      assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('a retried apply with no recorded send waits out the settle window: a held apply that commits meanwhile is found, not sent again', async () => {
+    const { sim: own } = await startTestSimulator();
+    try {
+      const acts = createActivities(await simDeps(own, { submitSettleMs: 2_500 }));
+      const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
+      const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
+      const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
+      const expected = { summary: preview.summary, counts: preview.counts };
+      const before = own.controls.definitions(TS.salesProd).length;
+      // The first attempt sent its apply and died before its heartbeat reached Temporal: the service holds the
+      // request for a second, then commits it. The retry has the approved preview and no send time.
+      const held = own.controls.addFault({
+        kind: 'delay',
+        delay_ms: 1_000,
+        method: 'POST',
+        path: 'test-definition-import',
+      });
+      const other = await clientFor(own);
+      const file = await other.testDefinitions.export(TS.salesDev, { origin: 'both' });
+      const dead = other.testDefinitions.import(TS.salesProd, UPSERT, file).catch(() => undefined);
+      await eventually('the apply held', async () => faultHits(own, held) === 1);
+      const imports = () => own.controls.requests().filter((r) => r.path.endsWith('test-definition-import')).length;
+      const sent = imports();
+      const out = await runIn(new MockActivityEnvironment({ attempt: 2 }, quiet), acts.importTestDefinitions, {
+        ...input,
+        expected,
+      });
+      await dead;
+      assert.equal(out.reconciled, true, 'found the held apply by a preview taken after it could commit');
+      assert.deepEqual(out.summary, preview.summary);
+      // Logged as they end: the held apply, then the retry's one preview. A second apply would be a third.
+      assert.equal(imports() - sent, 2, 'the held apply and one preview; no second apply');
       assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
     } finally {
       await own.close();
