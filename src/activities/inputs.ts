@@ -44,6 +44,8 @@ export function inputActivities(worker: { searchAttributes: boolean; claimCheckR
     checkWorkflowInput: async <K extends CheckedWorkflow>(raw: {
       workflow: K;
       input: unknown;
+      /** Arguments the workflow was given after its input (a caller's mistake): refused, never dropped. */
+      extraArguments?: number;
     }): Promise<CheckedInput<WorkflowInputs[K]>> => {
       const schema = Object.hasOwn(WORKFLOW_INPUTS, raw.workflow) ? WORKFLOW_INPUTS[raw.workflow] : undefined;
       if (!schema)
@@ -52,7 +54,16 @@ export function inputActivities(worker: { searchAttributes: boolean; claimCheckR
           nonRetryable: true,
           message: `no input schema for workflow ${String(raw.workflow)}`,
         });
-      const parsed = checkInput(schema, raw.input);
+      const extra = raw.extraArguments ?? 0;
+      const parsed: ReturnType<typeof checkInput> =
+        extra > 0
+          ? {
+              ok: false,
+              problems: [
+                `(arguments): ${raw.workflow} takes one argument, its input object; it was given ${extra + 1}`,
+              ],
+            }
+          : checkInput(schema, raw.input);
       const limits = parsed.ok ? workerLimitProblems(raw.workflow, parsed.data, worker.claimCheckRetentionMs) : [];
       const checked = limits.length ? { ok: false as const, problems: limits } : parsed;
       if (checked.ok)

@@ -1,5 +1,6 @@
 /** Turns zod issues into 'path: message' lines, the one format every validation error in the project uses. */
 import type { z } from 'zod';
+import { nullsAsAbsent } from './nulls.js';
 
 /**
  * One `path: message` line per problem of a zod validation failure; `(input)` when the whole value is wrong. `label`
@@ -11,13 +12,14 @@ export function issueLines(error: z.ZodError, label: (path: string) => string = 
 
 /**
  * A workflow input checked against its schema: the parsed value, or every problem. A missing input is read as `{}`,
- * so its problems name the fields it lacks. Shared by the workflows and the Nexus handler, which must agree.
+ * so its problems name the fields it lacks, and `null` in an optional field as absent (nulls.ts). Shared by the
+ * workflows and the Nexus handler, which must agree.
  */
 export function checkInput<T extends z.ZodType>(
   schema: T,
   input: unknown,
 ): { ok: true; data: z.infer<T> } | { ok: false; problems: string[] } {
-  const parsed = schema.safeParse(input ?? {});
+  const parsed = schema.safeParse(nullsAsAbsent(schema, input ?? {}));
   return parsed.success ? { ok: true, data: parsed.data } : { ok: false, problems: issueLines(parsed.error) };
 }
 

@@ -24,12 +24,14 @@ const SUBMIT_FIRST = new Set<CheckedWorkflow>(['dataQualityPipeline', 'profileTa
 
 /**
  * Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. The worker's
- * answer also says whether the run sets its search attributes (`search`).
+ * answer also says whether the run sets its search attributes (`search`). `given`: how many arguments the workflow
+ * was called with (`arguments.length`); more than its one input is refused, not dropped.
  */
 export async function checkedInput<K extends CheckedWorkflow>(
   workflow: K,
   raw: unknown,
   search?: Searchable,
+  given = 1,
 ): Promise<WorkflowInputs[K]> {
   // When replaying, Core meets a patch marker as it reads the task's events, while a local activity's result reaches
   // the workflow in a later activation of that task: a patch check made right after this one would come too late (a
@@ -45,6 +47,7 @@ export async function checkedInput<K extends CheckedWorkflow>(
     const checked: unknown = await proxyLocalActivities<Activities>(INPUT_CHECK).checkWorkflowInput({
       workflow,
       input: raw,
+      ...(given > 1 ? { extraArguments: given - 1 } : {}),
     });
     if (!isVersioned<WorkflowInputs[K]>(checked)) return checked as WorkflowInputs[K]; // histories from before
     if (search) search.enabled = checked.searchAttributes;

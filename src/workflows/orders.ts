@@ -140,7 +140,7 @@ function orderWaitTimedOut(t: Tracker, orderId: string, maxWaitMs: number, err: 
 export async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
   const t = new Tracker('runOrder');
   return t.run(async () => {
-    const input = await checkedInput('runOrder', raw, t.search);
+    const input = await checkedInput('runOrder', raw, t.search, arguments.length);
     t.search.set({ stage: 'order' });
     return orderStep(t, input, input);
   });

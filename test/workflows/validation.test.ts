@@ -102,6 +102,34 @@ describe('every workflow rejects a bad input with the full list of problems', ()
   }
 });
 
+describe('a workflow given more than its one input is refused, not run on the first', () => {
+  let t: TestEnv;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+  });
+  after(async () => t?.env.teardown());
+
+  test('runTestSuite with a second argument fails InvalidInput, naming the count', async () => {
+    const err = await withWorker(
+      t.env,
+      { workflowsPath, activities: createActivities({ profiles: {} }) },
+      (taskQueue) =>
+        t.env.client.workflow.execute('runTestSuite', {
+          taskQueue,
+          workflowId: `two-args-${taskQueue}`,
+          args: [{ testSuiteId: 's' }, { pollIntervalMs: 100 }],
+        }),
+    ).catch((e: unknown) => e);
+    assert.ok(err instanceof WorkflowFailedError, `expected a failed workflow, got ${String(err)}`);
+    assert.ok(err.cause instanceof ApplicationFailure);
+    assert.equal(err.cause.type, 'InvalidInput');
+    assert.equal(
+      err.cause.message,
+      'invalid input of runTestSuite: (arguments): runTestSuite takes one argument, its input object; it was given 2',
+    );
+  });
+});
+
 describe("a promotion whose approval could outlast the worker's claim-check retention is refused at once", () => {
   let t: TestEnv;
   before(async () => {
