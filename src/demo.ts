@@ -70,7 +70,7 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
     DATAOPS_HEARTBEAT_THROTTLE_MS: '1000',
   });
   const { worker, deps } = await createWorker(config, env.nativeConnection);
-  const cliEnv = { TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: TASK_QUEUE, TEMPORAL_UI_URL: uiUrl };
+  const cliEnv = { TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: TASK_QUEUE, DATAOPS_TEMPORAL_UI_URL: uiUrl };
   const cli = (args: string[]) => runCli(args, { out, err: process.stderr, env: cliEnv });
 
   let code: number = EXIT.ok;

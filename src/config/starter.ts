@@ -9,7 +9,7 @@ import type { TracingConfig } from '../telemetry/tracing.js';
 
 export interface StarterConfig {
   temporal: TemporalConfig;
-  /** @default $TEMPORAL_UI_URL, else http://localhost:8233 for a local server, else none */
+  /** @default $DATAOPS_TEMPORAL_UI_URL, else http://localhost:8233 for a local server, else none */
   uiUrl?: string;
   /** OTLP tracing (src/config/telemetry.ts). @default off */
   tracing?: TracingConfig;
@@ -38,10 +38,13 @@ export function loadStarterConfig(
   };
   const problems = new Problems();
   const temporal = readTemporalConfig(merged, read, problems);
-  const v = readEnv({ TEMPORAL_UI_URL: httpUrl() }, merged, problems);
+  const v = readEnv({ DATAOPS_TEMPORAL_UI_URL: httpUrl() }, merged, problems);
+  // One name per setting: the worker's. The CLI's earlier name is refused, not ignored, so its links do not vanish.
+  if (merged.TEMPORAL_UI_URL !== undefined)
+    problems.add('TEMPORAL_UI_URL', 'renamed DATAOPS_TEMPORAL_UI_URL, as the worker names it');
   const tracing = readTracingConfig(merged, problems, 'dataops-cli');
   problems.check();
   const local = /^(localhost|127\.0\.0\.1):7233$/.test(temporal.address);
-  const uiUrl = v.TEMPORAL_UI_URL ?? (local ? 'http://localhost:8233' : undefined);
+  const uiUrl = v.DATAOPS_TEMPORAL_UI_URL ?? (local ? 'http://localhost:8233' : undefined);
   return { temporal, ...(uiUrl ? { uiUrl } : {}), ...(tracing ? { tracing } : {}) };
 }

@@ -39,7 +39,7 @@ describe('search attributes and dataops list, on the dev server', () => {
   before(async () => {
     t = await startDevServerEnv();
     ({ sim } = await startTestSimulator({ jobDurations: FAST }));
-    env = { TEMPORAL_ADDRESS: t.env.connection.options.address, TEMPORAL_UI_URL: '' };
+    env = { TEMPORAL_ADDRESS: t.env.connection.options.address, DATAOPS_TEMPORAL_UI_URL: '' };
   });
   after(async () => {
     await sim?.close();

@@ -55,10 +55,19 @@ describe('configuration of each program, one module each', () => {
     assert.equal(c.uiUrl, 'http://localhost:8233');
     assert.equal(loadStarterConfig({ address: 'temporal.example:7233' }, {}).uiUrl, undefined);
     assert.deepEqual(
-      problemsOf(() => loadStarterConfig({ address: 'nope' }, { TEMPORAL_UI_URL: 'ftp://x' })).map((p) =>
+      problemsOf(() => loadStarterConfig({ address: 'nope' }, { DATAOPS_TEMPORAL_UI_URL: 'ftp://x' })).map((p) =>
         p.slice(0, p.indexOf(':')),
       ),
-      ['TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL'],
+      ['TEMPORAL_ADDRESS', 'DATAOPS_TEMPORAL_UI_URL'],
+    );
+    const ui = 'http://temporal-ui.example:8080';
+    assert.equal(loadStarterConfig({}, { DATAOPS_TEMPORAL_UI_URL: ui }).uiUrl, ui, "the worker's name");
+  });
+
+  test("the starter refuses the UI link's earlier name, naming the one the worker and the CLI share", () => {
+    assert.deepEqual(
+      problemsOf(() => loadStarterConfig({}, { TEMPORAL_UI_URL: 'http://localhost:8233' })),
+      ['TEMPORAL_UI_URL: renamed DATAOPS_TEMPORAL_UI_URL, as the worker names it'],
     );
   });
 
