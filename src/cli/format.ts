@@ -12,7 +12,16 @@ import type {
 } from '../contract/index.js';
 
 /** Exit codes: documented in the README. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, gateFailed: 3, cancelled: 4, notApplied: 5, notFound: 6 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  gateFailed: 3,
+  cancelled: 4,
+  notApplied: 5,
+  notFound: 6,
+  refused: 7,
+} as const;
 
 export function table(rows: [string, unknown][]): string {
   const width = Math.max(...rows.map(([k]) => k.length));

@@ -152,8 +152,9 @@ export class Starter {
       this.print(show(await run()));
     } catch (err) {
       if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+      // The workflow refused the update and goes on (a stale or missing preview, a decision already made).
       this.io.err.write(`refused: ${describeRoot(rootCause(err))}\n`);
-      this.exitCode = EXIT.failed;
+      this.exitCode = EXIT.refused;
     }
   }
 

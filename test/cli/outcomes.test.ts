@@ -27,7 +27,7 @@ describe('CLI outcomes on the dev server', () => {
   before(async () => {
     t = await startDevServerEnv();
     ({ sim } = await startTestSimulator({ jobDurations: FAST }));
-    env = { TEMPORAL_ADDRESS: t.env.connection.options.address, TEMPORAL_UI_URL: '' };
+    env = { TEMPORAL_ADDRESS: t.env.connection.options.address, DATAOPS_TEMPORAL_UI_URL: '' };
   });
   after(async () => {
     await sim?.close();
@@ -206,6 +206,37 @@ describe('CLI outcomes on the dev server', () => {
     });
   });
 
+  test('a refused approval exits 7 and names why; the promotion goes on and can still be approved', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `cli-refused-${taskQueue}`;
+      const q = { ...env, TEMPORAL_TASK_QUEUE: taskQueue };
+      const promote = await cli(
+        [
+          'promote',
+          '--workflow-id',
+          workflowId,
+          '--from-suite',
+          TS.salesDev,
+          '--to-suite',
+          TS.salesProd,
+          '--preset',
+          'upsert',
+        ],
+        q,
+      );
+      assert.equal(promote.code, 0, promote.err);
+      const previewId = /--preview-id (\S+)/.exec(promote.out)?.[1];
+      assert.ok(previewId, promote.out);
+      const stale = await cli(['approve', workflowId, '--preview-id', 'not-the-preview'], q);
+      assert.equal(stale.code, 7, stale.err);
+      assert.match(stale.err, /^refused: StalePreview: .*not-the-preview.*\(retryable: false\)$/m);
+      const approved = await cli(['approve', workflowId, '--preview-id', previewId], q);
+      assert.equal(approved.code, 0, approved.err);
+      const result = await t.env.client.workflow.getHandle(workflowId).result();
+      assert.equal((result as { status: string }).status, 'applied');
+    });
+  });
+
   test('--follow says it waits for a worker while none answers, and ends when the workflow closes', async () => {
     const taskQueue = `follow-nobody-${process.pid}`;
     const handle = await t.env.client.workflow.start('profileTableGroup', {
@@ -230,7 +261,7 @@ describe('CLI outcomes on the dev server', () => {
     const toml = join(dir, 'temporal.toml');
     const address = t.env.connection.options.address;
     writeFileSync(toml, `[profile.default]\naddress = "localhost:1"\n\n[profile.ops]\naddress = "${address}"\n`);
-    const byProfile = { TEMPORAL_CONFIG_FILE: toml, TEMPORAL_UI_URL: '' };
+    const byProfile = { TEMPORAL_CONFIG_FILE: toml, DATAOPS_TEMPORAL_UI_URL: '' };
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
       const workflowId = `cli-profile-${taskQueue}`;
       const args = ['--profile', 'ops', 'pipeline', '--workflow-id', workflowId, '--table-group', TG.finance];
