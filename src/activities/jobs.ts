@@ -77,8 +77,11 @@ export function jobActivities(ctx: ActivityContext) {
     },
 
     /**
-     * Finds the test-generation job that follows a profiling run of an auto-generating table group: the newest
-     * `run-test-generation` job of the table group created at or after the profiling run completed. Null if none.
+     * Finds the test-generation job that follows a profiling run of an auto-generating table group (`after`: when the
+     * run completed), among the project's latest 100 `run-test-generation` jobs. Where jobs carry their table group:
+     * the first listed of that table group created no earlier than a second before `after`. Where they do not
+     * (TestGen 5.134): the one job the service queued itself (its `source` not `api`) within 30 s of `after`; with
+     * several such, none is taken. Null when none is found, or with no project code to list jobs in.
      */
     findGenerationJob: async (raw: {
       profile?: string;
