@@ -51,6 +51,13 @@ function readApiBearer(prefix: string, env: Env, read: ReadFile, problems: Probl
       ['OAUTH_REFRESH_TOKEN or _FILE', refreshToken],
     ] as const)
       if (!value) problems.add(`${prefix}${key}`, 'required with the other OAUTH_* settings');
+    if (!clientSecret && clientId && refreshToken)
+      problems.add(
+        `${prefix}OAUTH_CLIENT_SECRET`,
+        'required: without it the client is public, and its refresh token changes at every refresh (TestGen ' +
+          'revokes the whole chain when a spent one comes back), so a restart or a second worker would present a ' +
+          `spent token. Register a confidential client (with a secret), or use a personal access token (${prefix}API_TOKEN)`,
+      );
     return {
       type: 'oauth',
       tokenUrl: tokenUrl ?? '',

@@ -64,6 +64,26 @@ describe('worker configuration', () => {
     );
   });
 
+  test('a public OAuth client (no secret) is refused at start: its rotating refresh token cannot outlive one process', () => {
+    const oauth = {
+      DATAOPS_PROJECT_CODE: 'DEMO',
+      DATAOPS_OAUTH_TOKEN_URL: 'http://testgen.example/oauth/token',
+      DATAOPS_OAUTH_CLIENT_ID: 'dataops-worker',
+      DATAOPS_OAUTH_REFRESH_TOKEN: 'refresh-token-value',
+    };
+    assert.throws(
+      () => loadWorkerConfig(oauth),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        /DATAOPS_OAUTH_CLIENT_SECRET: required: without it the client is public, .* a restart or a second worker would present a spent token\. Register a confidential client \(with a secret\), or use a personal access token \(DATAOPS_API_TOKEN\)/.test(
+          e.message,
+        ) &&
+        !e.message.includes('refresh-token-value'),
+    );
+    const confidential = loadWorkerConfig({ ...oauth, DATAOPS_OAUTH_CLIENT_SECRET: 'client-secret' });
+    assert.equal(confidential.service.profiles.default?.apiBearer?.type, 'oauth');
+  });
+
   test('bad configuration names every wrong key and why, at once', () => {
     const err = (() => {
       try {
