@@ -21,17 +21,10 @@ export function login(ctx: SimContext, username: string, password: string): stri
   return issueToken(ctx, username, 'session', ctx.tokenLifetimeMs);
 }
 
-export function issueToken(
-  ctx: SimContext,
-  username: string,
-  kind: 'session' | 'api',
-  lifetimeMs: number,
-  grantedBy?: string,
-): string {
+export function issueToken(ctx: SimContext, username: string, kind: 'session' | 'api', lifetimeMs: number): string {
   const token = randomBytes(24).toString('base64url');
   const now = ctx.clock.now();
   ctx.state.tokens[token] = { username, issued_at: now, expires_at: now + lifetimeMs, revoked: false, kind };
-  if (grantedBy !== undefined) ctx.state.tokens[token].granted_by = grantedBy;
   return token;
 }
 
@@ -73,6 +66,7 @@ export function invalidateTokens(ctx: SimContext, how: 'expire' | 'revoke', user
     for (const record of Object.values(ctx.state.refresh_tokens)) {
       if (username && record.username !== username) continue;
       record.revoked = true;
+      record.revoked_at ??= now;
       n++;
     }
   return n;

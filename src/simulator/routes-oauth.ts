@@ -1,18 +1,41 @@
 /**
- * The OAuth 2.1 token endpoint as TestGen 5.134 serves it, for the refresh-token grant: `POST /oauth/token`,
- * `POST /oauth/revoke` and the server metadata. A grant issues a 1-hour access token for `/api/v1`, revokes the
- * access token that refresh token granted before, and returns the same refresh token (TestGen does not rotate
- * them). Refresh tokens come from the controls (`POST /_sim/oauth/refresh-tokens`), standing in for the browser's
- * authorization-code flow. Errors have the OAuth shape: `{error, error_description}`.
+ * The OAuth 2.1 token endpoint as TestGen 5.134 serves it (`testgen/api/oauth/server.py`), for the refresh-token
+ * grant: `POST /oauth/token`, `POST /oauth/revoke` and the server metadata. A grant issues an access token for
+ * `/api/v1` (1 hour; `accessTokenLifetimeMs`) and revokes the access token issued with the presented refresh token.
+ * A confidential client (with a secret) keeps its refresh token until it expires, so any number of workers may share
+ * it. A public client gets a new refresh token at every grant, its chain ending when the first one's lifetime does;
+ * a replaced token presented again is refused, and after a minute its whole chain is revoked (it may be stolen).
+ * Refresh tokens come from the controls (`POST /_sim/oauth/refresh-tokens`, 30 days by default), standing in for the
+ * browser's authorization-code flow. Errors have the OAuth shape: `{error, error_description}`.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { issueToken, sameSecret } from './auth.js';
 import type { SimContext } from './context.js';
 import { SimError } from './errors.js';
+import type { RefreshTokenRecord } from './state.js';
 
 const oauthError = (status: number, error: string, description: string) =>
   new SimError(status, { error, error_description: description }, { 'cache-control': 'no-store' });
+
+/** A replaced refresh token presented again this soon is only refused (TestGen's REFRESH_REUSE_GRACE_SECONDS). */
+export const REFRESH_REUSE_GRACE_MS = 60_000;
+
+const newRefreshToken = () => randomBytes(32).toString('base64url');
+
+/** Revokes a refresh token and the access token issued with it. */
+function revokeRefresh(ctx: SimContext, record: RefreshTokenRecord, now: number): void {
+  record.revoked = true;
+  record.revoked_at ??= now;
+  const access = record.access_token === undefined ? undefined : ctx.state.tokens[record.access_token];
+  if (access) access.revoked = true;
+}
+
+/** Revokes every live token of the chain `chain` (a public client's replaced token came back late). */
+function revokeChain(ctx: SimContext, chain: string, now: number): void {
+  for (const [token, record] of Object.entries(ctx.state.refresh_tokens))
+    if ((record.chain ?? token) === chain && !record.revoked) revokeRefresh(ctx, record, now);
+}
 
 /**
  * Issues a refresh token for a user to a client, registering the client (confidential when it has a secret): the
@@ -24,7 +47,7 @@ export function issueRefreshToken(
 ): string {
   const { username, clientId, clientSecret, lifetimeMs } = grant;
   ctx.state.oauth_clients[clientId] = clientSecret === undefined ? {} : { client_secret: clientSecret };
-  const token = randomBytes(32).toString('base64url');
+  const token = newRefreshToken();
   ctx.state.refresh_tokens[token] = {
     username,
     client_id: clientId,
@@ -70,16 +93,33 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: SimConte
       throw oauthError(400, 'unsupported_grant_type', 'the simulator grants refresh_token only');
     const refresh = typeof form.refresh_token === 'string' ? form.refresh_token : '';
     const record = ctx.state.refresh_tokens[refresh];
-    if (!record || record.revoked || record.expires_at <= ctx.clock.now() || record.client_id !== clientId)
-      throw oauthError(400, 'invalid_grant', 'refresh token is invalid, expired, revoked or not this client');
-    for (const t of Object.values(ctx.state.tokens)) if (t.granted_by === refresh) t.revoked = true;
-    const access = issueToken(ctx, record.username, 'api', ctx.accessTokenLifetimeMs, refresh);
+    const now = ctx.clock.now();
+    const invalid = () =>
+      oauthError(400, 'invalid_grant', 'refresh token is invalid, expired, revoked or not this client');
+    if (!record || record.expires_at <= now || record.client_id !== clientId) throw invalid();
+    const rotates = !ctx.state.oauth_clients[clientId]?.client_secret;
+    if (record.revoked) {
+      if (rotates && record.revoked_at !== undefined && now - record.revoked_at > REFRESH_REUSE_GRACE_MS)
+        revokeChain(ctx, record.chain ?? refresh, now);
+      throw invalid();
+    }
+    const access = issueToken(ctx, record.username, 'api', ctx.accessTokenLifetimeMs);
+    const stored = record.access_token === undefined ? undefined : ctx.state.tokens[record.access_token];
+    if (stored) stored.revoked = true;
+    let next: string | undefined;
+    if (rotates) {
+      next = newRefreshToken();
+      const { username, client_id, expires_at } = record;
+      const chain = record.chain ?? refresh;
+      ctx.state.refresh_tokens[next] = { username, client_id, expires_at, revoked: false, chain, access_token: access };
+      revokeRefresh(ctx, record, now);
+    }
     req.simUser = record.username;
     return reply.header('cache-control', 'no-store').send({
       access_token: access,
       token_type: 'Bearer',
       expires_in: Math.floor(ctx.accessTokenLifetimeMs / 1000),
-      refresh_token: refresh,
+      ...(next === undefined ? {} : { refresh_token: next }),
     });
   });
 
@@ -88,7 +128,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: SimConte
     clientOf(ctx, req, form);
     const token = typeof form.token === 'string' ? form.token : '';
     const refresh = ctx.state.refresh_tokens[token];
-    if (refresh) refresh.revoked = true;
+    if (refresh) revokeRefresh(ctx, refresh, ctx.clock.now());
     const access = ctx.state.tokens[token];
     if (access) access.revoked = true;
     return {}; // RFC 7009: an unknown token is not an error

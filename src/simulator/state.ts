@@ -115,16 +115,24 @@ export interface TokenRecord {
   revoked: boolean;
   /** `session` from /v2/login; `api` when issued separately for /api/v1 (deployed variant). */
   kind: 'session' | 'api';
-  /** The OAuth refresh token this access token was granted by (a new grant revokes it, as TestGen 5.134 does). */
-  granted_by?: string;
 }
 
-/** An OAuth refresh token (TestGen 5.134: 30 days, not rotated, revocable). */
+/**
+ * An OAuth refresh token, as TestGen 5.134 keeps it: a confidential client's is reused until it expires; a public
+ * client's is replaced at each refresh, within a chain whose lifetime the replacements do not extend.
+ */
 export interface RefreshTokenRecord {
   username: string;
   client_id: string;
+  /** The chain's end: set when its first token was issued, kept by every replacement. */
   expires_at: number;
   revoked: boolean;
+  /** When it was revoked or replaced: a replaced token presented again within a minute is only refused. */
+  revoked_at?: number;
+  /** The first token of its chain. @default itself */
+  chain?: string;
+  /** The access token issued with it, which a refresh with it revokes. */
+  access_token?: string;
 }
 
 /** A test definition as stored: export fields plus internal ones (`id`, `test_suite_id`, `schema_name`). */
