@@ -19,6 +19,8 @@ const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
 const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };
 const MISSING = '00000000-0000-4000-8000-00000000dead';
+/** `dataops promote` flags: the sales suites, upserted. */
+const SALES_UPSERT = ['--from-suite', TS.salesDev, '--to-suite', TS.salesProd, '--preset', 'upsert'];
 
 describe('CLI outcomes on the dev server', () => {
   let t: TestEnv;
@@ -85,20 +87,10 @@ describe('CLI outcomes on the dev server', () => {
       assert.doesNotMatch(promote.err, /Workflow execution failed/);
 
       // With no worker on the task queue, it gives up waiting for the preview by the clock and says what goes on.
-      const unanswered = await cli(
-        [
-          'promote',
-          '--from-suite',
-          TS.salesDev,
-          '--to-suite',
-          TS.salesProd,
-          '--preset',
-          'upsert',
-          '--preview-wait',
-          '1s',
-        ],
-        { ...env, TEMPORAL_TASK_QUEUE: `${taskQueue}-nobody` },
-      );
+      const unanswered = await cli(['promote', ...SALES_UPSERT, '--preview-wait', '1s'], {
+        ...env,
+        TEMPORAL_TASK_QUEUE: `${taskQueue}-nobody`,
+      });
       assert.equal(unanswered.code, 1, unanswered.err);
       assert.match(
         unanswered.err,
@@ -210,20 +202,7 @@ describe('CLI outcomes on the dev server', () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
       const workflowId = `cli-refused-${taskQueue}`;
       const q = { ...env, TEMPORAL_TASK_QUEUE: taskQueue };
-      const promote = await cli(
-        [
-          'promote',
-          '--workflow-id',
-          workflowId,
-          '--from-suite',
-          TS.salesDev,
-          '--to-suite',
-          TS.salesProd,
-          '--preset',
-          'upsert',
-        ],
-        q,
-      );
+      const promote = await cli(['promote', '--workflow-id', workflowId, ...SALES_UPSERT], q);
       assert.equal(promote.code, 0, promote.err);
       const previewId = /--preview-id (\S+)/.exec(promote.out)?.[1];
       assert.ok(previewId, promote.out);

@@ -1,7 +1,7 @@
 /** A dev server and a simulator of fast jobs, shared by one `describe` block's tests: started before them, closed after. */
 import { after, before } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
 import { startTestSimulator } from './sim.js';
 import { startDevServerEnv, type TestEnv } from './temporal.js';
 import { eventually } from './wait.js';
@@ -14,12 +14,15 @@ export interface DevAndSim {
   sim: RunningSimulator;
 }
 
-/** Registers the block's before and after hooks; the fields are set once `before` has run. */
-export function devServerAndSimulator(): DevAndSim {
+/**
+ * Registers the block's before and after hooks; the fields are set once `before` has run. `options`: the simulator's
+ * (jobs of FAST_JOBS by default).
+ */
+export function devServerAndSimulator(options: SimulatorOptions = { jobDurations: FAST_JOBS }): DevAndSim {
   const s = {} as DevAndSim;
   before(async () => {
     s.d = await startDevServerEnv();
-    s.sim = (await startTestSimulator({ jobDurations: FAST_JOBS })).sim;
+    s.sim = (await startTestSimulator(options)).sim;
   });
   after(async () => {
     await s.sim?.close();

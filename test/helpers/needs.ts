@@ -4,6 +4,8 @@
  * skipped for a missing peer: the suite then holds one failing test that names what is missing and the command that
  * installs it, so a CI machine whose install went wrong cannot pass without the real peers.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 export interface Need {
@@ -13,6 +15,26 @@ export interface Need {
   missing: string | undefined;
   /** The command that installs it. */
   install: string;
+}
+
+/**
+ * The need of a peer that an installer puts in `dir` (its `.complete` marks a finished install): met there, or by
+ * the server you run that `useVar` names; `skipVar=1` says to skip it (refused by CI).
+ */
+export function installedNeed(o: {
+  what: string;
+  install: string;
+  dir: string;
+  skipVar: string;
+  useVar: string;
+}): Need {
+  const missing =
+    process.env[o.skipVar] === '1'
+      ? `${o.skipVar}=1`
+      : process.env[o.useVar] || existsSync(join(o.dir, '.complete'))
+        ? undefined
+        : `not installed in ${o.dir}`;
+  return { what: o.what, missing, install: o.install };
 }
 
 /** True when this run is CI's (`CI=true`, as `.ci/run` runs): a missing peer fails instead of skipping. */

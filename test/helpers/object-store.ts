@@ -7,13 +7,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
 import { reapMarkedProcesses } from './marked-processes.js';
-import type { Need } from './needs.js';
+import { installedNeed, type Need } from './needs.js';
 import { freePort } from './processes.js';
 import { eventually } from './wait.js';
 
@@ -35,17 +34,14 @@ const MARKER = 'DATAOPS_OBJECT_STORE_PEER';
 const installDir = () => join(localServersConfig().cacheDir, `moto-${pinnedVersions().objectStore}`);
 
 /** The object-store tests' need: moto installed by scripts/install-object-store.sh, or DATAOPS_S3_TEST_ENDPOINT. */
-export function objectStoreNeed(): Need {
-  const what = `an S3-compatible server (moto ${pinnedVersions().objectStore})`;
-  const install = 'npm run install-object-store (Python >= 3.11 and PyPI), or set DATAOPS_S3_TEST_ENDPOINT';
-  const missing =
-    process.env.DATAOPS_SKIP_OBJECT_STORE === '1'
-      ? 'DATAOPS_SKIP_OBJECT_STORE=1'
-      : process.env.DATAOPS_S3_TEST_ENDPOINT || existsSync(join(installDir(), '.complete'))
-        ? undefined
-        : `not installed in ${installDir()}`;
-  return { what, missing, install };
-}
+export const objectStoreNeed = (): Need =>
+  installedNeed({
+    what: `an S3-compatible server (moto ${pinnedVersions().objectStore})`,
+    install: 'npm run install-object-store (Python >= 3.11 and PyPI), or set DATAOPS_S3_TEST_ENDPOINT',
+    dir: installDir(),
+    skipVar: 'DATAOPS_SKIP_OBJECT_STORE',
+    useVar: 'DATAOPS_S3_TEST_ENDPOINT',
+  });
 
 export async function startObjectStore(): Promise<ObjectStoreServer> {
   let child: ChildProcess | undefined;

@@ -85,6 +85,15 @@ export async function startTestSimulator(
 export const faultHits = (sim: RunningSimulator, fault: { id: string }): number =>
   sim.controls.faults().find((f) => f.id === fault.id)?.hits ?? 0;
 
+/** An order in the seed's production kitchen whose workflow waits for its run, polling every 0.2 s. */
+export const WAITED_ORDER = {
+  kitchen: 'production',
+  recipe: 'load-warehouse',
+  variation: 'daily',
+  wait: true,
+  pollIntervalMs: 200,
+};
+
 export const FROZEN = { pendingMs: 60_000, claimMs: 60_000, runMs: 600_000, cancelMs: 30_000, interruptMs: 30_000 };
 
 /** A ServiceClient for the seed user `user` against a running simulator. */

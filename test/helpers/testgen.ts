@@ -10,13 +10,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
 import { reapMarkedProcesses } from './marked-processes.js';
-import type { Need } from './needs.js';
+import { installedNeed, type Need } from './needs.js';
 import { freePort } from './processes.js';
 import { eventually } from './wait.js';
 
@@ -64,17 +64,14 @@ const PEER_MARKER = 'DATAOPS_TESTGEN_PEER';
 const installDir = () => join(localServersConfig().cacheDir, `testgen-${pinnedVersions().testgen}`);
 
 /** The peer tests' need: TestGen installed by scripts/install-testgen.sh, or one at DATAOPS_TESTGEN_URL. */
-export function testGenNeed(): Need {
-  const what = `TestGen ${pinnedVersions().testgen} (the quality-job API's reference implementation)`;
-  const install = 'npm run install-testgen (Python >= 3.11 and PyPI), or set DATAOPS_TESTGEN_URL';
-  const missing =
-    process.env.DATAOPS_SKIP_PEER === '1'
-      ? 'DATAOPS_SKIP_PEER=1'
-      : process.env.DATAOPS_TESTGEN_URL || existsSync(join(installDir(), '.complete'))
-        ? undefined
-        : `not installed in ${installDir()}`;
-  return { what, missing, install };
-}
+export const testGenNeed = (): Need =>
+  installedNeed({
+    what: `TestGen ${pinnedVersions().testgen} (the quality-job API's reference implementation)`,
+    install: 'npm run install-testgen (Python >= 3.11 and PyPI), or set DATAOPS_TESTGEN_URL',
+    dir: installDir(),
+    skipVar: 'DATAOPS_SKIP_PEER',
+    useVar: 'DATAOPS_TESTGEN_URL',
+  });
 
 async function request(
   url: string,

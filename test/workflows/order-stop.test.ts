@@ -12,11 +12,10 @@ import { ApplicationFailure, CancelledFailure, WorkflowFailedError } from '@temp
 import { progressQuery } from '../../src/contract/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { faultHits, startTestSimulator } from '../helpers/sim.js';
+import { faultHits, startTestSimulator, WAITED_ORDER } from '../helpers/sim.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
-
-const ORDER = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily', wait: true, pollIntervalMs: 200 };
 
 describe('cancelling a workflow while its order runs', () => {
   let t: TestEnv;
@@ -37,7 +36,7 @@ describe('cancelling a workflow while its order runs', () => {
       const handle = await t.env.client.workflow.start('runOrder', {
         taskQueue,
         workflowId: `order-stop-${taskQueue}`,
-        args: [{ ...ORDER, ...extra }],
+        args: [{ ...WAITED_ORDER, ...extra }],
       });
       const order = await eventually('the order running', () =>
         sim.controls.orders().find((o) => !known.has(o.id) && o.servings[0]?.status === 'ACTIVE_SERVING'),
@@ -187,24 +186,15 @@ describe('cancelling a workflow while its order runs', () => {
 });
 
 describe('cancelling a workflow before its order run is listed', () => {
-  let t: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    t = await startDevServerEnv();
-    ({ sim } = await startTestSimulator({
-      orderDurations: { plannedMs: 50, runMs: 3_600_000 },
-      // A deployment that lists a new run a few seconds after it plans it.
-      variants: { orderRunsListedAfterMs: 3_000 },
-    }));
-  });
-  after(async () => {
-    await sim?.close();
-    await t?.env.teardown();
+  const s = devServerAndSimulator({
+    orderDurations: { plannedMs: 50, runMs: 3_600_000 },
+    // A deployment that lists a new run a few seconds after it plans it.
+    variants: { orderRunsListedAfterMs: 3_000 },
   });
 
   test('no run listed is not "stopped": the run is read once listed, stopped, and only then the workflow ends cancelled', async () => {
     // The order's stop is taken and not acted on (no more runs; the one in progress goes on).
-    const accepted = sim.controls.addFault({
+    const accepted = s.sim.controls.addFault({
       kind: 'respond',
       status: 200,
       method: 'PUT',
@@ -212,22 +202,22 @@ describe('cancelling a workflow before its order run is listed', () => {
       count: 1_000,
       body: { status: 'success' },
     });
-    const known = new Set(sim.controls.orders().map((o) => o.id));
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('runOrder', {
+    const known = new Set(s.sim.controls.orders().map((o) => o.id));
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('runOrder', {
         taskQueue,
         workflowId: `order-unlisted-${taskQueue}`,
-        args: [ORDER],
+        args: [WAITED_ORDER],
       });
-      const order = await eventually('the order created', () => sim.controls.orders().find((o) => !known.has(o.id)));
+      const order = await eventually('the order created', () => s.sim.controls.orders().find((o) => !known.has(o.id)));
       await handle.cancel();
       const error = await handle.result().then(
         () => undefined,
         (e: unknown) => e,
       );
       assert.ok(error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure, String(error));
-      assert.ok(faultHits(sim, accepted) >= 1, 'the order stop ran');
-      const run = sim.controls.orders().find((o) => o.id === order.id)?.servings[0];
+      assert.ok(faultHits(s.sim, accepted) >= 1, 'the order stop ran');
+      const run = s.sim.controls.orders().find((o) => o.id === order.id)?.servings[0];
       assert.equal(run?.status, 'STOPPED_SERVING', 'the run, listed after the stop, was stopped');
       const progress = await handle.query(progressQuery);
       assert.equal(progress.remoteCancel?.confirmed, true);

@@ -4,28 +4,16 @@
  * without end.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { progressQuery } from '../../src/contract/index.js';
 import { RunOrderInput } from '../../src/contract/workflows.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
-
-const ORDER = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily', wait: true, pollIntervalMs: 200 };
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { WAITED_ORDER } from '../helpers/sim.js';
 
 describe("an order run's wait, bounded by maxWaitMs", () => {
-  let t: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    t = await startDevServerEnv();
-    ({ sim } = await startTestSimulator({ orderDurations: { plannedMs: 50, runMs: 3_600_000 } }));
-  });
-  after(async () => {
-    await sim?.close();
-    await t?.env.teardown();
-  });
+  const s = devServerAndSimulator({ orderDurations: { plannedMs: 50, runMs: 3_600_000 } });
 
   test('defaults to a week, as a job wait does, and refuses less than a second', () => {
     assert.equal(RunOrderInput.parse({ kitchen: 'k', recipe: 'r', variation: 'v' }).maxWaitMs, 7 * 24 * 3_600_000);
@@ -35,12 +23,12 @@ describe("an order run's wait, bounded by maxWaitMs", () => {
   });
 
   test('a run longer than maxWaitMs: the order is stopped and the workflow fails JobWaitTimedOut, naming it', async () => {
-    const known = new Set(sim.controls.orders().map((o) => o.id));
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('runOrder', {
+    const known = new Set(s.sim.controls.orders().map((o) => o.id));
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('runOrder', {
         taskQueue,
         workflowId: `order-wait-${taskQueue}`,
-        args: [{ ...ORDER, maxWaitMs: 2_000 }],
+        args: [{ ...WAITED_ORDER, maxWaitMs: 2_000 }],
       });
       const error = await handle.result().then(
         () => undefined,
@@ -51,7 +39,7 @@ describe("an order run's wait, bounded by maxWaitMs", () => {
       assert.ok(failure instanceof ApplicationFailure, String(failure));
       assert.equal(failure.type, 'JobWaitTimedOut');
       assert.equal(failure.nonRetryable, true);
-      const order = sim.controls.orders().find((o) => !known.has(o.id));
+      const order = s.sim.controls.orders().find((o) => !known.has(o.id));
       assert.ok(order, 'the order was created');
       assert.equal(
         failure.message,
