@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { packageRoot, pinnedVersions } from '../../src/local/package-root.js';
 import { resolveDevServer, resolveTestServer } from '../../src/local/temporal-servers.js';
+import { installedUnderCi } from '../helpers/temporal.js';
 
 function fakeExecutable(path: string): string {
   mkdirSync(join(path, '..'), { recursive: true });
@@ -25,6 +26,23 @@ describe('Temporal server resolution', () => {
     assert.equal(versions.size, 1, `SDK versions differ: ${JSON.stringify(Object.fromEntries(temporal))}`);
     assert.match([...versions][0] ?? '', /^1\.\d+\.\d+$/);
     assert.equal(pinnedVersions().sdk, [...versions][0]);
+  });
+
+  test('under CI=true a server left to the SDK download fails at once, naming the install command', () => {
+    const empty = { cacheDir: mkdtempSync(join(tmpdir(), 'no-servers-')) };
+    const ci = process.env.CI;
+    try {
+      process.env.CI = 'true';
+      assert.throws(
+        () => installedUnderCi(resolveDevServer(empty), 'the Temporal CLI dev server'),
+        /^Error: CI=true, and the Temporal CLI dev server is not installed \(the SDK would download it\): run npm run install-temporal/,
+      );
+      delete process.env.CI;
+      assert.equal(installedUnderCi(resolveTestServer(empty), 'the test server').source, 'sdk-download');
+    } finally {
+      if (ci === undefined) delete process.env.CI;
+      else process.env.CI = ci;
+    }
   });
 
   test('falls back to the SDK download when nothing is installed or configured', () => {

@@ -10,6 +10,7 @@ import { waitsQueueActivities, waitsTaskQueue } from '../../src/contract/activit
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { resolveDevServer, resolveTestServer, type ResolvedServer } from '../../src/local/temporal-servers.js';
+import { underCi } from './needs.js';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -37,10 +38,23 @@ async function starting<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
   }
 }
 
+/**
+ * `server`, unless this is CI (`CI=true`) and the project did not install it: the SDK would download it, which CI
+ * cannot (no internet) and whose error would not say why. Then it fails at once, naming the install command.
+ */
+export function installedUnderCi(server: ResolvedServer, what: string): ResolvedServer {
+  if (underCi() && server.source === 'sdk-download')
+    throw new Error(
+      `CI=true, and ${what} is not installed (the SDK would download it): run npm run install-temporal ` +
+        '(Go builds the Temporal CLI; Java 17 and Maven resolve the test server)',
+    );
+  return server;
+}
+
 /** A time-skipping environment on the Java test server. Tear it down with `env.teardown()`. */
 export async function startTimeSkippingEnv(): Promise<TestEnv> {
   quietRuntime();
-  const server = resolveTestServer(localServersConfig());
+  const server = installedUnderCi(resolveTestServer(localServersConfig()), 'the time-skipping test server');
   const env = await starting(() =>
     TestWorkflowEnvironment.createTimeSkipping({ server: { executable: server.executable } }),
   );
@@ -50,7 +64,7 @@ export async function startTimeSkippingEnv(): Promise<TestEnv> {
 /** A dev-server environment (Temporal CLI, SQLite in memory). Tear it down with `env.teardown()`. */
 export async function startDevServerEnv(): Promise<TestEnv> {
   quietRuntime();
-  const server = resolveDevServer(localServersConfig());
+  const server = installedUnderCi(resolveDevServer(localServersConfig()), 'the Temporal CLI dev server');
   const env = await starting(() => TestWorkflowEnvironment.createLocal({ server: { executable: server.executable } }));
   return { env, server };
 }
