@@ -198,24 +198,6 @@ describe('CLI outcomes on the dev server', () => {
     });
   });
 
-  test('a refused approval exits 7 and names why; the promotion goes on and can still be approved', async () => {
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const workflowId = `cli-refused-${taskQueue}`;
-      const q = { ...env, TEMPORAL_TASK_QUEUE: taskQueue };
-      const promote = await cli(['promote', '--workflow-id', workflowId, ...SALES_UPSERT], q);
-      assert.equal(promote.code, 0, promote.err);
-      const previewId = /--preview-id (\S+)/.exec(promote.out)?.[1];
-      assert.ok(previewId, promote.out);
-      const stale = await cli(['approve', workflowId, '--preview-id', 'not-the-preview'], q);
-      assert.equal(stale.code, 7, stale.err);
-      assert.match(stale.err, /^refused: StalePreview: .*not-the-preview.*\(retryable: false\)$/m);
-      const approved = await cli(['approve', workflowId, '--preview-id', previewId], q);
-      assert.equal(approved.code, 0, approved.err);
-      const result = await t.env.client.workflow.getHandle(workflowId).result();
-      assert.equal((result as { status: string }).status, 'applied');
-    });
-  });
-
   test('--follow says it waits for a worker while none answers, and ends when the workflow closes', async () => {
     const taskQueue = `follow-nobody-${process.pid}`;
     const handle = await t.env.client.workflow.start('profileTableGroup', {
