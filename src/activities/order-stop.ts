@@ -3,9 +3,9 @@
  * a deployment may take `PUT /v2/order/stop` as "no more runs" while the run in progress goes on (DKUtils has a
  * separate call, `PUT /v2/serving/stop`, to stop one run). So, given the kitchen, the stop reads the order's runs
  * back: it stops each run still going by itself, and reads again until at least one run is listed and every run is
- * terminal, or the confirmation budget is spent (the workflow's `cancelTimeoutMs`, never past the attempt's own deadline). A stop the service
- * refuses fails as before; a read or run stop that fails while confirming is tried again within the budget, and named
- * in the outcome when the budget ends first.
+ * terminal, or the confirmation budget is spent (the workflow's `cancelTimeoutMs`, never past the attempt's own
+ * deadline). A stop the service refuses fails as before; a read or run stop that fails while confirming is tried again
+ * within the budget, and named in the outcome when the budget ends first.
  */
 import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';

@@ -23,12 +23,17 @@ export const REFRESH_REUSE_GRACE_MS = 60_000;
 
 const newRefreshToken = () => randomBytes(32).toString('base64url');
 
+/** Revokes the access token issued with a refresh token (TestGen's `revoke_old_credential`), if any. */
+function revokeIssuedWith(ctx: SimContext, record: RefreshTokenRecord): void {
+  const access = record.access_token === undefined ? undefined : ctx.state.tokens[record.access_token];
+  if (access) access.revoked = true;
+}
+
 /** Revokes a refresh token and the access token issued with it. */
 function revokeRefresh(ctx: SimContext, record: RefreshTokenRecord, now: number): void {
   record.revoked = true;
   record.revoked_at ??= now;
-  const access = record.access_token === undefined ? undefined : ctx.state.tokens[record.access_token];
-  if (access) access.revoked = true;
+  revokeIssuedWith(ctx, record);
 }
 
 /** Revokes every live token of the chain `chain` (a public client's replaced token came back late). */
@@ -104,8 +109,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: SimConte
       throw invalid();
     }
     const access = issueToken(ctx, record.username, 'api', ctx.accessTokenLifetimeMs);
-    const stored = record.access_token === undefined ? undefined : ctx.state.tokens[record.access_token];
-    if (stored) stored.revoked = true;
+    // The presented token's own access token goes; a public client's refresh token goes with it (rotation).
     let next: string | undefined;
     if (rotates) {
       next = newRefreshToken();
@@ -113,7 +117,7 @@ export async function oauthRoutes(app: FastifyInstance, { ctx }: { ctx: SimConte
       const chain = record.chain ?? refresh;
       ctx.state.refresh_tokens[next] = { username, client_id, expires_at, revoked: false, chain, access_token: access };
       revokeRefresh(ctx, record, now);
-    }
+    } else revokeIssuedWith(ctx, record);
     req.simUser = record.username;
     return reply.header('cache-control', 'no-store').send({
       access_token: access,
