@@ -7,7 +7,7 @@ import { SUBMIT } from '../../src/contract/activity-options.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { clientFor, type UserKey } from './sim.js';
+import { clientFor, startTestSimulator, type UserKey } from './sim.js';
 import { withWorker } from './temporal.js';
 
 export const harnessPath = fileURLToPath(new URL('../fixtures/workflows/activity-harness.js', import.meta.url));
@@ -29,6 +29,22 @@ export async function simDeps(
     ...(extra.inlineItemsMaxBytes !== undefined ? { inlineItemsMaxBytes: extra.inlineItemsMaxBytes } : {}),
     ...(extra.searchAttributes !== undefined ? { searchAttributes: extra.searchAttributes } : {}),
   };
+}
+
+/**
+ * Runs `fn` with a simulator of its own and its activity dependencies (`extra` as for simDeps), closing it after: for
+ * tests that change the service's data (a promotion changes its target suite).
+ */
+export async function withFreshSimulator<T>(
+  fn: (sim: RunningSimulator, deps: ActivityDeps) => Promise<T>,
+  extra: Parameters<typeof simDeps>[1] = {},
+): Promise<T> {
+  const { sim } = await startTestSimulator();
+  try {
+    return await fn(sim, await simDeps(sim, extra));
+  } finally {
+    await sim.close();
+  }
 }
 
 /** Runs one activity through a real worker and workflow (the harness) with the given options. */
@@ -58,6 +74,18 @@ export async function withProjectWorker<T>(
   taskQueue?: string,
 ): Promise<T> {
   return withWorker(env, { workflowsPath, activities: createActivities(deps) }, fn, taskQueue);
+}
+
+/** Runs workflow `type` with `input` to its end on a project worker of its own, and returns its result. */
+export function executeOnProjectWorker<T>(
+  env: TestWorkflowEnvironment,
+  deps: ActivityDeps,
+  type: string,
+  input: unknown,
+): Promise<T> {
+  return withProjectWorker(env, deps, (taskQueue) =>
+    env.client.workflow.execute(type, { taskQueue, workflowId: `${type}-${taskQueue}`, args: [input] }),
+  ) as Promise<T>;
 }
 
 /** The submission activities' options, retried after 50 ms instead of a second. */
