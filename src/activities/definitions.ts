@@ -23,6 +23,7 @@ import {
 } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { ImportOutcomeUnknown, InvalidInput, parseInput, translated } from './errors.js';
+import { nothingOutstanding, refused } from './settle.js';
 import { beat } from './keep-alive.js';
 
 export const ExportInput = z.object({
@@ -54,11 +55,15 @@ function countsOf(result: ImportResult): Record<string, number> {
   return counts;
 }
 
-/** Heartbeat details of an apply: the preview it is checked against, and whether the last attempt was refused. */
+/**
+ * Heartbeat details of an apply: the preview it is checked against, and whether the last attempt was refused (the
+ * refusing attempt's number: only the attempt right after it trusts it, see settle.ts `Refused`).
+ */
 const ApplyPhase = z.object({
   phase: z.enum(['sending', 'rejected']),
   expected: Expected,
   sentAt: z.number().optional(),
+  attempt: z.number().int().optional(),
 });
 
 /** A refusal: the service answered and changed nothing (4xx, a strict rejection, 429). */
@@ -170,7 +175,7 @@ export function definitionActivities(ctx: ActivityContext) {
           if (!expected) {
             const before = await preview();
             expected = { summary: before.summary, counts: countsOf(before) };
-          } else if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
+          } else if (!nothingOutstanding(prior?.phase === 'rejected' ? prior : undefined)) {
             // A request the service held past our timeout may still commit: let that time pass before comparing.
             // With no send time recorded (an attempt that died before its heartbeat reached Temporal), it may have
             // been sent a moment ago: the whole window.
@@ -205,7 +210,7 @@ export function definitionActivities(ctx: ActivityContext) {
           });
           return await shrink(result, definitions);
         } catch (err) {
-          if (expected && isRefusal(err)) beat({ phase: 'rejected', expected });
+          if (expected && isRefusal(err)) beat({ ...refused(), expected });
           if (!(err instanceof StrictImportRejected)) throw err;
           const parsed = z.object({ summary: z.any(), items: z.array(z.any()) }).safeParse(err.importResult);
           const wouldBe = parsed.success ? await shrink(parsed.data, definitions) : null;

@@ -11,7 +11,7 @@ import {
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat, note } from './keep-alive.js';
-import { lookUntilSettled } from './settle.js';
+import { Refused, lookUntilSettled, nothingOutstanding, refused } from './settle.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
@@ -50,7 +50,7 @@ function notProcessed(err: unknown): boolean {
  */
 const OrderPhase = z.union([
   z.object({ phase: z.literal('sending'), sentAt: z.number(), before: z.array(z.string()).nullable() }),
-  z.object({ phase: z.literal('rejected') }),
+  Refused,
 ]);
 
 const WaitProgress = z.object({
@@ -87,9 +87,10 @@ export function orderActivities(ctx: ActivityContext) {
       });
     };
 
-    const prior = OrderPhase.safeParse(activityInfo().heartbeatDetails).data;
-    if (activityInfo().attempt > 1 && prior?.phase !== 'rejected') {
-      if (!prior)
+    const recorded = activityInfo().heartbeatDetails;
+    const prior = OrderPhase.safeParse(recorded).data;
+    if (!nothingOutstanding(recorded)) {
+      if (prior?.phase !== 'sending')
         throw new OrderOutcomeUnknown(
           `an earlier attempt to create the order ${where} may have succeeded, and what was listed before it is lost; check the kitchen before running it again`,
         );
@@ -107,7 +108,7 @@ export function orderActivities(ctx: ActivityContext) {
         log.warn('no usable order listing; a lost answer will not be reconciled', { error: err.message });
         return null;
       }
-      beat({ phase: 'rejected' });
+      beat(refused());
       throw err;
     });
     const sentAt = Date.now();
@@ -126,7 +127,7 @@ export function orderActivities(ctx: ActivityContext) {
       };
     } catch (err) {
       if (notProcessed(err)) {
-        beat({ phase: 'rejected' });
+        beat(refused());
         throw err;
       }
       if (!before)
@@ -135,7 +136,8 @@ export function orderActivities(ctx: ActivityContext) {
         );
       const found = await settle(sentAt, before);
       if (found) return found;
-      throw err; // nothing was created: the next attempt creates it
+      beat(refused());
+      throw err; // nothing was created: the next attempt creates it at once
     }
   }
 

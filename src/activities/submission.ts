@@ -24,7 +24,7 @@ import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { KINDS, linkTo } from './job-kinds.js';
 import { lookUp, takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
-import { lookUntilSettled } from './settle.js';
+import { Refused, lookUntilSettled, nothingOutstanding, refused } from './settle.js';
 import { SUBMISSION_BOUND_MS, afterUnanswered, sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import type { LockHeld } from '../contract/lock-held.js';
 
@@ -45,8 +45,7 @@ const Sending = z.object({
   sentAt: z.number(),
   before: z.object({ ids: z.array(z.string()), newest: z.string().nullable() }).nullable(),
 });
-const Rejected = z.object({ phase: z.literal('rejected') });
-const Phase = z.union([Sending, Rejected]);
+const Phase = z.union([Sending, Refused]);
 type Phase = z.infer<typeof Phase>;
 
 /** The send an attempt recorded in its phase, if it got that far. */
@@ -57,6 +56,26 @@ function recordedSend(recorded: unknown): z.infer<typeof Sending> | undefined {
 
 /** What an earlier attempt may have done: sent (as recorded, when it was), or certainly nothing. */
 type Prior = { mayHaveSent: false } | { mayHaveSent: true; sending?: z.infer<typeof Sending> | undefined };
+
+/**
+ * Whether this attempt may have left a job behind it: true from its send (or from a prior that may have sent) until
+ * a refusal or a settled lookup proves otherwise. A failure while it is false is recorded as `refused()`, so the next
+ * attempt sends at once: a login, lock or listing failure before the send costs no settle window, and no lookup that
+ * could take an earlier job for ours.
+ */
+interface Outstanding {
+  value: boolean;
+}
+
+/** Runs `fn`; a failure with nothing outstanding is recorded as such before it ends the attempt. */
+async function recordingRefusal<T>(outstanding: Outstanding, record: RecordPhase, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!outstanding.value) record(refused());
+    throw err;
+  }
+}
 
 /** Where a submission records its phase: its own heartbeat details, or those of the activity it runs in. */
 type RecordPhase = (phase: Phase) => void;
@@ -113,23 +132,25 @@ export function submitter(ctx: ActivityContext) {
 
   async function submit<I extends SubmitInput>(kind: JobKind, raw: I): Promise<Locked<I, JobSubmitted>> {
     const input = parseInput(SubmitInput, raw, KINDS[kind].activity);
-    // An earlier attempt that was certainly refused (a 4xx, no token) created nothing: send at once. Any other
-    // earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
-    const recorded = Phase.safeParse(activityInfo().heartbeatDetails).data;
-    const prior: Prior =
-      activityInfo().attempt > 1 && recorded?.phase !== 'rejected'
-        ? { mayHaveSent: true, sending: recorded?.phase === 'sending' ? recorded : undefined }
-        : { mayHaveSent: false };
-    const result = translated(async () => {
-      const { lock } = input;
-      if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal, prior, beat);
-      const signal = sendSignal();
-      return underTargetLock(
-        lock,
-        () => sendOnce(kind, input, signal, prior, beat),
-        (r) => undo(input.profile, r.jobId, signal),
-      );
-    });
+    // An attempt after one that certainly created nothing (refused, or failed before its send) sends at once. Any
+    // other earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
+    const recorded = activityInfo().heartbeatDetails;
+    const prior: Prior = nothingOutstanding(recorded)
+      ? { mayHaveSent: false }
+      : { mayHaveSent: true, sending: recordedSend(recorded) };
+    const outstanding = { value: prior.mayHaveSent };
+    const result = translated(() =>
+      recordingRefusal(outstanding, beat, async () => {
+        const { lock } = input;
+        if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal, prior, beat, outstanding);
+        const signal = sendSignal();
+        return underTargetLock(
+          lock,
+          () => sendOnce(kind, input, signal, prior, beat, outstanding),
+          (r) => undo(input.profile, r.jobId, signal),
+        );
+      }),
+    );
     return result as Promise<Locked<I, JobSubmitted>>;
   }
 
@@ -137,8 +158,9 @@ export function submitter(ctx: ActivityContext) {
    * Submits from inside another activity: a wait that saw its job complete submits the next one (chained.ts). Its
    * phase goes where `record` puts it (the wait's heartbeat details, read back as `recorded`). An earlier attempt of
    * that activity may have sent only if it took the lock (then kept, or released with its outcome, which the lock
-   * returns) or recorded a send. The workflow's cancel does not abort it: the workflow waits for the answer and
-   * cancels the job; a workflow that is gone has it undone here. Bounded by one submission's time.
+   * returns) or recorded a send, unless the attempt just before this one recorded that it ended with nothing
+   * outstanding. The workflow's cancel does not abort it: the workflow waits for the answer and cancels the job; a
+   * workflow that is gone has it undone here. Bounded by one submission's time.
    */
   async function submitWithin(
     kind: JobKind,
@@ -147,14 +169,20 @@ export function submitter(ctx: ActivityContext) {
     record: RecordPhase,
   ): Promise<JobSubmitted | LockHeld> {
     const sending = recordedSend(recorded);
+    const certain = nothingOutstanding(recorded);
     const signal = AbortSignal.any([sendSignal(true), AbortSignal.timeout(SUBMISSION_BOUND_MS - 60_000)]);
-    return underTargetLock(
-      input.lock,
-      ({ kept }) => {
-        const prior: Prior = kept || sending ? { mayHaveSent: true, sending } : { mayHaveSent: false };
-        return sendOnce(kind, input, signal, prior, record);
-      },
-      (r) => undo(input.profile, r.jobId, signal),
+    // Until the lock says whether an earlier attempt took it (and may have sent), only a certain refusal is clean.
+    const outstanding = { value: !certain };
+    return recordingRefusal(outstanding, record, () =>
+      underTargetLock(
+        input.lock,
+        ({ kept }) => {
+          const prior: Prior = !certain && (kept || sending) ? { mayHaveSent: true, sending } : { mayHaveSent: false };
+          outstanding.value = prior.mayHaveSent;
+          return sendOnce(kind, input, signal, prior, record, outstanding);
+        },
+        (r) => undo(input.profile, r.jobId, signal),
+      ),
     );
   }
 
@@ -205,6 +233,7 @@ export function submitter(ctx: ActivityContext) {
     signal: AbortSignal,
     prior: Prior,
     record: RecordPhase,
+    outstanding: Outstanding,
   ): Promise<JobSubmitted> {
     const { send, jobKey } = KINDS[kind];
     const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal);
@@ -217,10 +246,12 @@ export function submitter(ctx: ActivityContext) {
       const { sending } = prior;
       const found = await settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null);
       if (found) return found;
+      outstanding.value = false; // settled: what an earlier attempt sent created nothing
     }
 
     const before = target ? await takeWatermark(target) : null;
     const sentAt = Date.now();
+    outstanding.value = true;
     record({ phase: 'sending', sentAt, before });
     try {
       const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
@@ -228,7 +259,7 @@ export function submitter(ctx: ActivityContext) {
       return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
     } catch (err) {
       if (!isAmbiguous(err)) {
-        record({ phase: 'rejected' });
+        outstanding.value = false;
         throw err;
       }
       if (!target)
@@ -237,7 +268,8 @@ export function submitter(ctx: ActivityContext) {
         );
       const found = await settle(target, sentAt, before);
       if (found) return found;
-      throw err; // retryable: nothing was created, so the next attempt sends again
+      outstanding.value = false;
+      throw err; // retryable: nothing was created, so the next attempt sends again at once
     }
   }
 

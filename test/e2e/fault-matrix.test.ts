@@ -255,6 +255,30 @@ describe('the fault matrix', () => {
         const end = await ending<DataQualityPipelineResult>(handle);
         await auditPipeline(l, `login × ${kind}`, ids, handle, end, expectedOf('login', kind));
       });
+    // A login that fails before anything was sent is certain: the retry sends at once. It must not look for a job
+    // it may have created, where the job of the run before it, on the same target, would match.
+    for (const kind of ['status', 'delay'] as const)
+      cell(`login × ${kind} on a target used just before`, async (l) => {
+        const ids = newCell();
+        const name = `login × ${kind}, target used before`;
+        const first = await start('dataQualityPipeline', `login-used-${kind}-1`, pipelineArgs(ids));
+        const firstEnd = await ending<DataQualityPipelineResult>(first);
+        await w.controls.expireTokens();
+        await w.controls.addFault(faultOf(kind, 'login', { method: 'POST', path: '/v2/login' }));
+        const second = await start('dataQualityPipeline', `login-used-${kind}-2`, pipelineArgs(ids));
+        const end = await ending<DataQualityPipelineResult>(second);
+        l.ended(name, end, 'ok');
+        const jobs = await jobsOf(ids);
+        l.check(jobs.profiling.length === 2, 'duplicates', name, `${jobs.profiling.length} profiling jobs for 2 runs`);
+        const reported = end.result?.profiling.job;
+        l.check(
+          reported !== undefined && reported.jobId !== firstEnd.result?.profiling.job.jobId,
+          'adopted',
+          name,
+          `the second run reported ${reported?.jobId}, the first run's job`,
+        );
+        l.check(reported?.reconciled === false, 'falseReports', name, 'the retry looked for a job it never sent');
+      });
   });
 
   cell('a target reused at once', async (l) => {
@@ -408,7 +432,7 @@ describe('the fault matrix', () => {
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     console.log(`fault matrix: ${JSON.stringify(totals)} in ${seconds} s`);
     for (const note of ledger.notes) console.log(`  ${note}`);
-    assert.ok(totals.cells >= KINDS.length * 11 + 7, `every cell ran (${totals.cells})`);
+    assert.ok(totals.cells >= KINDS.length * 11 + 9, `every cell ran (${totals.cells})`);
     assert.deepEqual(
       { ...totals, cells: 0 },
       { cells: 0, duplicates: 0, adopted: 0, orphans: 0, leaks: 0, wrongOutcomes: 0, falseReports: 0 },

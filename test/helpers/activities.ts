@@ -33,13 +33,14 @@ export async function simDeps(
 
 /**
  * Runs `fn` with a simulator of its own and its activity dependencies (`extra` as for simDeps), closing it after: for
- * tests that change the service's data (a promotion changes its target suite).
+ * tests that change the service's data (a promotion changes its target suite). `simulator`: its options.
  */
 export async function withFreshSimulator<T>(
   fn: (sim: RunningSimulator, deps: ActivityDeps) => Promise<T>,
   extra: Parameters<typeof simDeps>[1] = {},
+  simulator: Parameters<typeof startTestSimulator>[0] = {},
 ): Promise<T> {
-  const { sim } = await startTestSimulator();
+  const { sim } = await startTestSimulator(simulator);
   try {
     return await fn(sim, await simDeps(sim, extra));
   } finally {

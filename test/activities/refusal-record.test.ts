@@ -1,0 +1,126 @@
+/**
+ * The record an attempt leaves when it ends with nothing outstanding (settle.ts `Refused`): the next attempt sends at
+ * once, and only that one. A later attempt that started from it may have sent and died before its own record
+ * reached Temporal (the keep-alive ticker repeats the refusal until then), so an attempt two after the refusal looks
+ * for what was sent instead of sending again. For jobs, orders and applies alike.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createActivities } from '../../src/activities/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { simDeps, withFreshSimulator } from '../helpers/activities.js';
+import { clientFor } from '../helpers/sim.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const quiet = { logger: new DefaultLogger('ERROR') };
+const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
+
+/** Runs `fn` as attempt `attempt` of an activity whose previous attempts left `heartbeatDetails`. */
+function attemptOf<A extends unknown[], R>(
+  attempt: number,
+  heartbeatDetails: unknown,
+  fn: (...args: A) => Promise<R>,
+  ...args: A
+): Promise<R> {
+  const env = new MockActivityEnvironment({ attempt, heartbeatDetails }, quiet);
+  return env.run<A, R, typeof fn>(fn, ...args);
+}
+
+describe('a refusal recorded by an attempt is trusted by the next attempt only', () => {
+  const jobCase = (attempt: number, refusedBy: number) =>
+    withFreshSimulator(
+      async (sim) => {
+        const acts = createActivities(await simDeps(sim, { submitSettleMs: 1_000 }));
+        // What the attempt before this one sent, before it died: a job on the target, just now.
+        const sent = await (await clientFor(sim)).profilingRuns.submit(TG.finance);
+        const out = await attemptOf(attempt, { phase: 'rejected', attempt: refusedBy }, acts.submitProfilingRun, {
+          targetId: TG.finance,
+        });
+        const jobs = sim.controls.jobs().filter((j) => j.table_group_id === TG.finance);
+        return { sent: sent.id, out, jobs: jobs.length };
+      },
+      {},
+      { variants: { listingTargets: true } },
+    );
+
+  test('a job: the attempt right after the refusal submits at once', async () => {
+    const { sent, out, jobs } = await jobCase(2, 1);
+    assert.equal(out.reconciled, false);
+    assert.notEqual(out.jobId, sent, 'a refusal just before: nothing outstanding, nothing looked for');
+    assert.equal(jobs, 2);
+  });
+
+  test('a job: an attempt two after the refusal looks first, and finds what the one in between sent', async () => {
+    const { sent, out, jobs } = await jobCase(3, 1);
+    assert.equal(out.reconciled, true, 'looked for the job before sending');
+    assert.equal(out.jobId, sent);
+    assert.equal(jobs, 1, 'not submitted twice');
+  });
+
+  test('an untagged refusal (recorded before the attempt rule) is not trusted either', async () => {
+    await withFreshSimulator(
+      async (sim) => {
+        const acts = createActivities(await simDeps(sim, { submitSettleMs: 1_000 }));
+        const sent = await (await clientFor(sim)).profilingRuns.submit(TG.finance);
+        const out = await attemptOf(2, { phase: 'rejected' }, acts.submitProfilingRun, { targetId: TG.finance });
+        assert.equal(out.jobId, sent.id);
+        assert.equal(out.reconciled, true);
+      },
+      {},
+      { variants: { listingTargets: true } },
+    );
+  });
+
+  test('an order: an attempt two after the refusal does not create a second order', async () => {
+    await withFreshSimulator(async (sim) => {
+      const acts = createActivities(await simDeps(sim));
+      const order = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' };
+      const before = sim.controls.orders().length;
+      await (await clientFor(sim)).orders.create(order); // what the attempt in between sent
+      const out = await attemptOf(3, { phase: 'rejected', attempt: 1 }, acts.runOrder, { ...order, wait: false }).catch(
+        (e: unknown) => e,
+      );
+      assert.ok(out instanceof ApplicationFailure && out.type === 'OrderOutcomeUnknown', String(out));
+      assert.equal(sim.controls.orders().length, before + 1, 'not created a second time');
+      const next = await attemptOf(2, { phase: 'rejected', attempt: 1 }, acts.runOrder, { ...order, wait: false });
+      assert.equal(next.reconciled, false, 'right after the refusal: created at once');
+      assert.equal(sim.controls.orders().length, before + 2);
+    });
+  });
+
+  test('an apply: an attempt two after the refusal re-previews, and finds that the one in between landed', async () => {
+    await withFreshSimulator(async (sim) => {
+      const acts = createActivities(await simDeps(sim, { submitSettleMs: 0 }));
+      const exported = await attemptOf(1, undefined, acts.exportTestDefinitions, {
+        testSuiteId: TS.salesDev,
+        filters: { origin: 'both' },
+      });
+      const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
+      const preview = await attemptOf(1, undefined, acts.importTestDefinitions, {
+        ...input,
+        config: { ...UPSERT, mode: 'preview' },
+      });
+      const expected = { summary: preview.summary, counts: preview.counts };
+      const before = sim.controls.definitions(TS.salesProd).length;
+      const other = await clientFor(sim);
+      await other.testDefinitions.import(
+        TS.salesProd,
+        UPSERT,
+        await other.testDefinitions.export(TS.salesDev, { origin: 'both' }),
+      );
+      const out = await attemptOf(
+        3,
+        { phase: 'rejected', expected, attempt: 1 },
+        acts.importTestDefinitions,
+        { ...input, expected },
+      );
+      assert.equal(out.reconciled, true, 'found the apply in between by a fresh preview');
+      assert.deepEqual(out.summary, preview.summary);
+      assert.equal(sim.controls.definitions(TS.salesProd).length, before + preview.summary.created);
+    });
+  });
+});
