@@ -38,15 +38,23 @@ function stuckOutcome(job: Job, progress: WaitProgress, bound: number | undefine
 const NOT_REPORTED = new Set(['pending', 'claimed']);
 
 /**
- * Whether the report is the workflow's first news of a job its wait submitted (chained.ts) that is still queued a
- * report interval after its submission: the workflow then learns of the job while it waits to start. Such a report
- * is not counted against the budget, so the budget still reports the job starting to work.
+ * How soon the workflow hears of a job its wait submitted: the job it knows is what a workflow cancel cancels at once
+ * (src/workflows/prompt-cancel.ts) instead of at the wait's next heartbeat. Until then the wait polls at least this
+ * often. A job that starts working within it is named by the report of that (no report of its own).
+ */
+const NAME_WITHIN_MS = 1_000;
+
+/** Whether the workflow has not heard yet of the job this wait submitted (chained.ts). */
+const ownJobUnnamed = (progress: WaitProgress): boolean =>
+  progress.submitted !== undefined && progress.reportedStatus === null;
+
+/**
+ * Whether the report is the workflow's first news of a job its wait submitted that is still queued NAME_WITHIN_MS
+ * after its submission. Such a report is not counted against the budget, so the budget still reports the job
+ * starting to work.
  */
 const namesQueuedOwnJob = (job: Job, progress: WaitProgress): boolean =>
-  NOT_REPORTED.has(job.status) &&
-  progress.submitted !== undefined &&
-  progress.reportedStatus === null &&
-  Date.now() - (progress.submittedAt ?? 0) >= REPORT_EVERY_MS;
+  NOT_REPORTED.has(job.status) && ownJobUnnamed(progress) && Date.now() - (progress.submittedAt ?? 0) >= NAME_WITHIN_MS;
 
 /**
  * Tells the workflow the job's new status (the `jobStatus` signal), so its `progress` query is live. Each report
@@ -133,7 +141,9 @@ export function waitingActivities(ctx: ActivityContext) {
       const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
       if (stuck) return stuck;
       if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
-      await context.sleep(untilNextPoll(polledAt, interval));
+      await context.sleep(
+        untilNextPoll(polledAt, ownJobUnnamed(progress) ? Math.min(interval, NAME_WITHIN_MS) : interval),
+      );
       interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
     }
   }

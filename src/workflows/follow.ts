@@ -6,6 +6,7 @@ import type { ActivityFailure } from '@temporalio/workflow';
 import {
   ActivityCancellationType,
   ApplicationFailure,
+  CancelledFailure,
   isCancellation,
   proxyActivities,
   type ActivityOptions,
@@ -17,6 +18,7 @@ import { DEFAULT_STATUS_REPORTS, SUBMIT, deferredPolling } from '../contract/act
 import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
 import { asCancelled, cancelRequested, dropUnanswered, findsUnanswered } from './chained.js';
 import { cancelFollowUp } from './follow-up.js';
+import { cancelledByUs, cancellingPromptly } from './prompt-cancel.js';
 import {
   cancelRemoteJob,
   heartbeatWait,
@@ -208,10 +210,16 @@ export async function followJob(
   let bound = opts.maxStatusDurationMs;
   for (let waited = first; ; waited = undefined) {
     try {
-      outcome = waited ?? (await waitForTerminal(opts, submitted.jobId, bound, after, seenStatus));
+      // A wait that may submit the next job answers its cancel: the job is cancelled at once meanwhile.
+      const waiting = () => waitForTerminal(opts, submitted.jobId, bound, after, seenStatus);
+      outcome =
+        waited ?? (await (after.then ? cancellingPromptly(t, opts, () => submitted.jobId, waiting) : waiting()));
     } catch (err) {
       return waitEnded(t, role, opts, submitted.jobId, after, err);
     }
+    // The wait saw the cancel this workflow made before it heard of the workflow's: the workflow was cancelled.
+    if (outcome.job.status === 'canceled' && cancelledByUs(t, submitted.jobId))
+      return waitEnded(t, role, opts, submitted.jobId, after, new CancelledFailure('cancelled while its job ran'));
     if (!outcome.stuck) break;
     t.stuck(submitted.jobId, outcome.stuck);
     if (opts.onStatusStuck === 'fail') {

@@ -51,6 +51,11 @@ export const PATCHES = {
    * previews with equal counts differ in content.
    */
   previewContentBound: 'preview-content-bound-v1',
+  /**
+   * A workflow cancelled while a wait that answers its cancel runs cancels the job it knows at once, not once the wait
+   * has heard of the cancel (prompt-cancel.ts). Checked with `patched()` itself, and only on that path.
+   */
+  promptCancel: 'prompt-cancel-v1',
 } as const;
 type Patch = keyof typeof PATCHES;
 

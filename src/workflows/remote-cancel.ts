@@ -39,18 +39,38 @@ export const submitAndWait = (maxWaitMs: number, heartbeatTimeoutMs: number) =>
 export type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
 export type RemoteCancel = NonNullable<Progress['remoteCancel']>;
 
+type CancelOutcome = RemoteCancel & { final: JobSnapshot | null };
+
+/** The cancels this workflow has made, by job: each job is cancelled once (see prompt-cancel.ts). */
+const cancels = new WeakMap<Tracker, Map<string, Promise<CancelOutcome>>>();
+
+/** The cancel of job `jobId` this workflow has started, if any. */
+export const cancelStarted = (t: Tracker, jobId: string): Promise<CancelOutcome> | undefined =>
+  cancels.get(t)?.get(jobId);
+
 /**
  * Cancels the remote job and waits (bounded by `cancelTimeoutMs`) until it is terminal. Runs in a non-cancellable
  * scope, so it completes even though the workflow itself is being cancelled; the cancel call retries through an
  * outage like every call. Records the outcome in progress and memo, and says whether the job was seen terminal:
  * an unconfirmed cancel is never reported as a clean one. `final` is the job as last seen (null if never read).
+ * A job whose cancel has started already gets that cancel's outcome: it is not cancelled twice.
  */
-export async function cancelRemoteJob(
+export function cancelRemoteJob(
   t: Tracker,
   opts: JobOptions,
   jobId: string,
   reason: CancelReason,
-): Promise<RemoteCancel & { final: JobSnapshot | null }> {
+): Promise<CancelOutcome> {
+  const started = cancelStarted(t, jobId);
+  if (started) return started;
+  const byJob = cancels.get(t) ?? new Map<string, Promise<CancelOutcome>>();
+  cancels.set(t, byJob);
+  const cancel = cancelOnce(t, opts, jobId, reason);
+  byJob.set(jobId, cancel);
+  return cancel;
+}
+
+async function cancelOnce(t: Tracker, opts: JobOptions, jobId: string, reason: CancelReason): Promise<CancelOutcome> {
   return CancellationScope.nonCancellable(async () => {
     t.stage('cancelling remote job');
     let final: JobSnapshot | null = null;

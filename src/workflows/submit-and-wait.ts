@@ -21,6 +21,7 @@ import {
   type Fetched,
 } from './follow.js';
 import { applies } from './patches.js';
+import { cancellingPromptly } from './prompt-cancel.js';
 import { submitAndWait } from './remote-cancel.js';
 import { submitUnderLock, untilLockTaken, waitSubmission, type SubmissionKind } from './submission.js';
 import type { Tracker } from './shared.js';
@@ -71,12 +72,14 @@ async function submitThenFollow(
   const wait = submitAndWait(opts.maxWaitMs, opts.heartbeatTimeoutMs);
   const input = { ...heartbeatInput(opts, waitBound(opts, opts.maxStatusDurationMs, after, null)), submit };
   let outcome: WaitResult & { submitted: JobSubmitted };
-  // Until the wait ends, its first report names the job (shared.ts).
+  // Until the wait ends, its first report names the job (shared.ts): a cancel meanwhile cancels it at once.
   t.submittingItself(role);
+  const known = new Set(t.progress.jobs.map((j) => j.jobId));
+  const named = () => t.progress.jobs.find((j) => j.role === role && !known.has(j.jobId))?.jobId;
   try {
-    outcome = (await untilLockTaken(t, `submission to ${targetId}`, () => wait(input), true).finally(() =>
-      t.submittingItself(null),
-    )) as typeof outcome;
+    outcome = (await cancellingPromptly(t, opts, named, () =>
+      untilLockTaken(t, `submission to ${targetId}`, () => wait(input), true),
+    ).finally(() => t.submittingItself(null))) as typeof outcome;
   } catch (err) {
     const job = await ownJobAfter(opts, submit, err);
     if (!job) throw cancelRequested(err) ? asCancelled(err) : err;

@@ -112,12 +112,10 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
         UPSERT,
         await other.testDefinitions.export(TS.salesDev, { origin: 'both' }),
       );
-      const out = await attemptOf(
-        3,
-        { phase: 'rejected', expected, attempt: 1 },
-        acts.importTestDefinitions,
-        { ...input, expected },
-      );
+      const out = await attemptOf(3, { phase: 'rejected', expected, attempt: 1 }, acts.importTestDefinitions, {
+        ...input,
+        expected,
+      });
       assert.equal(out.reconciled, true, 'found the apply in between by a fresh preview');
       assert.deepEqual(out.summary, preview.summary);
       assert.equal(sim.controls.definitions(TS.salesProd).length, before + preview.summary.created);

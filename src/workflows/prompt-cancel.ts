@@ -1,0 +1,45 @@
+/**
+ * A workflow cancel that reaches the job at once. A wait whose answer may carry a job (one that submits its own job,
+ * or the next one: src/activities/chained.ts) is cancelled with WAIT_CANCELLATION_COMPLETED, so the workflow hears
+ * the wait's answer only once the wait hears of the cancel, at its next heartbeat: seconds, during which a short job
+ * could complete. Meanwhile the job the workflow knows (from the wait's first report, which names it at once) is
+ * cancelled here, without waiting; the wait's ending then finds that cancel made (cancelRemoteJob cancels a job once).
+ */
+import { CancellationScope, condition, patched } from '@temporalio/workflow';
+import type { JobOptions } from '../contract/index.js';
+import { PATCHES } from './patches.js';
+import { cancelRemoteJob, cancelStarted } from './remote-cancel.js';
+import type { Tracker } from './shared.js';
+
+/**
+ * Runs `wait`; if the workflow is cancelled meanwhile, cancels the job `jobOf` names as soon as it names one (unless
+ * `cancelRemoteJob` is false). Checked with `patched()` only on that path: workflows that are not cancelled mid-wait
+ * record nothing, and earlier runs replay their cancel where they made it.
+ */
+export async function cancellingPromptly<T>(
+  t: Tracker,
+  opts: JobOptions,
+  jobOf: () => string | undefined,
+  wait: () => Promise<T>,
+): Promise<T> {
+  if (!opts.cancelRemoteJob) return wait();
+  let ended = false;
+  CancellationScope.current()
+    .cancelRequested.catch(() =>
+      CancellationScope.nonCancellable(async () => {
+        await condition(() => ended || jobOf() !== undefined);
+        const jobId = jobOf();
+        if (ended || jobId === undefined || !patched(PATCHES.promptCancel)) return;
+        await cancelRemoteJob(t, opts, jobId, 'workflow_cancelled');
+      }),
+    )
+    .catch(() => undefined); // its outcome is the wait's ending's to report: that ending awaits the same cancel
+  try {
+    return await wait();
+  } finally {
+    ended = true;
+  }
+}
+
+/** Whether this workflow has started cancelling job `jobId` (a wait that then saw it canceled saw our own cancel). */
+export const cancelledByUs = (t: Tracker, jobId: string): boolean => cancelStarted(t, jobId) !== undefined;

@@ -1,0 +1,118 @@
+/**
+ * A cancel reaches the job at once, whatever the heartbeat cadence. A wait whose answer may carry a job hears of the
+ * workflow's cancel only at its next heartbeat (up to a minute with a long heartbeat timeout); the workflow cancels
+ * the job it knows without waiting for that. Shown by the order of the history's events, not by timing: the cancel
+ * activity is scheduled before the wait's end is recorded.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { progressQuery } from '../../src/contract/index.js';
+import type { JobRecord, RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
+/** A wait that hears of a cancel late: its heartbeats reach Temporal at most every 48 s (80 % of the timeout). */
+const LATE_HEARING = { pollIntervalMs: 100, maxPollIntervalMs: 100, heartbeatTimeoutMs: 60_000 };
+
+describe('a workflow cancel reaches the job before the wait hears of it', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    t = await startDevServerEnv();
+    ({ sim } = await startTestSimulator({ jobDurations: SLOW }));
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  const known = () => new Set(sim.controls.jobs().map((j) => j.id));
+  const newJob = (key: string, target: string, seen: Set<string>) =>
+    eventually(`a new ${key} job`, () =>
+      sim.controls
+        .jobs()
+        .find(
+          (j) => j.job_key === key && (j.table_group_id === target || j.test_suite_id === target) && !seen.has(j.id),
+        ),
+    );
+
+  /** The history's event ids of the cancel activity's scheduling and of the wait's end (however it ended). */
+  async function order(handle: WorkflowHandle, waitType: string) {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = new Map<string, string>();
+    let cancelScheduled = Infinity;
+    let waitEnded = Infinity;
+    for (const e of events) {
+      const id = Number(e.eventId);
+      const s = e.activityTaskScheduledEventAttributes;
+      if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '');
+      if (s?.activityType?.name === 'cancelJob') cancelScheduled = Math.min(cancelScheduled, id);
+      const ended =
+        e.activityTaskCanceledEventAttributes ??
+        e.activityTaskCompletedEventAttributes ??
+        e.activityTaskFailedEventAttributes ??
+        e.activityTaskTimedOutEventAttributes;
+      if (ended && scheduled.get(String(ended.scheduledEventId)) === waitType) waitEnded = Math.min(waitEnded, id);
+    }
+    return { cancelScheduled, waitEnded };
+  }
+
+  async function expectCancelled(handle: WorkflowHandle, job: JobRecord, waitType: string) {
+    const err = await handle.result().catch((e: unknown) => e);
+    assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));
+    assert.equal(sim.controls.job(job.id)?.status, 'canceled');
+    assert.equal(sim.controls.counters().cancels[job.id], 1, 'cancelled once, though two endings asked for it');
+    const { remoteCancel } = await handle.query(progressQuery);
+    assert.equal(remoteCancel?.confirmed, true);
+    assert.equal(remoteCancel?.alreadyTerminal, false, 'the wait saw our own cancel; the job had not ended before');
+    const { cancelScheduled, waitEnded } = await order(handle, waitType);
+    assert.ok(waitEnded < Infinity, 'the wait ended');
+    assert.ok(
+      cancelScheduled < waitEnded,
+      `the cancel (event ${cancelScheduled}) went before the wait ended (event ${waitEnded})`,
+    );
+  }
+
+  test('a cancel while the submission is in flight reaches the job as soon as the wait names it', async () => {
+    const before = known();
+    const fault = sim.controls.addFault({ kind: 'delay', delay_ms: 1_000, method: 'POST', path: '/profiling-runs' });
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('profileTableGroup', {
+        taskQueue,
+        workflowId: `prompt-submit-${taskQueue}`,
+        args: [{ tableGroupId: TG.finance, ...LATE_HEARING }],
+      });
+      await eventually(
+        'the submission in flight',
+        () => sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
+      );
+      await handle.cancel();
+      await expectCancelled(handle, await newJob('run-profile', TG.finance, before), 'submitAndWaitForJob');
+    });
+  });
+
+  test('a cancel during a profiling wait that may submit the test run reaches the profiling run at once', async () => {
+    const before = known();
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+        taskQueue,
+        workflowId: `prompt-then-${taskQueue}`,
+        args: [{ tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration: 'skip', ...LATE_HEARING }],
+      });
+      const job = await newJob('run-profile', TG.sales, before);
+      sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
+      await eventually('running', () => sim.controls.job(job.id)?.status === 'running');
+      await eventually('the workflow to know it', async () => (await handle.query(progressQuery)).jobs.length === 1);
+      await handle.cancel();
+      await expectCancelled(handle, job, 'submitAndWaitForJob');
+      assert.equal(sim.controls.jobs().filter((j) => !before.has(j.id)).length, 1, 'no test run was submitted');
+    });
+  });
+});
