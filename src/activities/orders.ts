@@ -87,7 +87,7 @@ export function orderActivities(ctx: ActivityContext) {
       });
     };
 
-    const recorded = activityInfo().heartbeatDetails;
+    const recorded: unknown = activityInfo().heartbeatDetails;
     const prior = OrderPhase.safeParse(recorded).data;
     if (!nothingOutstanding(recorded)) {
       if (prior?.phase !== 'sending')

@@ -134,7 +134,7 @@ export function submitter(ctx: ActivityContext) {
     const input = parseInput(SubmitInput, raw, KINDS[kind].activity);
     // An attempt after one that certainly created nothing (refused, or failed before its send) sends at once. Any
     // other earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
-    const recorded = activityInfo().heartbeatDetails;
+    const recorded: unknown = activityInfo().heartbeatDetails;
     const prior: Prior = nothingOutstanding(recorded)
       ? { mayHaveSent: false }
       : { mayHaveSent: true, sending: recordedSend(recorded) };
