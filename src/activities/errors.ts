@@ -33,6 +33,15 @@ export class SubmissionOutcomeUnknown extends Error {
   override readonly name = 'SubmissionOutcomeUnknown';
 }
 
+/**
+ * Thrown when a lost answer's job may be among new jobs whose target cannot be told yet (TestGen names a profiling
+ * run's table group only once the run starts), at the end of an attempt that has room for another: retryable, so the
+ * next attempt goes on looking. Unknown is a state while it can still be found, not a failure.
+ */
+export class SubmissionOutcomePending extends Error {
+  override readonly name = 'SubmissionOutcomePending';
+}
+
 /** Thrown when an order request may or may not have created an order; orders cannot be reconciled, so no retry. */
 export class OrderOutcomeUnknown extends Error {
   override readonly name = 'OrderOutcomeUnknown';

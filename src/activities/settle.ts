@@ -56,7 +56,8 @@ export async function lookUntilSettled<T>(
   }
 }
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+/** Sleeps `ms`, or until `signal` aborts (a CancelledFailure). */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const stop = () => {
       clearTimeout(timer);

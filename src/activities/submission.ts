@@ -19,12 +19,14 @@ import {
 } from '../api/index.js';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
+import { attemptDeadline } from './deadline.js';
 import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
 import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { KINDS, linkTo } from './job-kinds.js';
-import { lookUp, takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
-import { Refused, lookUntilSettled, nothingOutstanding, refused } from './settle.js';
+import { takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
+import { findLostJob } from './lost-answer.js';
+import { Refused, nothingOutstanding, refused } from './settle.js';
 import { SUBMISSION_BOUND_MS, afterUnanswered, sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import type { LockHeld } from '../contract/lock-held.js';
 
@@ -38,6 +40,9 @@ function isAmbiguous(err: unknown): boolean {
   if (err instanceof ConnectionFailed) return !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '');
   return false;
 }
+
+/** Kept back from an attempt's end for the send that may follow a lookup. */
+const SEND_ROOM_MS = 60_000;
 
 /** Heartbeat details of a submission: where the previous attempt got to. */
 const Sending = z.object({
@@ -90,35 +95,15 @@ export interface ChainedSubmission {
 
 /** Submissions, for their own activities and for the waits that submit the next job themselves. */
 export function submitter(ctx: ActivityContext) {
-  /**
-   * After a send that may have landed: looks at once, and again once the held request could no longer commit.
-   * Undefined when no job was created; SubmissionOutcomeUnknown when it cannot be told.
-   */
-  async function settle(
-    t: LookupTarget,
-    sentAt: number,
-    mark: Watermark | null,
-    sinceMs = activityInfo().scheduledTimestampMs,
-  ): Promise<JobSubmitted | undefined> {
-    const fallbackSince = sinceMs - ctx.clockSkewMs;
-    const cadence = { firstMs: 1_000, everyMs: 5_000 };
-    return lookUntilSettled(sentAt, ctx.submitSettleMs, cadence, t.signal, async (last) => {
-      const res = await lookUp(t, mark, fallbackSince);
-      if ('found' in res) {
-        log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
-        return { jobId: res.found.id, createdAt: res.found.created_at, reconciled: true };
-      }
-      if ('several' in res)
-        throw new SubmissionOutcomeUnknown(
-          `a submission for ${t.targetId} may have been lost, and ${res.several.length} new jobs match it (${res.several.join(', ')}); not submitting again`,
-        );
-      if (last && 'undetermined' in res)
-        throw new SubmissionOutcomeUnknown(
-          `a submission for ${t.targetId} may have been lost, and the target of new job(s) ${res.undetermined.join(', ')} could not be told within ${ctx.submitSettleMs} ms; not submitting again`,
-        );
-      return undefined; // not there (yet): a request the service holds may still commit
+  /** After a send that may have landed: the job it created, if any (lost-answer.ts). */
+  const settle = (t: LookupTarget, sentAt: number, mark: Watermark | null, until: number, sinceMs?: number) =>
+    findLostJob(t, {
+      sentAt,
+      mark,
+      until,
+      settleMs: ctx.submitSettleMs,
+      fallbackSinceMs: (sinceMs ?? activityInfo().scheduledTimestampMs) - ctx.clockSkewMs,
     });
-  }
 
   /** Cancels a job its workflow will never hear of (see target-lock.ts). */
   async function undo(profile: string, jobId: string, signal: AbortSignal): Promise<void> {
@@ -142,11 +127,12 @@ export function submitter(ctx: ActivityContext) {
     const result = translated(() =>
       recordingRefusal(outstanding, beat, async () => {
         const { lock } = input;
-        if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal, prior, beat, outstanding);
+        const until = attemptDeadline() - SEND_ROOM_MS;
+        if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal, prior, beat, outstanding, until);
         const signal = sendSignal();
         return underTargetLock(
           lock,
-          () => sendOnce(kind, input, signal, prior, beat, outstanding),
+          () => sendOnce(kind, input, signal, prior, beat, outstanding, until),
           (r) => undo(input.profile, r.jobId, signal),
         );
       }),
@@ -171,6 +157,7 @@ export function submitter(ctx: ActivityContext) {
     const sending = recordedSend(recorded);
     const certain = nothingOutstanding(recorded);
     const signal = AbortSignal.any([sendSignal(true), AbortSignal.timeout(SUBMISSION_BOUND_MS - 60_000)]);
+    const until = Math.min(attemptDeadline(), Date.now() + SUBMISSION_BOUND_MS - 60_000) - SEND_ROOM_MS;
     // Until the lock says whether an earlier attempt took it (and may have sent), only a certain refusal is clean.
     const outstanding = { value: !certain };
     return recordingRefusal(outstanding, record, () =>
@@ -179,7 +166,7 @@ export function submitter(ctx: ActivityContext) {
         ({ kept }) => {
           const prior: Prior = !certain && (kept || sending) ? { mayHaveSent: true, sending } : { mayHaveSent: false };
           outstanding.value = prior.mayHaveSent;
-          return sendOnce(kind, input, signal, prior, record, outstanding);
+          return sendOnce(kind, input, signal, prior, record, outstanding, until);
         },
         (r) => undo(input.profile, r.jobId, signal),
       ),
@@ -222,7 +209,8 @@ export function submitter(ctx: ActivityContext) {
           `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
         );
       const since = sending?.sentAt ?? takenAtMs ?? activityInfo().scheduledTimestampMs;
-      return settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null, since);
+      const until = attemptDeadline() - SEND_ROOM_MS;
+      return settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null, until, since);
     });
   }
 
@@ -234,6 +222,7 @@ export function submitter(ctx: ActivityContext) {
     prior: Prior,
     record: RecordPhase,
     outstanding: Outstanding,
+    until: number,
   ): Promise<JobSubmitted> {
     const { send, jobKey } = KINDS[kind];
     const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal);
@@ -244,7 +233,7 @@ export function submitter(ctx: ActivityContext) {
           `an earlier attempt to submit for ${input.targetId} may have created a job, and no project code is configured to look it up; not submitting again`,
         );
       const { sending } = prior;
-      const found = await settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null);
+      const found = await settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null, until);
       if (found) return found;
       outstanding.value = false; // settled: what an earlier attempt sent created nothing
     }
@@ -266,7 +255,7 @@ export function submitter(ctx: ActivityContext) {
         throw new SubmissionOutcomeUnknown(
           `the submission for ${input.targetId} may have created a job (${(err as Error).message}), and no project code is configured to look it up; not submitting again`,
         );
-      const found = await settle(target, sentAt, before);
+      const found = await settle(target, sentAt, before, until);
       if (found) return found;
       outstanding.value = false;
       throw err; // retryable: nothing was created, so the next attempt sends again at once

@@ -61,6 +61,12 @@ export const FAILURE_TYPES: readonly FailureType[] = [
   f('InvalidRequest', 'activity', false, 'the service refused the request as invalid'),
   f('UnexpectedResponse', 'activity', false, 'a valid JSON answer that breaks its schema'),
   f('SubmissionOutcomeUnknown', 'activity', false, 'a submission answer was lost and the job could not be found'),
+  f(
+    'SubmissionOutcomePending',
+    'activity',
+    true,
+    "a lost submission answer's job is among new jobs whose target the service does not tell yet: looked for again",
+  ),
   f('OrderOutcomeUnknown', 'activity', false, 'an order-create answer was lost and the order could not be found'),
   f('ImportOutcomeUnknown', 'activity', false, 'an apply answer was lost and a fresh preview cannot tell if it landed'),
   f('UnknownProfile', 'activity', false, 'the input names a credential profile the worker does not have'),

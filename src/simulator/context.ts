@@ -23,6 +23,11 @@ export interface SimVariants {
   /** `true`: job objects carry `table_group_id` / `test_suite_id`; TestGen 5.134's do not. @default false */
   listingTargets: boolean;
   /**
+   * `true`: a profiling run's record shows `table_group_id: null` until the run has started, as TestGen 5.134's does
+   * (its profiling-run row is written when the run starts). @default false
+   */
+  runTargetOnceStarted: boolean;
+  /**
    * `first-profile`: a completed profiling run queues test generation (`source: system`) only when it is the table
    * group's first completed one, as TestGen 5.134; `every-profile`: after each. @default 'first-profile'
    */
@@ -48,6 +53,7 @@ export const DEFAULT_VARIANTS: SimVariants = {
   scoreScale: 'fraction',
   scoreRollupMs: 0,
   listingTargets: false,
+  runTargetOnceStarted: false,
   generationFollows: 'first-profile',
   runSlots: 0,
   orderRunsListedAfterMs: 0,
@@ -64,6 +70,7 @@ export const SimVariantsInput = z
     scoreScale: z.enum(['fraction', 'percent']),
     scoreRollupMs: z.number().int().nonnegative(),
     listingTargets: z.boolean(),
+    runTargetOnceStarted: z.boolean(),
     generationFollows: z.enum(['first-profile', 'every-profile']),
     runSlots: z.number().int().nonnegative(),
     orderRunsListedAfterMs: z.number().int().nonnegative(),

@@ -67,10 +67,11 @@ export function profilingView(ctx: SimContext, job: JobRecord) {
         ? { ...r, score }
         : { ...rest, score, issues: { ...issue_counts.hygiene_issues, dismissed: issue_counts.dismissed } };
   }
+  const hidden = ctx.variants.runTargetOnceStarted && job.started_at === null;
   return {
     id: job.id,
     status: job.status,
-    table_group_id: job.table_group_id,
+    table_group_id: hidden ? null : job.table_group_id,
     started_at: iso(ctx, job.started_at),
     completed_at: iso(ctx, job.completed_at),
     result,

@@ -268,6 +268,33 @@ describe('exactly-once submission on a real worker', () => {
         assert.equal(job?.table_group_id === target || job?.test_suite_id === target, true, 'and it is ours');
       });
 
+    test('a lost profiling answer whose run tells its table group only once started is looked for until it starts', async () => {
+      // TestGen 5.134 writes the profiling run's record when the run starts: with its scheduler busy or paused past
+      // the settle window, the lookup cannot tell whose the new job is. It looks on rather than give up, and the job
+      // it created is neither sent twice nor left running unwatched.
+      const { sim: late } = await startTestSimulator({
+        jobDurations: FROZEN,
+        variants: { runTargetOnceStarted: true },
+      });
+      try {
+        late.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/profiling-runs' });
+        const pending = runActivity(t.env, await simDeps(late), 'submitProfilingRun', { targetId: TG.sales }, OPTIONS);
+        const job = await eventually('the job', () =>
+          late.controls.jobs().find((j) => j.job_key === 'run-profile' && j.table_group_id === TG.sales),
+        );
+        const reads = () => late.controls.requests().filter((r) => r.path === `/api/v1/profiling-runs/${job.id}`);
+        // The settle window (1.5 s) looks three times; a fourth look is past it.
+        await eventually('looked at past the settle window', () => reads().length >= 4, { tries: 400, delayMs: 50 });
+        late.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
+        const res = (await pending) as JobSubmitted;
+        assert.equal(res.jobId, job.id, 'the job it created, found once it started');
+        assert.equal(res.reconciled, true);
+        assert.equal(late.controls.counters().submissions[TG.sales], 1, 'not submitted twice');
+      } finally {
+        await late.close();
+      }
+    });
+
     test("a run record that breaks its schema during the lookup is looked at again, not the submission's end", async () => {
       const before = count(TG.finance);
       bare.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/profiling-runs' });

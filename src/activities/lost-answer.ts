@@ -1,0 +1,66 @@
+/**
+ * After a send whose answer was lost: the job it created, looked up (reconcile.ts) at once, then until the held
+ * request could no longer commit (`settleMs` after the send, settle.ts). Undefined when it created none;
+ * SubmissionOutcomeUnknown when several new jobs match. New jobs whose target the service does not tell yet (TestGen
+ * names a profiling run's table group only once the run starts) are a state, not a failure: they are looked at again
+ * until the attempt must end (`until`), then by the next attempt (SubmissionOutcomePending, retryable). Only an
+ * activity with no room for another attempt fails, naming them, so a job of ours is never left unwatched unsaid.
+ */
+import { log } from '@temporalio/activity';
+import type { JobSubmitted } from '../contract/types.js';
+import { roomForAnotherAttempt } from './deadline.js';
+import { SubmissionOutcomePending, SubmissionOutcomeUnknown } from './errors.js';
+import { lookUp, type LookupTarget, type Watermark } from './reconcile.js';
+import { lookUntilSettled, pause } from './settle.js';
+
+export interface LostSend {
+  sentAt: number;
+  /** The newest jobs before the send; null when the attempt that sent died before its heartbeat recorded them. */
+  mark: Watermark | null;
+  /** Without a mark: jobs created since (epoch ms, skew allowed for). */
+  fallbackSinceMs: number;
+  settleMs: number;
+  /** When this attempt must stop looking (epoch ms), leaving room for the send that may follow. */
+  until: number;
+}
+
+const CADENCE = { firstMs: 1_000, everyMs: 5_000 };
+const LONGEST_PAUSE_MS = 30_000;
+
+export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobSubmitted | undefined> {
+  /** The job found, none, or the new jobs whose target cannot be told yet. */
+  const look = async (): Promise<JobSubmitted | undefined | string[]> => {
+    const res = await lookUp(t, lost.mark, lost.fallbackSinceMs);
+    if ('found' in res) {
+      log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
+      return { jobId: res.found.id, createdAt: res.found.created_at, reconciled: true };
+    }
+    if ('several' in res)
+      throw new SubmissionOutcomeUnknown(
+        `a submission for ${t.targetId} may have been lost, and ${res.several.length} new jobs match it (${res.several.join(', ')}); not submitting again`,
+      );
+    return 'undetermined' in res ? res.undetermined : undefined;
+  };
+  // Not there (yet) before the window ends: a request the service holds may still commit.
+  let seen = await lookUntilSettled(lost.sentAt, lost.settleMs, CADENCE, t.signal, async (last) => {
+    const r = await look();
+    return Array.isArray(r) && !last ? undefined : r;
+  });
+  for (let every = CADENCE.everyMs; Array.isArray(seen); every = Math.min(every * 2, LONGEST_PAUSE_MS)) {
+    if (Date.now() + every > lost.until) throw undetermined(t.targetId, seen);
+    log.info('a lost submission may be a job whose target is not told yet; looking again', { jobs: seen });
+    await pause(every, t.signal);
+    seen = await look();
+  }
+  return seen;
+}
+
+/** The end of an attempt with new jobs still undetermined: the next attempt looks on; with none left, a failure. */
+function undetermined(targetId: string, jobs: string[]): Error {
+  const which = `new job(s) ${jobs.join(', ')}, whose target the service does not tell yet`;
+  if (roomForAnotherAttempt(1_000))
+    return new SubmissionOutcomePending(`a submission for ${targetId} may have been lost; looking on among ${which}`);
+  return new SubmissionOutcomeUnknown(
+    `a submission for ${targetId} may have been lost, and its job may be among ${which}; not submitting again (check these jobs: one may be running unwatched)`,
+  );
+}
