@@ -56,6 +56,11 @@ export const PATCHES = {
    * has heard of the cancel (prompt-cancel.ts). Checked with `patched()` itself, and only on that path.
    */
   promptCancel: 'prompt-cancel-v1',
+  /**
+   * A workflow cancelled while its submission waits for a held target (the submission activity's path) stops waiting
+   * and ends cancelled, creating nothing (submission.ts). Checked with `patched()` itself, and only on that path.
+   */
+  cancellableLockWait: 'cancellable-lock-wait-v1',
 } as const;
 type Patch = keyof typeof PATCHES;
 

@@ -12,6 +12,7 @@ import {
   CancellationScope,
   ChildWorkflowFailure,
   log,
+  patched,
   sleep,
   startChild,
   workflowInfo,
@@ -19,7 +20,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { JobSubmitted, OrderResult } from '../contract/index.js';
 import { isLockHeld, type LockHeld } from '../contract/lock-held.js';
-import { applies } from './patches.js';
+import { PATCHES, applies } from './patches.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
 export type SubmissionKind = 'profiling' | 'tests' | 'generation';
@@ -95,22 +96,38 @@ function unwrapped(err: unknown): unknown {
  * itself is not, so a cancel that arrives meanwhile lets it finish and its result (the job or order id) is known to be
  * cleaned up. A workflow already cancelled does not call it at all. `cancellable`: the call is an activity that
  * answers a cancel with what it created (a wait that submits its own job), so it is cancelled with the workflow.
+ * `outer`: the workflow's scope when the caller runs this in a non-cancellable one (runJob): its cancel still ends
+ * the waiting (patch `cancellableLockWait`, checked only when that cancel comes while the lock is held).
  */
 export async function untilLockTaken<T>(
   t: Tracker,
   what: string,
   attempt: () => Promise<T | LockHeld>,
   cancellable = false,
+  outer?: CancellationScope,
 ): Promise<T> {
   for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 10_000)) {
     // Cancelled before anything was sent: end cancelled, and send nothing.
     if (CancellationScope.current().consideredCancelled) await CancellationScope.current().cancelRequested;
+    if (outer?.consideredCancelled && patched(PATCHES.cancellableLockWait)) await outer.cancelRequested;
     const answer = await (cancellable ? attempt() : CancellationScope.nonCancellable(attempt));
     if (!isLockHeld(answer)) return answer;
     t.stage(`waiting for another ${what} to settle`);
     log.info('waiting for the lock', { heldBy: answer.lockHeldBy });
-    await sleep(answer.retryAfterMs ?? waitMs);
+    await sleepUnless(answer.retryAfterMs ?? waitMs, outer);
   }
+}
+
+/** Sleeps `ms`, or until `outer` is cancelled, where the workflow takes that path (see untilLockTaken). */
+async function sleepUnless(ms: number, outer: CancellationScope | undefined): Promise<void> {
+  const slept = sleep(ms);
+  if (!outer) return slept;
+  const cancelled = outer.cancelRequested.then(
+    () => false,
+    () => true,
+  );
+  if ((await Promise.race([slept.then(() => false), cancelled])) && patched(PATCHES.cancellableLockWait)) return;
+  await slept;
 }
 
 /**
@@ -156,6 +173,7 @@ export async function submitUnderLock(
   kind: SubmissionKind,
   opts: { profile: string; projectCode?: string | undefined; outageToleranceMs: number },
   targetId: string,
+  outer?: CancellationScope,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
   // Workflows started before the lock submit directly.
@@ -163,7 +181,7 @@ export async function submitUnderLock(
   if (!applies('submissionLock')) return CancellationScope.nonCancellable(() => submit(args));
   const lockId = submissionLockId(kind, opts.profile, targetId);
   const what = `submission to ${targetId}`;
-  if (applies('lockInActivity')) return untilLockTaken(t, what, () => submit({ ...args, lock: lockId }));
+  if (applies('lockInActivity')) return untilLockTaken(t, what, () => submit({ ...args, lock: lockId }), false, outer);
   const info = workflowInfo();
   const input: SubmitJobInput = {
     kind,

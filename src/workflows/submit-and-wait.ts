@@ -48,8 +48,9 @@ export async function runJob(
   t.stage(`submitting ${role}`);
   if (submitsInWait(opts)) return submitThenFollow(t, role, opts, kind, targetId, after);
   // Not cancellable: a cancel that arrives while it is in flight lets it finish, so the job id is known, and then the
-  // job is cancelled (never left running).
-  const submitted = await CancellationScope.nonCancellable(() => submitUnderLock(t, kind, opts, targetId));
+  // job is cancelled (never left running). A cancel while it waits for a held target ends the wait: nothing was sent.
+  const outer = CancellationScope.current();
+  const submitted = await CancellationScope.nonCancellable(() => submitUnderLock(t, kind, opts, targetId, outer));
   log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
   return followJob(t, role, opts, submitted, after);
 }
