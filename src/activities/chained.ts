@@ -38,8 +38,12 @@ export async function ownJob(
   if (progress.submitted) return progress.submitted;
   if (Context.current().cancellationSignal.aborted)
     throw new CancelledFailure(`cancelled before this attempt submitted its ${submit.kind} job`);
-  const job = await submissions.submitWithin(submit.kind, { profile, ...submit }, progress.submission, (phase) =>
-    beat({ ...progress, submission: phase }),
+  const job = await submissions.submitWithin(
+    submit.kind,
+    { profile, ...submit },
+    progress.submission,
+    (phase) => beat({ ...progress, submission: phase }),
+    true,
   );
   if (isLockHeld(job)) return job;
   Object.assign(progress, { submitted: job, submittedAt: Date.now(), submission: undefined });

@@ -146,13 +146,15 @@ export function submitter(ctx: ActivityContext) {
    * that activity may have sent only if it took the lock (then kept, or released with its outcome, which the lock
    * returns) or recorded a send, unless the attempt just before this one recorded that it ended with nothing
    * outstanding. The workflow's cancel does not abort it: the workflow waits for the answer and cancels the job; a
-   * workflow that is gone has it undone here. Bounded by one submission's time.
+   * workflow that is gone has it undone here. Bounded by one submission's time. `ownJob`: the wait's own job, which
+   * it then follows: its lock is free once the wait's heartbeat details name that job, even if its release failed.
    */
   async function submitWithin(
     kind: JobKind,
     input: ChainedSubmission,
     recorded: unknown,
     record: RecordPhase,
+    ownJob = false,
   ): Promise<JobSubmitted | LockHeld> {
     const sending = recordedSend(recorded);
     const certain = nothingOutstanding(recorded);
@@ -169,6 +171,8 @@ export function submitter(ctx: ActivityContext) {
           return sendOnce(kind, input, signal, prior, record, outstanding, until);
         },
         (r) => undo(input.profile, r.jobId, signal),
+        // The wait's own job: it then follows the job for hours, and its details name it once submitted.
+        ownJob ? 'submitted' : undefined,
       ),
     );
   }

@@ -14,6 +14,7 @@ import type { WorkflowExecutionDescription } from '@temporalio/client';
 import {
   ApplicationFailure,
   defaultPayloadConverter,
+  type Payload,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
 } from '@temporalio/common';
@@ -29,6 +30,11 @@ interface Owner {
   workflowId: string;
   runId: string;
   activityId: string;
+  /**
+   * `submitted`: the owner is a wait that submits its own job and then follows it for hours; the lock is free once
+   * the wait's heartbeat details name the job it submitted, even if its release failed.
+   */
+  freedBy?: 'submitted';
 }
 
 /**
@@ -77,6 +83,9 @@ async function described(workflowId: string, runId?: string): Promise<WorkflowEx
   }
 }
 
+/** The gRPC status of a terminate whose lock run is gone already (expired, taken over). */
+const GRPC_NOT_FOUND = 5;
+
 /** How long a held lock is worth waiting before asking again, when that is known to be long. */
 const RECHECK_CLOSED_OWNER_MS = 2 * 60_000;
 
@@ -89,8 +98,10 @@ async function holder(owner: unknown): Promise<LockHeld | false> {
   const { workflowId, runId, activityId } = owner as Owner;
   const d = await described(workflowId, runId);
   if (!d) return false;
-  if (d.status.name === 'RUNNING')
-    return (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId) && { lockHeldBy: named(owner) };
+  if (d.status.name === 'RUNNING') {
+    const pending = (d.raw.pendingActivities ?? []).find((a) => a.activityId === activityId);
+    return pending !== undefined && !freed(owner as Owner, pending.heartbeatDetails) && { lockHeldBy: named(owner) };
+  }
   // Our workflows close by themselves only once their submission answered. One that was terminated or timed out
   // may have left an attempt running on a worker that has not heard yet: it holds the lock a while longer.
   if (d.status.name !== 'TERMINATED' && d.status.name !== 'TIMED_OUT') return false;
@@ -100,6 +111,14 @@ async function holder(owner: unknown): Promise<LockHeld | false> {
     lockHeldBy: `${named(owner)} (${d.status.name.toLowerCase().replace('_', ' ')}; its last attempt may still be sending)`,
     retryAfterMs: Math.min(left, RECHECK_CLOSED_OWNER_MS),
   };
+}
+
+/** Whether a pending owner's heartbeat details say it is past what its lock covers (see Owner.freedBy). */
+function freed(owner: Owner, details: { payloads?: Payload[] | null } | null | undefined): boolean {
+  const payload = details?.payloads?.[0];
+  if (owner.freedBy !== 'submitted' || !payload) return false;
+  const progress = defaultPayloadConverter.fromPayload<unknown>(payload);
+  return typeof progress === 'object' && progress !== null && 'submitted' in progress;
 }
 
 /** A lock taken: `kept` when an earlier attempt of this activity took it (and may have sent before it ended). */
@@ -139,20 +158,28 @@ async function take(lockId: string, owner: Owner): Promise<Taken> {
   return { lockHeldBy: 'submissions that keep taking it' };
 }
 
-/** Releases a lock run (never a newer holder's), recording the outcome in its termination. Best effort: it expires. */
+/**
+ * Releases a lock run (never a newer holder's), recording the outcome in its termination. Tried three times; then
+ * left: a waiter takes it over once its owner no longer holds it (see holder), or it expires.
+ */
 async function release(lockId: string, runId: string, reason: string, outcome?: unknown): Promise<void> {
   const client = Context.current().client;
-  try {
-    await client.workflowService.terminateWorkflowExecution({
-      namespace: client.options.namespace,
-      workflowExecution: { workflowId: lockId, runId },
-      reason,
-      ...(outcome === undefined ? {} : { details: { payloads: [defaultPayloadConverter.toPayload({ outcome })] } }),
-    });
-  } catch (err) {
-    // Already gone (expired, taken over) or unreachable: either way its owner's activity has ended, and a waiter
-    // takes it over; or it expires.
-    log.warn('could not release the lock', { lockId, error: (err as Error).message });
+  for (let tries = 1; ; tries++) {
+    try {
+      await client.workflowService.terminateWorkflowExecution({
+        namespace: client.options.namespace,
+        workflowExecution: { workflowId: lockId, runId },
+        reason,
+        ...(outcome === undefined ? {} : { details: { payloads: [defaultPayloadConverter.toPayload({ outcome })] } }),
+      });
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code === GRPC_NOT_FOUND || tries >= 3) {
+        log.warn('could not release the lock', { lockId, error: (err as Error).message });
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 250 * 4 ** tries));
+    }
   }
 }
 
@@ -194,8 +221,9 @@ export async function underTargetLock<T extends { reconciled: boolean }>(
   lockId: string,
   body: (lock: { kept: boolean }) => Promise<T>,
   undo: (result: T) => Promise<void>,
+  freedBy?: Owner['freedBy'],
 ): Promise<T | LockHeld> {
-  const owner = me();
+  const owner: Owner = { ...me(), ...(freedBy ? { freedBy } : {}) };
   if (activityInfo().attempt > 1) {
     // Visibility that cannot answer leaves it to the lookup, as for an attempt whose lock was never released.
     const earlier = (await releasedBefore(lockId, owner).catch((err: unknown) => {

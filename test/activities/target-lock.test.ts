@@ -57,7 +57,10 @@ describe('the per-target lock held by the submitting activity', () => {
     };
   }
   /** A lock taken by hand, as a submission of `owner` would have left it. */
-  const leftBehind = (target: string, owner: { workflowId: string; runId: string; activityId: string }) =>
+  const leftBehind = (
+    target: string,
+    owner: { workflowId: string; runId: string; activityId: string; freedBy?: 'submitted' },
+  ) =>
     t.env.client.workflow.start(LOCK_WORKFLOW_TYPE, {
       workflowId: lockOf(target),
       taskQueue: uniqueTaskQueue('nobody'),
@@ -104,6 +107,46 @@ describe('the per-target lock held by the submitting activity', () => {
     assert.equal(submissions(TG.finance), before + 1, 'it sent: the lock was free to take');
     const { reason } = await released(TG.finance, stale.firstExecutionRunId);
     assert.match(reason, /^taken over: workflow gone-long-ago no longer holds it/);
+  });
+
+  test("a wait's own-job lock left held (its release failed) is free once the wait names its job", async () => {
+    // A wait that submits its own job then follows it for hours: a lock whose release failed must not hold the target
+    // that long. Its owner is pending throughout; its heartbeat details name the job once it was submitted.
+    const target = TG.salesDev;
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const w = await t.env.client.workflow.start('profileTableGroup', {
+        taskQueue,
+        workflowId: `own-job-${randomUUID()}`,
+        args: [{ tableGroupId: target, pollIntervalMs: 200, maxPollIntervalMs: 400, heartbeatTimeoutMs: 2_000 }],
+      });
+      const wait = await eventually('the wait naming its job in its heartbeat', async () => {
+        const pending = (await w.describe()).raw.pendingActivities ?? [];
+        const own = pending.find((a) => a.activityType?.name === 'submitAndWaitForJob');
+        const payload = own?.heartbeatDetails?.payloads?.[0];
+        const details = payload ? defaultPayloadConverter.fromPayload<{ submitted?: unknown }>(payload) : undefined;
+        return details?.submitted ? own : undefined;
+      });
+      const taken = await describeLock(target);
+      assert.deepEqual(
+        (taken.memo?.['owner'] as { freedBy?: string }).freedBy,
+        'submitted',
+        "the wait's lock says what frees it",
+      );
+      const owner = { workflowId: w.workflowId, runId: w.firstExecutionRunId, activityId: wait.activityId ?? '' };
+      // Left behind without that mark (a submission activity's lock), the pending owner holds it.
+      const plain = await leftBehind(target, owner);
+      assert.ok('lockHeldBy' in (await submit(target)), 'a pending owner without the mark holds it');
+      await t.env.client.workflow.getHandle(lockOf(target), plain.firstExecutionRunId).terminate('test: next case');
+      const stale = await leftBehind(target, { ...owner, freedBy: 'submitted' });
+      const before = submissions(target);
+      const res = await submit(target);
+      assert.ok(!('lockHeldBy' in res), `taken over, not held: ${JSON.stringify(res)}`);
+      assert.equal(submissions(target), before + 1);
+      const { reason } = await released(target, stale.firstExecutionRunId);
+      assert.match(reason, /^taken over/);
+      await w.cancel();
+      await w.result().catch(() => undefined);
+    });
   });
 
   test('a lock whose owner was terminated a moment ago stays held: an attempt may still be sending', async () => {
