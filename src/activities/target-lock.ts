@@ -225,11 +225,9 @@ export async function underTargetLock<T extends { reconciled: boolean }>(
 ): Promise<T | LockHeld> {
   const owner: Owner = { ...me(), ...(freedBy ? { freedBy } : {}) };
   if (activityInfo().attempt > 1) {
-    // Visibility that cannot answer leaves it to the lookup, as for an attempt whose lock was never released.
-    const earlier = (await releasedBefore(lockId, owner).catch((err: unknown) => {
-      log.warn('could not read the lock runs of earlier attempts', { lockId, error: (err as Error).message });
-      return undefined;
-    })) as T | undefined;
+    // Visibility that cannot answer fails the attempt (retried): read as "nothing released", an attempt whose send
+    // went unrecorded (its worker died before the heartbeat) would send again.
+    const earlier = (await releasedBefore(lockId, owner)) as T | undefined;
     if (earlier !== undefined) {
       log.warn('an earlier attempt released its lock with this outcome; its answer was lost', { lockId });
       return { ...earlier, reconciled: true };
@@ -276,13 +274,8 @@ export async function afterUnanswered<T extends { reconciled: boolean }>(
     await release(lockId, lock.runId, `released: its holder ${activityId} went unanswered`, found);
     return found;
   }
-  // Visibility that cannot answer leaves it to the lookup.
-  const recorded = (await (ours ? outcomeOf(lockId, lock.runId) : releasedBefore(lockId, owner)).catch(
-    (err: unknown) => {
-      log.warn('could not read the lock runs of an unanswered activity', { lockId, error: (err as Error).message });
-      return undefined;
-    },
-  )) as T | undefined;
+  // Visibility that cannot answer fails this lookup (retried), rather than read as "nothing created".
+  const recorded = (await (ours ? outcomeOf(lockId, lock.runId) : releasedBefore(lockId, owner))) as T | undefined;
   if (recorded !== undefined) return { ...recorded, reconciled: true };
   // A lock of its own released without an outcome (taken over, or refused) may still have covered a send.
   return sent || ours ? find(ours ? lock.startTime.getTime() : undefined) : undefined;

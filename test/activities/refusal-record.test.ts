@@ -2,7 +2,8 @@
  * The record an attempt leaves when it ends with nothing outstanding (settle.ts `Refused`): the next attempt sends at
  * once, and only that one. A later attempt that started from it may have sent and died before its own record
  * reached Temporal (the keep-alive ticker repeats the refusal until then), so an attempt two after the refusal looks
- * for what was sent instead of sending again. For jobs, orders and applies alike.
+ * for what was sent instead of sending again. For jobs, orders and applies alike. Likewise, a retry that cannot read
+ * what an earlier attempt released (visibility down) fails, rather than take "nothing" for an answer and send.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -89,6 +90,39 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
       const next = await attemptOf(2, { phase: 'rejected', attempt: 1 }, acts.runOrder, { ...order, wait: false });
       assert.equal(next.reconciled, false, 'right after the refusal: created at once');
       assert.equal(sim.controls.orders().length, before + 2);
+    });
+  });
+
+  test('a retried wait that cannot read visibility fails the attempt; it does not send as if nothing was released', async () => {
+    // The earlier attempt may have released its lock with the job it created, its send unrecorded (its worker died
+    // before the heartbeat): read as "nothing released", the retry would take the lock afresh and send a second job.
+    await withFreshSimulator(async (sim) => {
+      const acts = createActivities(await simDeps(sim));
+      const client = {
+        withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
+        options: { namespace: 'default' },
+        workflow: {
+          list: () => {
+            throw new Error('visibility unavailable');
+          },
+          start: async () => ({ firstExecutionRunId: 'lock-run' }),
+          getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }),
+        },
+        workflowService: { terminateWorkflowExecution: async () => ({}) },
+      };
+      const env = new MockActivityEnvironment({ attempt: 2, heartbeatTimeoutMs: 0 }, { ...quiet, client } as never);
+      const before = sim.controls.jobs().length;
+      const out = await env
+        .run(acts.submitAndWaitForJob, {
+          profile: 'default',
+          pollIntervalMs: 100,
+          maxPollIntervalMs: 100,
+          submit: { kind: 'profiling' as const, targetId: TG.sales, lock: 'dataops-submit/default/profiling/x' },
+        })
+        .catch((e: unknown) => e);
+      assert.ok(out instanceof ApplicationFailure && !out.nonRetryable, `a retryable failure: ${String(out)}`);
+      assert.match(out.message, /visibility unavailable/);
+      assert.equal(sim.controls.jobs().length, before, 'nothing sent');
     });
   });
 
