@@ -12,6 +12,7 @@ import { roomForAnotherAttempt } from './deadline.js';
 import { SubmissionOutcomePending, SubmissionOutcomeUnknown } from './errors.js';
 import { lookUp, type LookupTarget, type Watermark } from './reconcile.js';
 import { lookUntilSettled, pause } from './settle.js';
+import { createdByEarlierHolders } from './lock-records.js';
 
 export interface LostSend {
   sentAt: number;
@@ -28,9 +29,15 @@ const CADENCE = { firstMs: 1_000, everyMs: 5_000 };
 const LONGEST_PAUSE_MS = 30_000;
 
 export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobSubmitted | undefined> {
+  // Without a watermark, the jobs since the fallback time include those of the submissions before ours on the target
+  // (a run minutes ago): never ours, and recorded by their locks.
+  const others =
+    lost.mark === null && t.lockId ? await createdByEarlierHolders(t.lockId, lost.fallbackSinceMs) : new Set<string>();
+  if (lost.mark === null)
+    log.warn('looking for a lost submission without its watermark', { targetId: t.targetId, others: [...others] });
   /** The job found, none, or the new jobs whose target cannot be told yet. */
   const look = async (): Promise<JobSubmitted | undefined | string[]> => {
-    const res = await lookUp(t, lost.mark, lost.fallbackSinceMs);
+    const res = await lookUp(t, lost.mark, lost.fallbackSinceMs, others);
     if ('found' in res) {
       log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
       return { jobId: res.found.id, createdAt: res.found.created_at, reconciled: true };

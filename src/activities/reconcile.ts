@@ -32,6 +32,8 @@ export interface LookupTarget {
   /** Carried in the test run's caller metadata; identifies our own submission exactly. */
   submissionId: string;
   signal: AbortSignal;
+  /** The per-target lock the submission was made under, if any: earlier holders recorded the jobs they created. */
+  lockId?: string | undefined;
 }
 
 /** Notes the newest jobs of the kind, before sending. */
@@ -46,10 +48,16 @@ export async function takeWatermark(t: LookupTarget): Promise<Watermark> {
 
 /**
  * Jobs of the kind created after the watermark (newest first). Without a watermark (the attempt that took it died
- * before its heartbeat reached Temporal), jobs created since `fallbackSinceMs`.
+ * before its heartbeat reached Temporal), jobs created since `fallbackSinceMs`, except `others`: the jobs other
+ * submissions of ours are known to have created (recorded by the earlier holders of the target's lock).
  */
-async function newJobs(t: LookupTarget, mark: Watermark | null, fallbackSinceMs: number): Promise<Job[]> {
-  const known = new Set(mark?.ids ?? []);
+async function newJobs(
+  t: LookupTarget,
+  mark: Watermark | null,
+  fallbackSinceMs: number,
+  others: ReadonlySet<string>,
+): Promise<Job[]> {
+  const known = new Set([...(mark?.ids ?? []), ...others]);
   const since = mark ? (mark.newest === null ? -Infinity : Date.parse(mark.newest)) : fallbackSinceMs;
   const out: Job[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
@@ -110,10 +118,15 @@ async function identifyBy(t: LookupTarget, job: Job): Promise<Verdict> {
 }
 
 /** Looks for the job our submission created among the jobs newer than the watermark. */
-export async function lookUp(t: LookupTarget, mark: Watermark | null, fallbackSinceMs: number): Promise<Lookup> {
+export async function lookUp(
+  t: LookupTarget,
+  mark: Watermark | null,
+  fallbackSinceMs: number,
+  others: ReadonlySet<string> = new Set(),
+): Promise<Lookup> {
   const ours: Job[] = [];
   const undetermined: string[] = [];
-  for (const job of await newJobs(t, mark, fallbackSinceMs)) {
+  for (const job of await newJobs(t, mark, fallbackSinceMs, others)) {
     const verdict = await identify(t, job);
     if (verdict === 'ours') ours.push(job);
     else if (verdict === 'undetermined') undetermined.push(job.id);

@@ -180,7 +180,7 @@ export function submitter(ctx: ActivityContext) {
   /** Where the jobs a submission of activity `activityId` (of this workflow) may have created are looked up. */
   function lookupTarget(
     kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'>,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'lock'>,
     activityId: string,
     signal: AbortSignal,
   ) {
@@ -190,7 +190,7 @@ export function submitter(ctx: ActivityContext) {
     const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${activityId}`;
     const { jobKey } = KINDS[kind];
     const target: LookupTarget | undefined = projectCode
-      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal }
+      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, lockId: input.lock }
       : undefined;
     return { client, submissionId, target };
   }
@@ -221,7 +221,7 @@ export function submitter(ctx: ActivityContext) {
   /** Sends the submission once: an attempt after one that may have sent looks for its job first. */
   async function sendOnce(
     kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller'>,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller' | 'lock'>,
     signal: AbortSignal,
     prior: Prior,
     record: RecordPhase,

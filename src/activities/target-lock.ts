@@ -19,23 +19,11 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/common';
 import { toFailure } from './errors.js';
+import { LOCK_WORKFLOW_TYPE, outcomeOf, releasedBefore, same, type Owner } from './lock-records.js';
 import type { LockHeld } from '../contract/lock-held.js';
 
 export type { Locked } from '../contract/lock-held.js';
-
-/** The lock's workflow type: it completes at once if it ever runs (its start delay passed with nobody releasing it). */
-export const LOCK_WORKFLOW_TYPE = 'targetLock';
-
-interface Owner {
-  workflowId: string;
-  runId: string;
-  activityId: string;
-  /**
-   * `submitted`: the owner is a wait that submits its own job and then follows it for hours; the lock is free once
-   * the wait's heartbeat details name the job it submitted, even if its release failed.
-   */
-  freedBy?: 'submitted';
-}
+export { LOCK_WORKFLOW_TYPE, createdByEarlierHolders } from './lock-records.js';
 
 /**
  * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits the
@@ -53,13 +41,6 @@ function me(): Owner {
     activityId: info.activityId,
   };
 }
-
-const same = (a: unknown, b: Owner): boolean =>
-  typeof a === 'object' &&
-  a !== null &&
-  (a as Owner).workflowId === b.workflowId &&
-  (a as Owner).runId === b.runId &&
-  (a as Owner).activityId === b.activityId;
 
 const named = (o: unknown): string =>
   typeof o === 'object' && o !== null ? `workflow ${(o as Owner).workflowId}` : 'an unknown owner';
@@ -181,30 +162,6 @@ async function release(lockId: string, runId: string, reason: string, outcome?: 
       await new Promise((r) => setTimeout(r, 250 * 4 ** tries));
     }
   }
-}
-
-/** The outcome a lock run's release recorded (its termination's details), if any. */
-async function outcomeOf(lockId: string, runId: string): Promise<unknown> {
-  const events = (await Context.current().client.workflow.getHandle(lockId, runId).fetchHistory()).events ?? [];
-  const payload = events.at(-1)?.workflowExecutionTerminatedEventAttributes?.details?.payloads?.[0];
-  const recorded = payload ? defaultPayloadConverter.fromPayload<{ outcome?: unknown }>(payload) : undefined;
-  return recorded?.outcome;
-}
-
-/**
- * The outcome an earlier attempt of this activity recorded when it released its lock, when the attempt's answer
- * was then lost (a worker that died between the release and the report). Read only by retries.
- */
-async function releasedBefore(lockId: string, owner: Owner): Promise<unknown> {
-  if (/['"\\]/.test(lockId)) return undefined; // not expressible in a visibility query: the lookup decides
-  const client = Context.current().client;
-  let seen = 0;
-  for await (const run of client.workflow.list({ query: `WorkflowId = '${lockId}'` })) {
-    if (++seen > 20) break;
-    if (run.type !== LOCK_WORKFLOW_TYPE || !same(run.memo?.['owner'], owner)) continue;
-    return outcomeOf(lockId, run.runId);
-  }
-  return undefined;
 }
 
 /** Whether this activity's workflow is gone (terminated, timed out): nobody will hear of what it created. */
