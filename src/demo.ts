@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -21,6 +20,7 @@ import { resolveDevServer } from './local/temporal-servers.js';
 import { SEED_IDS, SEED_USERS, startSimulator } from './simulator/index.js';
 import { runCli } from './starter.js';
 import { createWorker } from './worker.js';
+import { isEntryPoint } from './local/entry-point.js';
 
 const TASK_QUEUE = 'dataops-demo';
 
@@ -138,7 +138,7 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
   return code;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isEntryPoint(import.meta.url)) {
   const { values } = parseArgs({ options: { keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     console.log('usage: npm start [-- --keep]   (runs the demo on a local dev server and the simulator)');

@@ -3,13 +3,13 @@
  * The starter CLI (`npm run cli -- <command>` or `node dist/src/starter.js <command>`): start and follow pipelines,
  * jobs, orders and promotions, approve or reject promotions, cancel, and manage schedules. `--help` on each command.
  */
-import { pathToFileURL } from 'node:url';
 import { CommanderError } from 'commander';
 import { UsageError } from './cli/parsers.js';
 import { buildProgram } from './cli/program.js';
 import { NotFound, type CliIO } from './cli/runner.js';
 import { EXIT } from './cli/format.js';
 import { ConfigError } from './config/env.js';
+import { isEntryPoint } from './local/entry-point.js';
 
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -39,7 +39,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isEntryPoint(import.meta.url)) {
   runCli(process.argv.slice(2), { out: process.stdout, err: process.stderr }).then(
     (code) => process.exit(code),
     (err: unknown) => {

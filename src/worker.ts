@@ -4,7 +4,7 @@
  * Scale out by running more workers on the same task queue.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   DefaultLogger,
   makeTelemetryFilterString,
@@ -26,6 +26,7 @@ import { OTEL_WORKFLOW_INTERCEPTORS, startTracing, type Tracing } from './teleme
 import { ensureSearchAttributes, missingSearchAttributes, registrationCommands } from './setup/search-attributes.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
 import { dataopsNexusHandler } from './nexus/handler.js';
+import { isEntryPoint } from './local/entry-point.js';
 
 /** One client per credential profile. Secrets stay inside the clients; nothing else holds them. */
 export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityDeps & { close(): void }> {
@@ -234,6 +235,11 @@ export async function createWorker(
   return { worker: new ProjectWorker(main, waits), deps };
 }
 
+// For a team's own worker (`dataops-temporal/worker`): the configuration read from the environment, the activities'
+// dependencies built from it, and the waits task queue a second worker serves (see README "In your own worker").
+export { loadWorkerConfig, type WorkerConfig } from './config/worker.js';
+export { waitsQueueActivities, waitsTaskQueue } from './contract/activity-options.js';
+
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   installRuntime(config);
@@ -253,7 +259,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isEntryPoint(import.meta.url)) {
   main().catch((err: unknown) => {
     console.error(err instanceof ConfigError ? err.message : err);
     process.exit(1);

@@ -34,11 +34,12 @@ export interface PinnedVersions {
 /** The versions pinned in package.json: the one place where they are set. */
 export function pinnedVersions(root: string = packageRoot()): PinnedVersions {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
+    devDependencies?: Record<string, string>;
     config: { temporalCli: string; temporalTestServer: string; testgen: string; objectStore: string };
   };
-  const sdk = pkg.dependencies['@temporalio/client'];
-  if (!sdk) throw new Error('package.json has no @temporalio/client dependency');
+  // The SDK is a peer of the package; the version it is developed and tested with is pinned among its dev dependencies.
+  const sdk = pkg.devDependencies?.['@temporalio/client'];
+  if (!sdk) throw new Error('package.json has no @temporalio/client dev dependency');
   const { temporalCli: cli, temporalTestServer: testServer, testgen, objectStore } = pkg.config;
   return { sdk, cli, testServer, testgen, objectStore };
 }

@@ -16,11 +16,19 @@ function fakeExecutable(path: string): string {
 }
 
 describe('Temporal server resolution', () => {
-  test('every @temporalio dependency is pinned to one exact version', () => {
+  test('every @temporalio package is a peer with a range, developed against one exact version', () => {
     const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
     };
-    const temporal = Object.entries(pkg.dependencies).filter(([name]) => name.startsWith('@temporalio/'));
+    assert.deepEqual(
+      Object.keys(pkg.dependencies).filter((name) => name.startsWith('@temporalio/')),
+      [],
+      'no SDK package is a hard dependency: a team installing us keeps its own copy',
+    );
+    const temporal = Object.entries(pkg.devDependencies).filter(([name]) => name.startsWith('@temporalio/'));
+    for (const [name, version] of temporal) assert.equal(pkg.peerDependencies[name], `^${version}`, name);
     assert.ok(temporal.length >= 5, 'expected client, worker, workflow, activity and testing');
     const versions = new Set(temporal.map(([, v]) => v));
     assert.equal(versions.size, 1, `SDK versions differ: ${JSON.stringify(Object.fromEntries(temporal))}`);

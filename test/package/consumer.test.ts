@@ -1,0 +1,186 @@
+/**
+ * The package as a Temporal team installs it: `npm pack`, the tarball installed into a scratch project outside the
+ * repository, and there, with only the documented entry points, one worker that registers our workflows and
+ * activities next to a workflow of the team's own, which runs our pipeline as a child, against the simulator; then
+ * the packed `dataops` CLI reads that child. A deep import fails: the package's `exports` allow only its entry points.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { packageRoot } from '../../src/local/package-root.js';
+import { runProcess, simulatorService, startProcess, type Proc } from '../helpers/processes.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const LONG = { timeout: 10 * 60_000 };
+const root = packageRoot();
+const npm = (args: string[], cwd: string) =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+
+/** The team's workflows: ours, re-exported from the package's workflows entry, and one of its own. */
+const TEAM_WORKFLOWS = `
+export * from 'dataops-temporal/workflows';
+import { executeChild, workflowInfo } from '@temporalio/workflow';
+
+export async function nightlyQuality(input) {
+  const result = await executeChild('dataQualityPipeline', {
+    args: [input],
+    workflowId: workflowInfo().workflowId + '-pipeline',
+  });
+  return { verdict: result.status, profilingJob: result.profiling.job.jobId };
+}
+`;
+
+/** The team's worker: our activities and its own, our workflows and its own; the waits queue on a second worker. */
+const TEAM_WORKER = `
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from 'dataops-temporal/activities';
+import { buildActivityDeps, loadWorkerConfig, waitsQueueActivities, waitsTaskQueue } from 'dataops-temporal/worker';
+
+const config = loadWorkerConfig();
+const deps = await buildActivityDeps(config);
+const activities = { ...createActivities(deps), teamNotify: async () => 'noted' };
+const connection = await NativeConnection.connect({ address: config.temporal.address });
+const taskQueue = config.temporal.taskQueue;
+const main = await Worker.create({
+  connection,
+  taskQueue,
+  workflowsPath: fileURLToPath(new URL('./team-workflows.js', import.meta.url)),
+  activities,
+});
+const waits = await Worker.create({
+  connection,
+  taskQueue: waitsTaskQueue(taskQueue),
+  activities: waitsQueueActivities(activities),
+});
+console.log('team worker running');
+await Promise.all([main.run(), waits.run()]);
+`;
+
+describe('the packed package in a project of its own', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  let scratch: string;
+  let packed: { files: { path: string }[] }[];
+  let worker: Proc | undefined;
+
+  before(async () => {
+    t = await startDevServerEnv();
+    ({ sim } = await startTestSimulator());
+    scratch = mkdtempSync(join(tmpdir(), 'dataops-consumer-'));
+    // Packed from what `npm test` built (prepack would build it again).
+    packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], root)) as never;
+    const tarball = join(scratch, (packed[0] as unknown as { filename: string }).filename);
+    const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    const temporal = Object.fromEntries(
+      Object.entries(own.devDependencies).filter(([k]) => k.startsWith('@temporalio/')),
+    );
+    writeFileSync(
+      join(scratch, 'package.json'),
+      JSON.stringify({
+        name: 'team-worker',
+        private: true,
+        type: 'module',
+        dependencies: { 'dataops-temporal': `file:${tarball}`, ...temporal },
+      }),
+    );
+    npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], scratch);
+    writeFileSync(join(scratch, 'team-workflows.js'), TEAM_WORKFLOWS);
+    writeFileSync(join(scratch, 'team-worker.js'), TEAM_WORKER);
+  }, LONG);
+  after(async () => {
+    await worker?.stop('SIGKILL');
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  test('the tarball ships built JavaScript with types and source maps, and nothing from test/', () => {
+    const files = packed[0]!.files.map((f) => f.path);
+    for (const entry of [
+      'activities/index',
+      'workflows/index',
+      'contract/index',
+      'worker',
+      'simulator/index',
+      'starter',
+    ])
+      for (const ext of ['.js', '.d.ts', '.js.map'])
+        assert.ok(files.includes(`dist/src/${entry}${ext}`), `dist/src/${entry}${ext} is packed`);
+    assert.deepEqual(
+      files.filter((f) => /^(test|bench|src)\/|^dist\/(test|bench)\//.test(f)),
+      [],
+      'no sources, tests or benchmarks',
+    );
+  });
+
+  test(
+    "a team's workflow runs our pipeline as a child on the team's worker; the packed CLI reads it",
+    LONG,
+    async () => {
+      const address = t.env.connection.options.address;
+      const taskQueue = uniqueTaskQueue('team');
+      worker = startProcess([join(scratch, 'team-worker.js')], {
+        TEMPORAL_ADDRESS: address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        DATAOPS_BLOB_DIR: join(scratch, 'blobs'),
+        DATAOPS_SEARCH_ATTRIBUTES: 'off',
+        ...simulatorService(sim.url),
+      });
+      await eventually('the team worker', () => worker!.output().includes('team worker running'), {
+        tries: 2_400,
+        delayMs: 50,
+      });
+      const input = {
+        tableGroupId: SEED_IDS.tableGroups.finance,
+        testSuiteId: SEED_IDS.testSuites.financeProd,
+        testGeneration: 'skip',
+        pollIntervalMs: 200,
+      };
+      const workflowId = uniqueTaskQueue('nightly');
+      const result = (await t.env.client.workflow.execute('nightlyQuality', {
+        taskQueue,
+        workflowId,
+        args: [input],
+      })) as {
+        verdict: string;
+        profilingJob: string;
+      };
+      assert.equal(result.verdict, 'passed', worker.output());
+      assert.equal(sim.controls.job(result.profilingJob)?.table_group_id, input.tableGroupId);
+
+      const cli = await runProcess(
+        join(scratch, 'node_modules', '.bin', 'dataops'),
+        ['status', `${workflowId}-pipeline`, '--json'],
+        {
+          TEMPORAL_ADDRESS: address,
+        },
+      );
+      assert.equal(cli.code, 0, cli.out);
+      const status = JSON.parse(cli.out.slice(cli.out.indexOf('{'))) as { status: string; type: string };
+      assert.equal(status.type, 'dataQualityPipeline');
+      assert.equal(status.status, 'COMPLETED');
+    },
+  );
+
+  test('a deep import is refused: only the entry points are public', () => {
+    const probe = join(scratch, 'deep.js');
+    writeFileSync(probe, "await import('dataops-temporal/dist/src/api/index.js');\n");
+    const run = (() => {
+      try {
+        execFileSync(process.execPath, [probe], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        return '';
+      } catch (err) {
+        return String((err as { stderr?: string }).stderr);
+      }
+    })();
+    assert.match(run, /ERR_PACKAGE_PATH_NOT_EXPORTED/);
+  });
+});
