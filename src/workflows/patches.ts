@@ -61,6 +61,11 @@ export const PATCHES = {
    * and ends cancelled, creating nothing (submission.ts). Checked with `patched()` itself, and only on that path.
    */
   cancellableLockWait: 'cancellable-lock-wait-v1',
+  /**
+   * A job's cancel that the service refuses with credentials it refused for good (AuthenticationFailed) is not asked
+   * again for cancelTimeoutMs (remote-cancel.ts). Checked with `patched()` itself, and only on that path.
+   */
+  deadCredentialsEndCancel: 'dead-credentials-end-cancel-v1',
 } as const;
 type Patch = keyof typeof PATCHES;
 

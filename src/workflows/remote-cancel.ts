@@ -7,6 +7,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   log,
+  patched,
   proxyActivities,
   sleep,
   upsertMemo,
@@ -16,6 +17,7 @@ import type { Activities } from '../activities/index.js';
 import { heartbeatWaiting, waitsTaskQueue } from '../contract/activity-options.js';
 import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
+import { PATCHES } from './patches.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
 /**
@@ -108,6 +110,9 @@ async function cancelOnce(t: Tracker, opts: JobOptions, jobId: string, reason: C
         const left = deadline - Date.now();
         log.warn('the remote job is not confirmed canceled yet', { jobId, error, round });
         if (left < 1_000) break;
+        // Credentials the service refused for good (the activity already tried a fresh token): asking again for
+        // cancelTimeoutMs cannot succeed, and keeps the workflow from saying the job was left running.
+        if (rootType(err) === 'AuthenticationFailed' && patched(PATCHES.deadCredentialsEndCancel)) break;
         await sleep(Math.min(left, 500 * 2 ** Math.min(round, 6)));
       }
     }
@@ -135,6 +140,14 @@ export function unconfirmedCancel(outcome: RemoteCancel): ApplicationFailure {
     message: `the workflow was cancelled, but job ${outcome.jobId} could not be confirmed canceled (last status ${outcome.finalStatus}${outcome.error ? `; ${outcome.error}` : ''}); it may still be running`,
     details: [{ remoteCancel: outcome }],
   });
+}
+
+/** The type of the application failure at the root of a failure chain, if any. */
+function rootType(err: unknown): string | undefined {
+  let type: string | undefined;
+  for (let e: unknown = err; e instanceof Error; e = e.cause)
+    if (e instanceof ApplicationFailure) type = e.type ?? type;
+  return type;
 }
 
 /** The message at the root of a failure chain (ActivityFailure → ApplicationFailure → …). */
