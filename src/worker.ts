@@ -21,6 +21,7 @@ import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
 import { temporalConnectionOptions } from './config/temporal.js';
 import { countFailures } from './telemetry/activity-failures.js';
+import { watchCredentialLifetimes } from './telemetry/credential-lifetime.js';
 import { observeServiceCalls } from './telemetry/service-calls.js';
 import { OTEL_WORKFLOW_INTERCEPTORS, startTracing, type Tracing } from './telemetry/tracing.js';
 import { ensureSearchAttributes, missingSearchAttributes, registrationCommands } from './setup/search-attributes.js';
@@ -33,6 +34,9 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
   const logger = Runtime.instance().logger;
   const claimChecks = await openClaimChecks(config, (message, meta) => {
     logger.info(message, meta);
+  });
+  const stopWatching = watchCredentialLifetimes(config.service.profiles, Runtime.instance().metricMeter, (m, meta) => {
+    logger.warn(m, meta);
   });
   const profiles: ActivityDeps['profiles'] = {};
   for (const [name, p] of Object.entries(config.service.profiles)) {
@@ -60,6 +64,7 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
     ...(config.blobRetentionDays ? { claimCheckRetentionMs: config.blobRetentionDays * 24 * 3_600_000 } : {}),
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
     close: () => {
+      stopWatching();
       claimChecks.close();
       Object.values(profiles).forEach((p) => p.client.close());
     },

@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { loadStarterConfig } from '../config/starter.js';
 import { registerAdminCommands } from './commands/admin.js';
+import { registerAuthCommand } from './commands/auth.js';
 import { registerListCommand } from './commands/list.js';
 import { registerPromoteCommands } from './commands/promote.js';
 import { registerRunCommands } from './commands/run.js';
@@ -51,6 +52,7 @@ export function buildProgram(io: CliIO, exit: (code: number) => void): { program
   registerRunCommands(program, ctx);
   registerPromoteCommands(program, ctx);
   registerAdminCommands(program, ctx);
+  registerAuthCommand(program, ctx);
   registerListCommand(program, ctx);
   registerScheduleCommands(program, ctx);
   registerSetupCommands(program, ctx);

@@ -3,6 +3,7 @@
  * profile, from `DATAOPS_*` (profile `default`) or `DATAOPS_<NAME>_*` variables. Secrets come from variables or
  * `*_FILE` files and are never shown.
  */
+import { tokenExpiresAt } from '../api/token-expiry.js';
 import { type Env, type Problems, type ReadFile, httpUrl, readEnv, secret, text } from './env.js';
 
 export interface ProfileConfig {
@@ -66,9 +67,36 @@ function readApiBearer(prefix: string, env: Env, read: ReadFile, problems: Probl
       refreshToken: refreshToken ?? '',
     };
   }
-  if (token) return { type: 'static', token };
+  if (token) {
+    // A personal access token is a JWT that says when it expires: one already past it cannot work, so say so now.
+    const expiresAt = tokenExpiresAt(token);
+    if (expiresAt !== undefined && expiresAt <= Date.now())
+      problems.add(
+        `${prefix}API_TOKEN`,
+        `the token expired on ${new Date(expiresAt).toISOString()} (its exp claim): issue a new personal access token`,
+      );
+    return { type: 'static', token };
+  }
   if (tokenFile) return { type: 'file', path: tokenFile };
   return undefined;
+}
+
+/** The profiles named in `list` (DATAOPS_PROFILES, comma-separated). */
+export function readProfiles(
+  list: string,
+  env: Env,
+  read: ReadFile,
+  problems: Problems,
+): Record<string, ProfileConfig> {
+  const profiles: Record<string, ProfileConfig> = {};
+  for (const name of list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (/^[A-Za-z0-9_-]+$/.test(name)) profiles[name] = readProfile(name, env, read, problems);
+    else problems.add('DATAOPS_PROFILES', `profile name '${name}' may use letters, digits, _ and - only`);
+  }
+  return profiles;
 }
 
 export function readProfile(name: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig {

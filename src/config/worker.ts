@@ -20,7 +20,7 @@ import {
   textOr,
 } from './env.js';
 import { SCORE_SCALES, type ScoreScale } from '../vocabulary.js';
-import { type ProfileConfig, readProfile } from './profiles.js';
+import { type ProfileConfig, readProfiles } from './profiles.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
 import { type ObjectStoreConfig, readObjectStoreConfig } from './object-store.js';
@@ -175,6 +175,18 @@ const workerEnv = {
 /**
  * Reads and validates the worker's configuration. Every problem is collected and reported at once, by key.
  */
+/** The credential profiles alone, as the worker reads them (for `dataops auth`). */
+export function loadWorkerProfiles(
+  env: Env = processEnv(),
+  read: ReadFile = readFromDisk,
+): Record<string, ProfileConfig> {
+  const problems = new Problems();
+  const v = readEnv({ DATAOPS_PROFILES: workerEnv.DATAOPS_PROFILES }, env, problems);
+  const profiles = readProfiles(v.DATAOPS_PROFILES, env, read, problems);
+  problems.check();
+  return profiles;
+}
+
 export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readFromDisk): WorkerConfig {
   const problems = new Problems();
   const temporal = readTemporalConfig(env, read, problems);
@@ -184,13 +196,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
   if (Boolean(env.DATAOPS_DEPLOYMENT_NAME) !== Boolean(env.DATAOPS_BUILD_ID))
     problems.add('DATAOPS_DEPLOYMENT_NAME and DATAOPS_BUILD_ID', 'set both (a versioned worker) or neither');
 
-  const profiles: Record<string, ProfileConfig> = {};
-  for (const name of v.DATAOPS_PROFILES.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    if (/^[A-Za-z0-9_-]+$/.test(name)) profiles[name] = readProfile(name, env, read, problems);
-    else problems.add('DATAOPS_PROFILES', `profile name '${name}' may use letters, digits, _ and - only`);
-  }
+  const profiles = readProfiles(v.DATAOPS_PROFILES, env, read, problems);
   problems.check();
 
   const paths = {

@@ -22,8 +22,13 @@ export function login(ctx: SimContext, username: string, password: string): stri
 }
 
 export function issueToken(ctx: SimContext, username: string, kind: 'session' | 'api', lifetimeMs: number): string {
-  const token = randomBytes(24).toString('base64url');
   const now = ctx.clock.now();
+  // API tokens are JWTs that say when they expire, as TestGen's personal access tokens (unsigned here: the simulator
+  // looks them up by value); session tokens are opaque.
+  const claims = { sub: username, iat: Math.floor(now / 1000), exp: Math.floor((now + lifetimeMs) / 1000) };
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const random = randomBytes(24).toString('base64url');
+  const token = kind === 'api' ? `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.${random}` : random;
   ctx.state.tokens[token] = { username, issued_at: now, expires_at: now + lifetimeMs, revoked: false, kind };
   return token;
 }
