@@ -4,41 +4,32 @@
  * job as not confirmed canceled with the reason, and fails at once, rather than ask again for cancelTimeoutMs.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { progressQuery } from '../../src/contract/index.js';
-import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { FROZEN, clientFor, startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { FROZEN, clientFor } from '../helpers/sim.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
 
 describe('credentials refused for good in the middle of a job', () => {
-  let t: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    t = await startDevServerEnv();
-    ({ sim } = await startTestSimulator({ jobDurations: FROZEN }));
-  });
-  after(async () => {
-    await sim?.close();
-    await t?.env.teardown();
-  });
+  const s = devServerAndSimulator({ jobDurations: FROZEN });
 
   test('the cancel is asked once, the job is named as not confirmed canceled, and the workflow fails at once', async () => {
-    const token = sim.controls.issueApiToken('alice', 60 * 60_000);
-    const client = await clientFor(sim, 'admin', { apiBearer: { type: 'static', token } });
-    const deps = await simDeps(sim, { profiles: { default: { client, projectCode: 'DEMO' } } });
-    await withProjectWorker(t.env, deps, async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('profileTableGroup', {
+    const token = s.sim.controls.issueApiToken('alice', 60 * 60_000);
+    const client = await clientFor(s.sim, 'admin', { apiBearer: { type: 'static', token } });
+    const deps = await simDeps(s.sim, { profiles: { default: { client, projectCode: 'DEMO' } } });
+    await withProjectWorker(s.d.env, deps, async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('profileTableGroup', {
         taskQueue,
         workflowId: `dead-credentials-${taskQueue}`,
         args: [{ tableGroupId: TG.finance, pollIntervalMs: 200, maxPollIntervalMs: 200, cancelTimeoutMs: 120_000 }],
       });
       const job = await eventually('the job', async () => (await handle.query(progressQuery)).jobs[0]);
-      sim.controls.revokeTokens('alice'); // the token is refused from now on, and nothing can renew it
+      s.sim.controls.revokeTokens('alice'); // the token is refused from now on, and nothing can renew it
       const err = await handle.result().catch((e: unknown) => e);
       assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ActivityFailure, String(err));
       assert.ok(err.cause.cause instanceof ApplicationFailure);
@@ -50,7 +41,7 @@ describe('credentials refused for good in the middle of a job', () => {
       const events = (await handle.fetchHistory()).events ?? [];
       const cancels = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'cancelJob');
       assert.equal(cancels.length, 1, 'asked once, not again for cancelTimeoutMs');
-      assert.equal(sim.controls.job(job.jobId)?.status, 'pending', 'left running, as the failure records');
+      assert.equal(s.sim.controls.job(job.jobId)?.status, 'pending', 'left running, as the failure records');
     });
   });
 });

@@ -5,30 +5,19 @@
  * cancel it.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { progressQuery } from '../../src/contract/index.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
 const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
 
 describe('a cancel while the submission waits for a held target', () => {
-  let t: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    t = await startDevServerEnv();
-    ({ sim } = await startTestSimulator({ jobDurations: SLOW }));
-  });
-  after(async () => {
-    await sim?.close();
-    await t?.env.teardown();
-  });
+  const s = devServerAndSimulator({ jobDurations: SLOW });
 
   for (const [strategy, extra] of [
     ['deferrable', { waitStrategy: 'deferrable' }],
@@ -37,27 +26,27 @@ describe('a cancel while the submission waits for a held target', () => {
     test(`${strategy}: ends cancelled and creates nothing`, async () => {
       const target = strategy === 'deferrable' ? TG.finance : TG.sales;
       const profiling = () =>
-        sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
+        s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
       const before = profiling().length;
       // The first workflow's submission is held by the service: it holds the target's lock meanwhile.
-      const held = sim.controls.addFault({
+      const held = s.sim.controls.addFault({
         kind: 'delay',
         delay_ms: 8_000,
         method: 'POST',
         path: `/table-groups/${target}/profiling-runs`,
       });
-      await withProjectWorker(t.env, await simDeps(sim, { submitSettleMs: 20_000 }), async (taskQueue) => {
+      await withProjectWorker(s.d.env, await simDeps(s.sim, { submitSettleMs: 20_000 }), async (taskQueue) => {
         const args = { tableGroupId: target, pollIntervalMs: 200, maxPollIntervalMs: 200, ...extra };
-        const first = await t.env.client.workflow.start('profileTableGroup', {
+        const first = await s.d.env.client.workflow.start('profileTableGroup', {
           taskQueue,
           workflowId: `lock-first-${strategy}-${taskQueue}`,
           args: [args],
         });
         await eventually(
           'the first submission held',
-          () => sim.controls.faults().find((f) => f.id === held.id)?.hits === 1,
+          () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1,
         );
-        const second = await t.env.client.workflow.start('profileTableGroup', {
+        const second = await s.d.env.client.workflow.start('profileTableGroup', {
           taskQueue,
           workflowId: `lock-second-${strategy}-${taskQueue}`,
           args: [args],

@@ -5,14 +5,13 @@
  * activity is scheduled before the wait's end is recorded.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { progressQuery } from '../../src/contract/index.js';
-import type { JobRecord, RunningSimulator } from '../../src/simulator/index.js';
+import type { JobRecord } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -22,21 +21,12 @@ const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs:
 const LATE_HEARING = { pollIntervalMs: 100, maxPollIntervalMs: 100, heartbeatTimeoutMs: 60_000 };
 
 describe('a workflow cancel reaches the job before the wait hears of it', () => {
-  let t: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    t = await startDevServerEnv();
-    ({ sim } = await startTestSimulator({ jobDurations: SLOW }));
-  });
-  after(async () => {
-    await sim?.close();
-    await t?.env.teardown();
-  });
+  const s = devServerAndSimulator({ jobDurations: SLOW });
 
-  const known = () => new Set(sim.controls.jobs().map((j) => j.id));
+  const known = () => new Set(s.sim.controls.jobs().map((j) => j.id));
   const newJob = (key: string, target: string, seen: Set<string>) =>
     eventually(`a new ${key} job`, () =>
-      sim.controls
+      s.sim.controls
         .jobs()
         .find(
           (j) => j.job_key === key && (j.table_group_id === target || j.test_suite_id === target) && !seen.has(j.id),
@@ -67,8 +57,8 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
   async function expectCancelled(handle: WorkflowHandle, job: JobRecord, waitType: string) {
     const err = await handle.result().catch((e: unknown) => e);
     assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));
-    assert.equal(sim.controls.job(job.id)?.status, 'canceled');
-    assert.equal(sim.controls.counters().cancels[job.id], 1, 'cancelled once, though two endings asked for it');
+    assert.equal(s.sim.controls.job(job.id)?.status, 'canceled');
+    assert.equal(s.sim.controls.counters().cancels[job.id], 1, 'cancelled once, though two endings asked for it');
     const { remoteCancel } = await handle.query(progressQuery);
     assert.equal(remoteCancel?.confirmed, true);
     assert.equal(remoteCancel?.alreadyTerminal, false, 'the wait saw our own cancel; the job had not ended before');
@@ -82,16 +72,16 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
 
   test('a cancel while the submission is in flight reaches the job as soon as the wait names it', async () => {
     const before = known();
-    const fault = sim.controls.addFault({ kind: 'delay', delay_ms: 1_000, method: 'POST', path: '/profiling-runs' });
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('profileTableGroup', {
+    const fault = s.sim.controls.addFault({ kind: 'delay', delay_ms: 1_000, method: 'POST', path: '/profiling-runs' });
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('profileTableGroup', {
         taskQueue,
         workflowId: `prompt-submit-${taskQueue}`,
         args: [{ tableGroupId: TG.finance, ...LATE_HEARING }],
       });
       await eventually(
         'the submission in flight',
-        () => sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
+        () => s.sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
       );
       await handle.cancel();
       await expectCancelled(handle, await newJob('run-profile', TG.finance, before), 'submitAndWaitForJob');
@@ -100,19 +90,19 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
 
   test('a cancel during a profiling wait that may submit the test run reaches the profiling run at once', async () => {
     const before = known();
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('dataQualityPipeline', {
         taskQueue,
         workflowId: `prompt-then-${taskQueue}`,
         args: [{ tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration: 'skip', ...LATE_HEARING }],
       });
       const job = await newJob('run-profile', TG.sales, before);
-      sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
-      await eventually('running', () => sim.controls.job(job.id)?.status === 'running');
+      s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
+      await eventually('running', () => s.sim.controls.job(job.id)?.status === 'running');
       await eventually('the workflow to know it', async () => (await handle.query(progressQuery)).jobs.length === 1);
       await handle.cancel();
       await expectCancelled(handle, job, 'submitAndWaitForJob');
-      assert.equal(sim.controls.jobs().filter((j) => !before.has(j.id)).length, 1, 'no test run was submitted');
+      assert.equal(s.sim.controls.jobs().filter((j) => !before.has(j.id)).length, 1, 'no test run was submitted');
     });
   });
 });
