@@ -1,0 +1,92 @@
+/**
+ * Workers that share one service account, as operators run them: three worker processes, one confidential OAuth
+ * client and its one refresh token, access tokens that expire every 2 seconds (each worker refreshes on its own,
+ * and none revokes another's token, as on TestGen), and pipelines that outlive many tokens. None fails, and no job is
+ * created twice.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { DataQualityPipelineResult } from '../../src/contract/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { ending } from '../helpers/ending.js';
+import { startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { uniqueTaskQueue } from '../helpers/temporal.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const JOBS = { pendingMs: 200, claimMs: 100, runMs: 5_000, cancelMs: 100, interruptMs: 100 };
+
+describe('three workers sharing one confidential OAuth client', () => {
+  const s = devServerAndSimulator({ jobDurations: JOBS, accessTokenLifetimeMs: 2_000 });
+
+  test(
+    'access tokens expiring every 2 s through nine pipelines: none fails, no job twice',
+    { timeout: 5 * 60_000 },
+    async () => {
+      const refreshToken = s.sim.controls.issueRefreshToken({
+        username: 'alice',
+        clientId: 'workers',
+        clientSecret: 'shared-secret',
+      });
+      const taskQueue = uniqueTaskQueue('shared');
+      const env = {
+        TEMPORAL_ADDRESS: s.d.env.connection.options.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        DATAOPS_BASE_URL: s.sim.url,
+        DATAOPS_PROJECT_CODE: 'DEMO',
+        DATAOPS_OAUTH_TOKEN_URL: `${s.sim.url}/oauth/token`,
+        DATAOPS_OAUTH_CLIENT_ID: 'workers',
+        DATAOPS_OAUTH_CLIENT_SECRET: 'shared-secret',
+        DATAOPS_OAUTH_REFRESH_TOKEN: refreshToken,
+        LOG_LEVEL: 'WARN',
+      };
+      const workers: Proc[] = [1, 2, 3].map(() => startWorkerProcess(env));
+      try {
+        const before = s.sim.controls.jobs().length;
+        const grantsBefore = s.sim.controls.requests().filter((r) => r.path === '/oauth/token').length;
+        const targets = [
+          [TG.sales, TS.salesProd],
+          [TG.finance, TS.financeProd],
+          [TG.salesDev, TS.salesDev],
+        ] as const;
+        const handles = await Promise.all(
+          [0, 1, 2, 3, 4, 5, 6, 7, 8].map((n) =>
+            s.d.env.client.workflow.start('dataQualityPipeline', {
+              taskQueue,
+              workflowId: `${taskQueue}-${n}`,
+              args: [
+                {
+                  tableGroupId: targets[n % 3]![0],
+                  testSuiteId: targets[n % 3]![1],
+                  testGeneration: 'skip',
+                  pollIntervalMs: 300,
+                  maxPollIntervalMs: 600,
+                },
+              ],
+            }),
+          ),
+        );
+        const ends = await Promise.all(handles.map((h) => ending<DataQualityPipelineResult>(h)));
+        const failed = ends.filter((e) => e.outcome !== 'ok');
+        assert.deepEqual(
+          failed.map((e) => e.failure),
+          [],
+          `every pipeline completed\n${workers.map((w) => w.output().slice(-2_000)).join('\n---\n')}`,
+        );
+        // TestGen (and the simulator) queue a generation job of their own after a table group's first profiling run.
+        const created = s.sim.controls
+          .jobs()
+          .slice(before)
+          .filter((j) => j.job_key === 'run-profile' || j.job_key === 'run-tests');
+        assert.equal(created.length, 18, 'two jobs per pipeline, none twice');
+        const reported = new Set(ends.flatMap((e) => [e.result?.profiling.job.jobId, e.result?.testRun.job.jobId]));
+        assert.equal(reported.size, 18, 'each pipeline reported jobs of its own');
+        const grants = s.sim.controls.requests().filter((r) => r.path === '/oauth/token').length - grantsBefore;
+        assert.ok(grants >= 9, `the access tokens were renewed many times over (${grants} grants)`);
+      } finally {
+        await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+      }
+    },
+  );
+});
