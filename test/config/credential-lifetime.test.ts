@@ -92,10 +92,13 @@ describe("the lifetime of the worker's credentials", () => {
     );
   });
 
-  test('`dataops auth` shows each profile and exits 1 when a token needs renewing, 0 otherwise', async () => {
+  test('`dataops auth status` shows each profile and exits 1 when a token needs renewing, 0 otherwise', async () => {
     const soon = jwt(2 * DAY);
     const run = (token: string) =>
-      runProcess(process.execPath, [dist('starter.js'), 'auth', '--json'], { ...base, DATAOPS_API_TOKEN: token });
+      runProcess(process.execPath, [dist('starter.js'), 'auth', 'status', '--json'], {
+        ...base,
+        DATAOPS_API_TOKEN: token,
+      });
     const warned = await run(soon);
     assert.equal(warned.code, 1, warned.out);
     const shown = JSON.parse(warned.out.slice(warned.out.indexOf('['))) as { credential: string; advice: string }[];

@@ -34,6 +34,8 @@ export interface TestGenPeer {
   url: string;
   version: string;
   username: string;
+  /** That user's password, for a test that plays the browser's sign-in. */
+  password: string;
   /** A fresh OAuth grant (a new client registration and login each call). */
   authorize(): Promise<OAuthGrant>;
   /** A GET or POST against the API with a bearer, for setup and inspection that our client does not cover. */
@@ -242,6 +244,7 @@ export async function startTestGen(): Promise<TestGenPeer> {
       url,
       version,
       username,
+      password,
       authorize: () => authorize(url, username, password),
       api: (method, path, token, body) => api(method, path, token, body),
       demo: {

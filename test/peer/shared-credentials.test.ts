@@ -5,14 +5,15 @@
  * itself), and two worker processes on one task queue run pipelines side by side.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ServiceClient } from '../../src/api/index.js';
 import type { ProfileTableGroupResult } from '../../src/contract/index.js';
 import { needing } from '../helpers/needs.js';
-import { startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { dist, freePort, startProcess, startWorkerProcess, type Proc } from '../helpers/processes.js';
+import { eventually } from '../helpers/wait.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { startTestGen, testGenNeed, testGenService, type OAuthGrant, type TestGenPeer } from '../helpers/testgen.js';
 
@@ -55,6 +56,76 @@ describe(
         b.close();
       }
     });
+
+    test(
+      '`dataops auth login` writes a refresh token from the sign-in a browser makes; a client works with it',
+      LONG,
+      async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'auth-login-'));
+        const out = join(dir, 'refresh-token');
+        const port = await freePort();
+        const cli = startProcess(
+          [
+            dist('starter.js'),
+            'auth',
+            'login',
+            '--base-url',
+            peer.url,
+            '--register',
+            'peer test login',
+            '--out',
+            out,
+            '--port',
+            String(port),
+          ],
+          {},
+        );
+        try {
+          const link = await eventually(
+            'the URL to open',
+            () => /^(http\S+\/oauth\/authorize\?\S+)$/m.exec(cli.output())?.[1],
+            {
+              tries: 600,
+              delayMs: 50,
+            },
+          );
+          // The browser: the login form, posted with the URL's own parameters; then the redirect it is sent to.
+          const fields = Object.fromEntries(new URL(link).searchParams);
+          const signIn = await fetch(`${peer.url}/oauth/authorize`, {
+            method: 'POST',
+            redirect: 'manual',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ ...fields, username: peer.username, password: peer.password }).toString(),
+          });
+          const redirect = signIn.headers.get('location');
+          assert.equal(signIn.status, 302, await signIn.text());
+          assert.ok(redirect?.startsWith(`http://127.0.0.1:${port}/callback?`), String(redirect));
+          assert.equal((await fetch(redirect ?? '')).status, 200);
+          assert.equal(await cli.exited, 0, cli.output());
+          const refreshToken = readFileSync(out, 'utf8').trim();
+          const clientSecret = readFileSync(`${out}.client-secret`, 'utf8').trim();
+          assert.equal(statSync(out).mode & 0o777, 0o600);
+          assert.ok(
+            !cli.output().includes(refreshToken) && !cli.output().includes(clientSecret),
+            'nothing secret printed',
+          );
+          const clientId = /DATAOPS_OAUTH_CLIENT_ID=(\S+)/.exec(cli.output())?.[1] ?? '';
+          const tokenUrl = /DATAOPS_OAUTH_TOKEN_URL=(\S+)/.exec(cli.output())?.[1] ?? '';
+          const client = new ServiceClient({
+            baseUrl: peer.url,
+            apiBearer: { type: 'oauth', tokenUrl, clientId, clientSecret, refreshToken },
+          });
+          try {
+            const jobs = await client.jobs.list(peer.demo.projectCode, { limit: 1 });
+            assert.ok(Array.isArray(jobs.items));
+          } finally {
+            client.close();
+          }
+        } finally {
+          await cli.stop('SIGKILL');
+        }
+      },
+    );
 
     test('two worker processes with that grant run pipelines side by side', LONG, async () => {
       const taskQueue = uniqueTaskQueue('peer-shared');
