@@ -124,11 +124,13 @@ export interface WorkerCapacity {
 }
 
 /**
- * How often waiting activities send heartbeats when DATAOPS_HEARTBEAT_THROTTLE_MS is not set. It bounds how long a
- * wait takes to hear of its cancellation (which comes with a heartbeat's answer): the SDK's own default throttles to
- * 80% of the heartbeat timeout, up to a minute.
+ * The longest time between two heartbeats of an activity that reach Temporal, when DATAOPS_HEARTBEAT_THROTTLE_MS is
+ * not set: the SDK's own bound, so heartbeats go at 80 % of each activity's heartbeat timeout (a dead worker is still
+ * seen within that timeout). Each one is a write on the server, a billed action on Temporal Cloud: a wait with a
+ * 1-minute timeout sends 75 an hour, not the 720 of a 5 s throttle. A workflow's cancel no longer waits for a heartbeat
+ * (src/workflows/prompt-cancel.ts); what a shorter throttle still buys is livelier poll counts in `--follow`.
  */
-export const DEFAULT_HEARTBEAT_THROTTLE_MS = 5_000;
+export const DEFAULT_HEARTBEAT_THROTTLE_MS = 60_000;
 
 /** The worker's cache of workflows when DATAOPS_MAX_CACHED_WORKFLOWS is not set (see WorkerCapacity). */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;

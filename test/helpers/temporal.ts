@@ -8,7 +8,6 @@ import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkerOptions 
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { waitsQueueActivities, waitsTaskQueue } from '../../src/contract/activity-options.js';
 import { localServersConfig } from '../../src/config/local-servers.js';
-import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { resolveDevServer, resolveTestServer, type ResolvedServer } from '../../src/local/temporal-servers.js';
 import { underCi } from './needs.js';
 
@@ -89,6 +88,8 @@ export function uniqueTaskQueue(prefix = 'test'): string {
  * Runs `fn` while a worker polls a fresh task queue, and shuts the worker down afterwards.
  * `fn` receives the task queue.
  */
+const TEST_HEARTBEAT_THROTTLE_MS = 5_000;
+
 export async function withWorker<T>(
   env: TestWorkflowEnvironment,
   options: Omit<WorkerOptions, 'taskQueue' | 'connection' | 'workflowBundle' | 'workflowsPath'> & {
@@ -98,10 +99,11 @@ export async function withWorker<T>(
   taskQueue: string = uniqueTaskQueue(),
 ): Promise<T> {
   const { workflowsPath, ...rest } = options;
-  // The project's worker's heartbeat throttle (src/worker.ts): with the SDK's, a wait hears of a cancel up to 48 s late.
+  // A short heartbeat throttle, as a worker with DATAOPS_HEARTBEAT_THROTTLE_MS=5000 has (the default bounds it at 60 s):
+  // the tests' activities hear of their own cancellation within seconds, and their progress is live.
   const throttle = {
-    maxHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,
-    defaultHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,
+    maxHeartbeatThrottleInterval: TEST_HEARTBEAT_THROTTLE_MS,
+    defaultHeartbeatThrottleInterval: TEST_HEARTBEAT_THROTTLE_MS,
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,
