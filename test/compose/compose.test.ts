@@ -87,7 +87,7 @@ describe('docker-compose.yml (validated with compose-go; no Docker engine here)'
     }
   });
 
-  test('the worker runs under the heap cap the capacity benchmark measured (README, Benchmarks)', () => {
+  test('the worker runs under the heap cap the capacity benchmark measured (docs/benchmarks.md)', () => {
     const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
     const worker = text.slice(text.indexOf('\n  worker:'), text.indexOf('\n  starter:'));
     const cap = /^\s+NODE_OPTIONS: --max-old-space-size=(\d+)$/m.exec(worker);

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:scale` keeps running from a clean checkout: a tiny run (2 pipelines, short jobs, 2 waiting) must
- * print every table the README shows, with no failure on either side. Its figures are not judged: the benchmark
+ * print every table docs/benchmarks.md shows, with no failure on either side. Its figures are not judged: the benchmark
  * measures, and a test on a shared machine must never pass or fail on speed.
  */
 import assert from 'node:assert/strict';
