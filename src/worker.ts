@@ -23,7 +23,8 @@ import { temporalConnectionOptions } from './config/temporal.js';
 import { countFailures } from './telemetry/activity-failures.js';
 import { watchCredentialLifetimes } from './telemetry/credential-lifetime.js';
 import { observeServiceCalls } from './telemetry/service-calls.js';
-import { OTEL_WORKFLOW_INTERCEPTORS, startTracing, type Tracing } from './telemetry/tracing.js';
+import { loadTracing } from './setup/optional-packages.js';
+import type { Tracing } from './telemetry/tracing.js';
 import { ensureSearchAttributes, missingSearchAttributes, registrationCommands } from './setup/search-attributes.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
 import { dataopsNexusHandler } from './nexus/handler.js';
@@ -71,9 +72,13 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
   };
 }
 
-/** The workflows: the prebuilt bundle for production when there is one, otherwise bundled at start (development). */
+/**
+ * The workflows: the prebuilt bundle for production when there is one, otherwise bundled at start (development),
+ * with `tracing`'s workflow interceptor module when traced.
+ */
 export function workflowSource(
   config: Pick<WorkerConfig, 'workflowBundle' | 'tracing'>,
+  tracing?: Pick<Tracing, 'workflowModule'>,
 ): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'> {
   // With tracing, the workflows run with the OpenTelemetry interceptor module: the bundle built with it.
   const name = config.tracing ? 'workflow-bundle-otel.js' : 'workflow-bundle.js';
@@ -82,7 +87,7 @@ export function workflowSource(
   if (config.workflowBundle) throw new ConfigError([`DATAOPS_WORKFLOW_BUNDLE: no file at '${config.workflowBundle}'`]);
   return {
     workflowsPath: fileURLToPath(new URL('./workflows/index.js', import.meta.url)),
-    ...(config.tracing ? { interceptors: { workflowModules: [OTEL_WORKFLOW_INTERCEPTORS] } } : {}),
+    ...(tracing ? { interceptors: { workflowModules: [tracing.workflowModule] } } : {}),
   };
 }
 
@@ -214,7 +219,7 @@ export async function createWorker(
       : {}),
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: config.capacity.activityPollers } as const,
   };
-  const source = workflowSource(config);
+  const source = workflowSource(config, tracing);
   const main = await Worker.create({
     ...common,
     taskQueue: config.temporal.taskQueue,
@@ -249,7 +254,7 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig();
   installRuntime(config);
   Runtime.instance().logger.info('worker configuration', describeConfig(config));
-  const tracing = config.tracing ? startTracing(config.tracing) : undefined;
+  const tracing = config.tracing ? (await loadTracing()).startTracing(config.tracing) : undefined;
   const connection = await connect(config);
   try {
     const { worker, deps } = await createWorker(config, connection, {}, tracing);

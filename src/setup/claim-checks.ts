@@ -13,8 +13,8 @@ import {
   type BlobStore,
 } from '../activities/blob-store.js';
 import { BlobStoreRefused } from '../activities/errors.js';
-import { S3BlobStore } from '../activities/s3-blob-store.js';
 import { ConfigError } from '../config/env.js';
+import { loadS3BlobStore } from './optional-packages.js';
 import type { WorkerConfig } from '../config/worker.js';
 
 export interface ClaimChecks {
@@ -37,6 +37,7 @@ export async function openClaimChecks(
     : () => undefined;
   if (!config.objectStore) return { store: local, close: stopLocal };
 
+  const { S3BlobStore } = await loadS3BlobStore();
   const s3 = new S3BlobStore(config.objectStore);
   const close = () => {
     stopLocal();

@@ -29,6 +29,8 @@ export interface TracingConfig {
 }
 
 export interface Tracing {
+  /** The workflow interceptor module (for a worker that bundles the workflows at start). */
+  workflowModule: string;
   /** Worker options that add the activity interceptors and the workflow span sink. */
   worker: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
   /** Client interceptors: a workflow started by this client continues its trace. */
@@ -44,6 +46,7 @@ export function startTracing(config: TracingConfig): Tracing {
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   provider.register();
   return {
+    workflowModule: OTEL_WORKFLOW_INTERCEPTORS,
     worker: {
       interceptors: {
         activity: [

@@ -3,10 +3,11 @@
  * repository, and there, with only the documented entry points, one worker that registers our workflows and
  * activities next to a workflow of the team's own, which runs our pipeline as a child, against the simulator; then
  * the packed `dataops` CLI reads that child. A deep import fails: the package's `exports` allow only its entry points.
+ * The optional packages (tracing, the S3 store) are not installed, and asking for tracing without them says so.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -169,6 +170,23 @@ describe('the packed package in a project of its own', () => {
       assert.equal(status.status, 'COMPLETED');
     },
   );
+
+  test('the optional packages stay out unless wanted; tracing asked for without them is refused, naming them', async () => {
+    for (const name of [
+      '@aws-sdk/client-s3',
+      '@opentelemetry/sdk-trace-node',
+      '@opentelemetry/exporter-trace-otlp-http',
+    ])
+      assert.ok(!existsSync(join(scratch, 'node_modules', name)), `${name} is not installed`);
+    const worker = join(scratch, 'node_modules', 'dataops-temporal', 'dist', 'src', 'worker.js');
+    const run = await runProcess(process.execPath, [worker], {
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+      ...simulatorService(sim.url),
+    });
+    assert.equal(run.code, 1, run.out);
+    assert.match(run.out, /OTEL_EXPORTER_OTLP_ENDPOINT \(tracing\): needs @opentelemetry\/exporter-trace-otlp-http/);
+  });
 
   test('a deep import is refused: only the entry points are public', () => {
     const probe = join(scratch, 'deep.js');
