@@ -108,6 +108,7 @@ describe('the packed package in a project of its own', () => {
     for (const entry of [
       'activities/index',
       'workflows/index',
+      'client/index',
       'contract/index',
       'worker',
       'simulator/index',
@@ -200,5 +201,15 @@ describe('the packed package in a project of its own', () => {
       }
     })();
     assert.match(run, /ERR_PACKAGE_PATH_NOT_EXPORTED/);
+    const entries = join(scratch, 'entries.js');
+    writeFileSync(
+      entries,
+      "const c = await import('dataops-temporal/client');\nconsole.log(typeof c.startDataops, typeof c.progressQuery);\n",
+    );
+    assert.equal(
+      execFileSync(process.execPath, [entries], { cwd: scratch, encoding: 'utf8' }).trim(),
+      'function object',
+      'the typed starters and the contract come from dataops-temporal/client',
+    );
   });
 });
