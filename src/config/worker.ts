@@ -78,7 +78,7 @@ export interface WorkerConfig {
    * cancelled. @default $DATAOPS_SHUTDOWN_GRACE_MS, else 30000
    */
   shutdownGraceMs: number;
-  /** How much this worker takes on at once (see the README, "Sizing a worker"). */
+  /** How much this worker takes on at once (see docs/running.md, "Sizing a worker"). */
   capacity: WorkerCapacity;
   /**
    * The project's search attributes (table group, test suite, stage, verdict): `register` adds the missing ones to
