@@ -36,18 +36,27 @@ export async function outcomeOf(lockId: string, runId: string): Promise<unknown>
 }
 
 /**
+ * The lock runs of `lockId` in visibility (newest first, at most 20), `where` added to the query: none when the id
+ * cannot be written into a query (the lookup then decides). A visibility that cannot answer throws.
+ */
+async function* lockRuns(
+  lockId: string,
+  where = '',
+): AsyncGenerator<{ runId: string; memo?: Record<string, unknown> }> {
+  if (/['"\\]/.test(lockId)) return;
+  let seen = 0;
+  for await (const run of Context.current().client.workflow.list({ query: `WorkflowId = '${lockId}'${where}` })) {
+    if (++seen > 20) return;
+    if (run.type === LOCK_WORKFLOW_TYPE) yield run;
+  }
+}
+
+/**
  * The outcome an earlier attempt of this activity recorded when it released its lock, when the attempt's answer
  * was then lost (a worker that died between the release and the report). Read only by retries.
  */
 export async function releasedBefore(lockId: string, owner: Owner): Promise<unknown> {
-  if (/['"\\]/.test(lockId)) return undefined; // not expressible in a visibility query: the lookup decides
-  const client = Context.current().client;
-  let seen = 0;
-  for await (const run of client.workflow.list({ query: `WorkflowId = '${lockId}'` })) {
-    if (++seen > 20) break;
-    if (run.type !== LOCK_WORKFLOW_TYPE || !same(run.memo?.['owner'], owner)) continue;
-    return outcomeOf(lockId, run.runId);
-  }
+  for await (const run of lockRuns(lockId)) if (same(run.memo?.['owner'], owner)) return outcomeOf(lockId, run.runId);
   return undefined;
 }
 
@@ -57,12 +66,7 @@ export async function releasedBefore(lockId: string, owner: Owner): Promise<unkn
  */
 export async function createdByEarlierHolders(lockId: string, sinceMs: number): Promise<Set<string>> {
   const ids = new Set<string>();
-  if (/['"\\]/.test(lockId)) return ids;
-  const query = `WorkflowId = '${lockId}' AND CloseTime > '${new Date(sinceMs).toISOString()}'`;
-  let seen = 0;
-  for await (const run of Context.current().client.workflow.list({ query })) {
-    if (++seen > 20) break;
-    if (run.type !== LOCK_WORKFLOW_TYPE) continue;
+  for await (const run of lockRuns(lockId, ` AND CloseTime > '${new Date(sinceMs).toISOString()}'`)) {
     const outcome = await outcomeOf(lockId, run.runId);
     const id = typeof outcome === 'object' && outcome !== null ? (outcome as { jobId?: unknown }).jobId : undefined;
     if (typeof id === 'string') ids.add(id);

@@ -174,9 +174,6 @@ const workerEnv = {
   DATAOPS_ACTIVITY_POLLERS: int({ fallback: 4, min: 1, max: 100 }),
 };
 
-/**
- * Reads and validates the worker's configuration. Every problem is collected and reported at once, by key.
- */
 /** The credential profiles alone, as the worker reads them (for `dataops auth`). */
 export function loadWorkerProfiles(
   env: Env = processEnv(),
@@ -189,6 +186,9 @@ export function loadWorkerProfiles(
   return profiles;
 }
 
+/**
+ * Reads and validates the worker's configuration. Every problem is collected and reported at once, by key.
+ */
 export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readFromDisk): WorkerConfig {
   const problems = new Problems();
   const temporal = readTemporalConfig(env, read, problems);
