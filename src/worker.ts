@@ -23,7 +23,7 @@ import { temporalConnectionOptions } from './config/temporal.js';
 import { countFailures } from './telemetry/activity-failures.js';
 import { watchCredentialLifetimes } from './telemetry/credential-lifetime.js';
 import { observeServiceCalls } from './telemetry/service-calls.js';
-import { loadTracing } from './setup/optional-packages.js';
+import { startConfiguredTracing } from './setup/optional-packages.js';
 import type { Tracing } from './telemetry/tracing.js';
 import { ensureSearchAttributes, missingSearchAttributes, registrationCommands } from './setup/search-attributes.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
@@ -254,7 +254,7 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig();
   installRuntime(config);
   Runtime.instance().logger.info('worker configuration', describeConfig(config));
-  const tracing = config.tracing ? (await loadTracing()).startTracing(config.tracing) : undefined;
+  const tracing = await startConfiguredTracing(config.tracing);
   const connection = await connect(config);
   try {
     const { worker, deps } = await createWorker(config, connection, {}, tracing);

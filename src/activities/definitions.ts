@@ -175,7 +175,7 @@ export function definitionActivities(ctx: ActivityContext) {
           if (!expected) {
             const before = await preview();
             expected = { summary: before.summary, counts: countsOf(before) };
-          } else if (!nothingOutstanding(prior?.phase === 'rejected' ? prior : undefined)) {
+          } else if (!nothingOutstanding(prior)) {
             // A request the service held past our timeout may still commit: let that time pass before comparing.
             // With no send time recorded (an attempt that died before its heartbeat reached Temporal), it may have
             // been sent a moment ago: the whole window.

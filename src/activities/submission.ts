@@ -44,6 +44,9 @@ function isAmbiguous(err: unknown): boolean {
 /** Kept back from an attempt's end for the send that may follow a lookup. */
 const SEND_ROOM_MS = 60_000;
 
+/** Until when this attempt may look for a lost answer: its deadline (or `bound`, if sooner), less the send's room. */
+const lookingUntil = (bound = Infinity): number => Math.min(attemptDeadline(), bound) - SEND_ROOM_MS;
+
 /** Heartbeat details of a submission: where the previous attempt got to. */
 const Sending = z.object({
   phase: z.literal('sending'),
@@ -127,7 +130,7 @@ export function submitter(ctx: ActivityContext) {
     const result = translated(() =>
       recordingRefusal(outstanding, beat, async () => {
         const { lock } = input;
-        const until = attemptDeadline() - SEND_ROOM_MS;
+        const until = lookingUntil();
         if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal, prior, beat, outstanding, until);
         const signal = sendSignal();
         return underTargetLock(
@@ -159,7 +162,7 @@ export function submitter(ctx: ActivityContext) {
     const sending = recordedSend(recorded);
     const certain = nothingOutstanding(recorded);
     const signal = AbortSignal.any([sendSignal(true), AbortSignal.timeout(SUBMISSION_BOUND_MS - 60_000)]);
-    const until = Math.min(attemptDeadline(), Date.now() + SUBMISSION_BOUND_MS - 60_000) - SEND_ROOM_MS;
+    const until = lookingUntil(Date.now() + SUBMISSION_BOUND_MS - 60_000);
     // Until the lock says whether an earlier attempt took it (and may have sent), only a certain refusal is clean.
     const outstanding = { value: !certain };
     return recordingRefusal(outstanding, record, () =>
@@ -213,8 +216,7 @@ export function submitter(ctx: ActivityContext) {
           `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
         );
       const since = sending?.sentAt ?? takenAtMs ?? activityInfo().scheduledTimestampMs;
-      const until = attemptDeadline() - SEND_ROOM_MS;
-      return settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null, until, since);
+      return settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null, lookingUntil(), since);
     });
   }
 

@@ -22,7 +22,7 @@ import { follow } from './follow.js';
 import { EXIT, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
 import { UsageError } from './parsers.js';
-import { loadTracing } from '../setup/optional-packages.js';
+import { startConfiguredTracing } from '../setup/optional-packages.js';
 import type { Tracing } from '../telemetry/tracing.js';
 
 export interface CliIO {
@@ -59,7 +59,7 @@ export class Starter {
     if (this.client) return this.client;
     this.connection = await Connection.connect(temporalConnectionOptions(this.config.temporal));
     // With an OTLP endpoint, a workflow started here continues this process's trace.
-    this.tracing ??= this.config.tracing ? (await loadTracing()).startTracing(this.config.tracing) : undefined;
+    this.tracing ??= await startConfiguredTracing(this.config.tracing);
     this.client = new Client({
       connection: this.connection,
       namespace: this.config.temporal.namespace,

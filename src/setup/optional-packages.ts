@@ -4,6 +4,7 @@
  * team that uses neither installs neither. One configured without its packages is refused at start, naming them.
  */
 import { ConfigError } from '../config/env.js';
+import type { Tracing, TracingConfig } from '../telemetry/tracing.js';
 
 const missing = (err: unknown): boolean =>
   (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' || (err as { code?: string }).code === 'MODULE_NOT_FOUND';
@@ -19,7 +20,7 @@ async function optional<T>(load: () => Promise<T>, setting: string, packages: st
   }
 }
 
-export const loadTracing = () =>
+const loadTracing = () =>
   optional(() => import('../telemetry/tracing.js'), 'OTEL_EXPORTER_OTLP_ENDPOINT (tracing)', [
     '@opentelemetry/exporter-trace-otlp-http',
     '@opentelemetry/resources',
@@ -27,6 +28,10 @@ export const loadTracing = () =>
     '@opentelemetry/sdk-trace-node',
     '@temporalio/interceptors-opentelemetry',
   ]);
+
+/** Tracing started when configured (its packages loaded then), else undefined. */
+export const startConfiguredTracing = async (config: TracingConfig | undefined): Promise<Tracing | undefined> =>
+  config ? (await loadTracing()).startTracing(config) : undefined;
 
 export const loadS3BlobStore = () =>
   optional(() => import('../activities/s3-blob-store.js'), 'DATAOPS_OBJECT_STORE_* (claim checks in a bucket)', [
