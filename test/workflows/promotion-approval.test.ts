@@ -34,16 +34,19 @@ describe('promoteTestDefinitions: approval', () => {
     t = await startTimeSkippingEnv();
   });
   after(async () => t?.env.teardown());
+  /** A promotion from DEV to PROD with `preset`, on the worker of `taskQueue`. */
+  const startPromotion = (taskQueue: string, name: string, preset: string) =>
+    t.env.client.workflow.start('promoteTestDefinitions', {
+      taskQueue,
+      workflowId: `${name}-${taskQueue}`,
+      args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset }],
+    });
 
   test('approve: the preview is queryable while waiting; a stale approval is refused; the right one applies', async () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
       await withProjectWorker(t.env, deps, async (taskQueue) => {
-        const handle = await t.env.client.workflow.start('promoteTestDefinitions', {
-          taskQueue,
-          workflowId: `approve-${taskQueue}`,
-          args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'promotion' }],
-        });
+        const handle = await startPromotion(taskQueue, 'approve', 'promotion');
         const preview = await eventually('the preview', () => handle.query(previewQuery));
         assert.deepEqual(preview.summary, { created: 3, updated: 3, skipped: 3, deleted: 0 });
         assert.equal(preview.items?.length, 4);
@@ -85,11 +88,7 @@ describe('promoteTestDefinitions: approval', () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
       const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
-        const handle = await t.env.client.workflow.start('promoteTestDefinitions', {
-          taskQueue,
-          workflowId: `reject-${taskQueue}`,
-          args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'clone_or_sync' }],
-        });
+        const handle = await startPromotion(taskQueue, 'reject', 'clone_or_sync');
         await eventually('the preview', () => handle.query(previewQuery));
         await handle.executeUpdate(rejectUpdate, { args: [{ reason: 'deletes three production tests', by: 'bob' }] });
         return (await handle.result()) as PromoteTestDefinitionsResult;
@@ -123,11 +122,7 @@ describe('promoteTestDefinitions: approval', () => {
   test('an approval that comes after the target changed is not applied blindly: a new preview is approved again', async () => {
     await withFreshSimulator(async (sim, deps) => {
       await withProjectWorker(t.env, deps, async (taskQueue) => {
-        const handle = await t.env.client.workflow.start('promoteTestDefinitions', {
-          taskQueue,
-          workflowId: `changed-${taskQueue}`,
-          args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'promotion' }],
-        });
+        const handle = await startPromotion(taskQueue, 'changed', 'promotion');
         const first = await eventually('the preview', () => handle.query(previewQuery));
         assert.equal(first.summary.created, 3);
         // Meanwhile someone else adds the new definitions to the target.
@@ -168,11 +163,7 @@ describe('promoteTestDefinitions: approval', () => {
     await withFreshSimulator(
       async (sim, deps) => {
         await withProjectWorker(t.env, deps, async (taskQueue) => {
-          const handle = await t.env.client.workflow.start('promoteTestDefinitions', {
-            taskQueue,
-            workflowId: `bound-${taskQueue}`,
-            args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'promotion' }],
-          });
+          const handle = await startPromotion(taskQueue, 'bound', 'promotion');
           const first = await eventually('the preview', () => handle.query(previewQuery));
           assert.equal(first.items, null, 'stored by reference');
           assert.ok(first.itemsRef);
@@ -216,11 +207,7 @@ describe('promoteTestDefinitions: approval', () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
       await withProjectWorker(t.env, deps, async (taskQueue) => {
-        const handle = await t.env.client.workflow.start('promoteTestDefinitions', {
-          taskQueue,
-          workflowId: `cancel-${taskQueue}`,
-          args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'upsert' }],
-        });
+        const handle = await startPromotion(taskQueue, 'cancel', 'upsert');
         await eventually('the preview', () => handle.query(previewQuery));
         await handle.cancel();
         const err = await handle.result().catch((e: unknown) => e);
