@@ -44,7 +44,7 @@ export const FAILURE_TYPES: readonly FailureType[] = [
     'RemoteCancelUnconfirmed',
     'workflow',
     false,
-    'cancelled, but the job was not seen terminal, or the order was not stopped or its runs not seen stopped: it may still run',
+    'cancelled, or failed (for its cause), and a job was not confirmed canceled, or the order not stopped or its runs not seen stopped: it may still run; details[0].leftRunning names every job of the workflow not seen terminal',
   ),
   f('OrderFailed', 'workflow', false, "the pipeline's order run did not complete; nothing was profiled or tested"),
   f('GenerationJobNotFound', 'workflow', false, 'testGeneration: wait, and no generation job followed profiling'),

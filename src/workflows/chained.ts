@@ -56,7 +56,7 @@ export async function dropUnfollowed(t: Tracker, opts: JobOptions, job: JobSubmi
     job.jobId,
     cancelled ? 'workflow_cancelled' : 'workflow_failed',
   );
-  if (cancelled && !outcome.confirmed) throw unconfirmedCancel(outcome);
+  if (cancelled && !outcome.confirmed) throw unconfirmedCancel(t, outcome);
 }
 
 /**

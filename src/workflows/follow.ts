@@ -22,6 +22,7 @@ import { cancelledByUs, cancellingPromptly } from './prompt-cancel.js';
 import {
   cancelRemoteJob,
   heartbeatWait,
+  leftRunning,
   unconfirmedCancel,
   type CancelReason,
   type RemoteCancel,
@@ -152,7 +153,7 @@ async function cancelForCancellation(
 ): Promise<never> {
   const unconfirmed = await cancelFollowed(t, opts, jobId, after, 'workflow_cancelled');
   await dropUnanswered(t, opts, after.then, unanswered);
-  if (unconfirmed) throw unconfirmedCancel(unconfirmed);
+  if (unconfirmed) throw unconfirmedCancel(t, unconfirmed);
   throw asCancelled(err);
 }
 
@@ -160,7 +161,8 @@ async function cancelForCancellation(
  * The wait for job `jobId` ended without an outcome (`err`). Whatever ended it (a cancel, a failure retries cannot
  * fix: a schema break, a 404, a 401; the wait's own deadline), the job may still be running: it is cancelled rather
  * than left running with nobody watching. So is the next job, when a wait that may submit it ended without an answer
- * (chained.ts). `submittedItself`: the wait submitted the job, so one the cancel kept from being retried ends the
+ * (chained.ts). A cancel that is not confirmed fails the workflow RemoteCancelUnconfirmed, which names every job
+ * left running. `submittedItself`: the wait submitted the job, so one the cancel kept from being retried ends the
  * workflow cancelled too.
  */
 export async function waitEnded(
@@ -179,9 +181,10 @@ export async function waitEnded(
     const looked = await dropUnanswered(t, opts, after.then, unanswered);
     throw looked || submittedItself ? asCancelled(err) : err;
   }
-  if (opts.cancelRemoteJob) await cancelFollowed(t, opts, jobId, after, 'workflow_failed');
+  const unconfirmed = opts.cancelRemoteJob ? await cancelFollowed(t, opts, jobId, after, 'workflow_failed') : null;
   await dropUnanswered(t, opts, after.then, unanswered);
-  throw waitTimedOut(t, role, opts, jobId, err) ?? err;
+  // A job whose cancel was not confirmed is named in the failure (with every other job left running).
+  throw waitTimedOut(t, role, opts, jobId, err) ?? (unconfirmed ? unconfirmedCancel(t, unconfirmed, err) : err);
 }
 
 /**
@@ -228,7 +231,14 @@ export async function followJob(
         type: 'JobStuck',
         nonRetryable: true,
         message: `${role} job ${submitted.jobId} stayed ${outcome.stuck.status} for ${outcome.stuck.forMs} ms, longer than maxStatusDurationMs ${bound}; ${fate(t, opts)}`,
-        details: [{ job: outcome.job, stuck: outcome.stuck, remoteCancel: t.progress.remoteCancel }],
+        details: [
+          {
+            job: outcome.job,
+            stuck: outcome.stuck,
+            remoteCancel: t.progress.remoteCancel,
+            leftRunning: leftRunning(t),
+          },
+        ],
       });
     }
     bound = undefined;
@@ -268,7 +278,7 @@ function waitTimedOut(t: Tracker, role: string, opts: JobOptions, jobId: string,
     nonRetryable: true,
     message: `gave up waiting for ${role} job ${jobId} after maxWaitMs ${opts.maxWaitMs} ms; ${fate(t, opts)}`,
     cause: err,
-    details: [{ jobId, maxWaitMs: opts.maxWaitMs, remoteCancel: t.progress.remoteCancel }],
+    details: [{ jobId, maxWaitMs: opts.maxWaitMs, remoteCancel: t.progress.remoteCancel, leftRunning: leftRunning(t) }],
   });
 }
 

@@ -93,7 +93,7 @@ export async function generationStep(
         ...(input.projectCode ? { projectCode: input.projectCode } : {}),
       };
       const outcome = await cancelFollowUp(t, input, of, profiledAt, 'workflow_cancelled');
-      if (outcome && !outcome.confirmed) throw unconfirmedCancel(outcome);
+      if (outcome && !outcome.confirmed) throw unconfirmedCancel(t, outcome);
     }
     throw err;
   }

@@ -118,7 +118,7 @@ async function cancelOnce(t: Tracker, opts: JobOptions, jobId: string, reason: C
     }
     const confirmed = final !== null && isTerminalJobStatus(final.status);
     const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };
-    t.settled(jobId, outcome.finalStatus);
+    t.settled(jobId, final?.status ?? null);
     recordRemoteCancel(t, outcome);
     log.info('remote job after cancellation', outcome);
     return { ...outcome, final };
@@ -132,13 +132,30 @@ export function recordRemoteCancel(t: Tracker, outcome: RemoteCancel): void {
   upsertMemo({ remoteCancel: outcome });
 }
 
-/** The failure of a workflow that was cancelled while a job ran, when that job's cancel could not be confirmed. */
-export function unconfirmedCancel(outcome: RemoteCancel): ApplicationFailure {
+/** The jobs of this workflow never seen terminal, whatever ended their waits: each may still be running. */
+export function leftRunning(t: Tracker): { role: string; jobId: string; lastStatus: string | null }[] {
+  return t.progress.jobs
+    .filter((j) => j.status === null || !isTerminalJobStatus(j.status))
+    .map((j) => ({ role: j.role, jobId: j.jobId, lastStatus: j.status }));
+}
+
+/**
+ * The failure of a workflow that was cancelled, or failed for `cause`, while a job ran, when that job's cancel could
+ * not be confirmed: it names every job of the workflow that may still be running (`details[0].leftRunning`), so an
+ * operator knows what to stop by hand. A failure keeps what ended the wait as its cause.
+ */
+export function unconfirmedCancel(t: Tracker, outcome: RemoteCancel, cause?: unknown): ApplicationFailure {
+  const jobs = leftRunning(t);
+  if (!jobs.some((j) => j.jobId === outcome.jobId))
+    jobs.push({ role: 'job', jobId: outcome.jobId, lastStatus: outcome.finalStatus });
+  const names = jobs.map((j) => `${j.role} job ${j.jobId} (last seen ${j.lastStatus ?? 'unknown'})`).join(', ');
+  const why = cause === undefined ? 'the workflow was cancelled' : `the workflow failed (${rootMessage(cause)})`;
   return ApplicationFailure.create({
     type: 'RemoteCancelUnconfirmed',
     nonRetryable: true,
-    message: `the workflow was cancelled, but job ${outcome.jobId} could not be confirmed canceled (last status ${outcome.finalStatus}${outcome.error ? `; ${outcome.error}` : ''}); it may still be running`,
-    details: [{ remoteCancel: outcome }],
+    message: `${why}, but job ${outcome.jobId} could not be confirmed canceled (last status ${outcome.finalStatus}${outcome.error ? `; ${outcome.error}` : ''}); jobs that may still be running: ${names}`,
+    details: [{ remoteCancel: outcome, leftRunning: jobs }],
+    ...(cause === undefined ? {} : { cause: cause as Error }),
   });
 }
 

@@ -153,9 +153,12 @@ export class Tracker {
     this.settled(outcome.job.id, outcome.job.status);
   }
 
-  /** The job's last status in this workflow: its wait has ended, so nothing will change it any more. */
-  settled(jobId: string, status: string): void {
-    this.jobStatus(jobId, status);
+  /**
+   * The job's last status in this workflow: its wait has ended, so nothing will change it any more. Null: the job
+   * could not be read at the end, so it keeps the status last seen.
+   */
+  settled(jobId: string, status: string | null): void {
+    if (status !== null) this.jobStatus(jobId, status);
     const job = this.progress.jobs.find((j) => j.jobId === jobId);
     if (job) job.live = false;
   }

@@ -1,7 +1,8 @@
 /**
  * Credentials that die in the middle of a job (an API token past its lifetime: nothing can refresh it). The wait
  * fails AuthenticationFailed, and the cancel it makes is refused the same way: the workflow asks once, records the
- * job as not confirmed canceled with the reason, and fails at once, rather than ask again for cancelTimeoutMs.
+ * job as not confirmed canceled with the reason, and fails at once, rather than ask again for cancelTimeoutMs, with
+ * RemoteCancelUnconfirmed naming the job it left running (the AuthenticationFailed as its cause).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -31,9 +32,19 @@ describe('credentials refused for good in the middle of a job', () => {
       const job = await eventually('the job', async () => (await handle.query(progressQuery)).jobs[0]);
       s.sim.controls.revokeTokens('alice'); // the token is refused from now on, and nothing can renew it
       const err = await handle.result().catch((e: unknown) => e);
-      assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ActivityFailure, String(err));
-      assert.ok(err.cause.cause instanceof ApplicationFailure);
-      assert.equal(err.cause.cause.type, 'AuthenticationFailed');
+      assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure, String(err));
+      // The failure names the job left running, with what ended the wait as its cause.
+      assert.equal(err.cause.type, 'RemoteCancelUnconfirmed');
+      assert.match(
+        err.cause.message,
+        new RegExp(`jobs that may still be running: profiling job ${job.jobId} \\(last seen pending\\)`),
+      );
+      assert.match(err.cause.message, /the workflow failed \(/);
+      const details = err.cause.details?.[0] as { leftRunning: { jobId: string; lastStatus: string }[] };
+      assert.deepEqual(details.leftRunning, [{ role: 'profiling', jobId: job.jobId, lastStatus: 'pending' }]);
+      assert.ok(err.cause.cause instanceof ActivityFailure, String(err.cause.cause));
+      assert.ok(err.cause.cause.cause instanceof ApplicationFailure);
+      assert.equal(err.cause.cause.cause.type, 'AuthenticationFailed');
       const { remoteCancel } = await handle.query(progressQuery);
       assert.equal(remoteCancel?.jobId, job.jobId);
       assert.equal(remoteCancel?.confirmed, false, 'not said to be cancelled');
