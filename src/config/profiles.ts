@@ -4,7 +4,7 @@
  * `*_FILE` files and are never shown.
  */
 import { tokenExpiresAt } from '../api/token-expiry.js';
-import { type Env, type Problems, type ReadFile, httpUrl, readEnv, secret, text } from './env.js';
+import { type Env, type Problems, type ReadFile, httpUrl, int, readEnv, secret, text } from './env.js';
 
 export interface ProfileConfig {
   /**
@@ -17,7 +17,17 @@ export interface ProfileConfig {
   apiBearer?:
     | { type: 'static'; token: string }
     | { type: 'file'; path: string }
-    | { type: 'oauth'; tokenUrl: string; clientId: string; clientSecret?: string; refreshToken: string };
+    | {
+        type: 'oauth';
+        tokenUrl: string;
+        clientId: string;
+        clientSecret?: string;
+        refreshToken: string;
+        /** The file the refresh token came from (its age tells when the token was issued), when it came from one. */
+        refreshTokenFile?: string;
+        /** How long the service's refresh tokens last from the authorization. @default 30 days (TestGen's) */
+        refreshTokenLifetimeMs: number;
+      };
 }
 
 /** The variable prefix of a profile: `DATAOPS_` for `default`, else `DATAOPS_<NAME>_` (upper-cased, `-` → `_`). */
@@ -46,6 +56,8 @@ function readApiBearer(prefix: string, env: Env, read: ReadFile, problems: Probl
   if (kinds.length > 1)
     problems.add(`${prefix}${kinds.join(` / ${prefix}`)}`, 'set one /api/v1 bearer source, not several');
   if (oauth) {
+    const daysKey = `${prefix}OAUTH_REFRESH_TOKEN_DAYS`;
+    const days = readEnv({ [daysKey]: int({ fallback: 30, min: 1, max: 3_650 }) }, env, problems)[daysKey] as number;
     for (const [key, value] of [
       ['OAUTH_TOKEN_URL', tokenUrl],
       ['OAUTH_CLIENT_ID', clientId],
@@ -65,6 +77,10 @@ function readApiBearer(prefix: string, env: Env, read: ReadFile, problems: Probl
       clientId: clientId ?? '',
       ...(clientSecret ? { clientSecret } : {}),
       refreshToken: refreshToken ?? '',
+      ...(env[`${prefix}OAUTH_REFRESH_TOKEN_FILE`]
+        ? { refreshTokenFile: env[`${prefix}OAUTH_REFRESH_TOKEN_FILE`] }
+        : {}),
+      refreshTokenLifetimeMs: days * 86_400_000,
     };
   }
   if (token) {

@@ -1,9 +1,13 @@
 /**
  * How long the worker's credentials last, said before they run out: a personal access token (a JWT) that expired is
- * refused at start; one that expires within 7 days is warned about (and measured by a gauge); `dataops auth` shows
- * every profile's credential and exits 1 when one needs renewing. The token itself is never printed.
+ * refused at start; one that expires within 7 days is warned about (and measured by a gauge), as is an OAuth refresh
+ * token kept in a file, by the file's age; `dataops auth` shows every profile's credential and exits 1 when one needs
+ * renewing. The token itself is never printed.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { MetricMeter } from '@temporalio/common';
 import { tokenExpiresAt } from '../../src/api/token-expiry.js';
@@ -17,6 +21,11 @@ const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
 /** A token shaped as TestGen's personal access tokens: a JWT whose `exp` is `inMs` from now. */
 const jwt = (inMs: number) =>
   `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: 'alice', exp: Math.floor((Date.now() + inMs) / 1000) })}.c2ln`;
+interface CredentialShown {
+  credential: string;
+  expiresAt: string | null;
+  advice: string | null;
+}
 const base = { DATAOPS_BASE_URL: 'http://127.0.0.1:1', DATAOPS_PROJECT_CODE: 'DEMO' };
 
 describe("the lifetime of the worker's credentials", () => {
@@ -51,7 +60,14 @@ describe("the lifetime of the worker's credentials", () => {
         later: { apiBearer: { type: 'static', token: jwt(30 * DAY) } },
         login: { credentials: { username: 'a', password: 'b' } },
         oauth: {
-          apiBearer: { type: 'oauth', tokenUrl: 'http://x/t', clientId: 'c', clientSecret: 's', refreshToken: 'r' },
+          apiBearer: {
+            type: 'oauth',
+            tokenUrl: 'http://x/t',
+            clientId: 'c',
+            clientSecret: 's',
+            refreshToken: 'r',
+            refreshTokenLifetimeMs: 30 * DAY,
+          },
         },
       },
       now,
@@ -61,7 +77,7 @@ describe("the lifetime of the worker's credentials", () => {
     assert.equal(by.later?.advice, null);
     assert.deepEqual(by.login, { profile: 'login', credential: 'login', expiresAt: null, advice: null });
     assert.equal(by.oauth?.expiresAt, null);
-    assert.match(by.oauth?.advice ?? '', /does not say when it expires/);
+    assert.match(by.oauth?.advice ?? '', /given inline, it does not say when it was issued \(it lasts 30 days/);
   });
 
   test('the worker warns from 7 days before, and the gauge says how long is left', () => {
@@ -90,6 +106,43 @@ describe("the lifetime of the worker's credentials", () => {
         [90, 'ok'],
       ],
     );
+  });
+
+  test("a refresh token kept in a file lasts the service's lifetime from the file's time; `auth status` warns near it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refresh-token-'));
+    const file = join(dir, 'refresh-token');
+    writeFileSync(file, 'opaque-refresh-token\n', { mode: 0o600 });
+    const oauth = {
+      ...base,
+      DATAOPS_OAUTH_TOKEN_URL: 'http://127.0.0.1:1/oauth/token',
+      DATAOPS_OAUTH_CLIENT_ID: 'worker',
+      DATAOPS_OAUTH_CLIENT_SECRET: 'client-secret',
+      DATAOPS_OAUTH_REFRESH_TOKEN_FILE: file,
+    };
+    const written = Date.now() - 25 * DAY; // authorized 25 days ago: 5 days left of TestGen's 30
+    utimesSync(file, written / 1000, written / 1000);
+    const status = await runProcess(process.execPath, [dist('starter.js'), 'auth', 'status', '--json'], oauth);
+    assert.equal(status.code, 1, status.out);
+    const [shown] = JSON.parse(status.out.slice(status.out.indexOf('['))) as CredentialShown[];
+    assert.equal(shown?.credential, 'OAuth refresh token');
+    assert.equal(Date.parse(shown?.expiresAt ?? ''), Math.round(written + 30 * DAY));
+    assert.match(
+      shown?.advice ?? '',
+      new RegExp(`^expires in 1(19|20) h: renew it with \`dataops auth login --out ${file}\``),
+    );
+    assert.ok(!status.out.includes('opaque-refresh-token') && !status.out.includes('client-secret'));
+    // A deployment whose refresh tokens last longer says so; then the same file is fine.
+    const longer = await runProcess(process.execPath, [dist('starter.js'), 'auth', 'status', '--json'], {
+      ...oauth,
+      DATAOPS_OAUTH_REFRESH_TOKEN_DAYS: '90',
+    });
+    assert.equal(longer.code, 0, longer.out);
+    const bad = await runProcess(process.execPath, [dist('starter.js'), 'auth', 'status'], {
+      ...oauth,
+      DATAOPS_OAUTH_REFRESH_TOKEN_DAYS: 'a month',
+    });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.out, /DATAOPS_OAUTH_REFRESH_TOKEN_DAYS: expected a whole number from 1 to 3650, got 'a month'/);
   });
 
   test('`dataops auth status` shows each profile and exits 1 when a token needs renewing, 0 otherwise', async () => {
