@@ -3,7 +3,7 @@
  *
  *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
  *     [--poll-ms 1000] [--run-ms 5000] [--run-spread-ms 0] [--rounds 1] [--input '{"statusReports":0}']
- *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets] [--bound 0,1,2]
+ *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets | --same-target] [--bound 0,1,2]
  */
 import { parseArgs } from 'node:util';
 
@@ -40,6 +40,7 @@ export function benchOptions(args: string[]) {
       'server-config': { type: 'string', default: '' },
       floor: { type: 'boolean', default: true },
       'fresh-targets': { type: 'boolean', default: false },
+      'same-target': { type: 'boolean', default: false },
       bound: { type: 'string', default: '' },
     },
   });
@@ -74,6 +75,8 @@ export function benchOptions(args: string[]) {
   })() as Record<string, unknown>;
   if (typeof extraInput !== 'object' || extraInput === null || Array.isArray(extraInput))
     throw new Error('--input takes a JSON object of pipeline input fields');
+  if (values['same-target'] && values['fresh-targets'])
+    throw new Error('--same-target and --fresh-targets contradict each other: give one');
   if (values.bound && !/^[012](,[012])*$/.test(values.bound))
     throw new Error(`--bound takes lock counts (0, 1 or 2) separated by commas, not "${values.bound}"`);
   return {
@@ -87,6 +90,11 @@ export function benchOptions(args: string[]) {
      * default the batches share the first N, as scheduled pipelines reuse theirs, and reuse the per-target lock ids.
      */
     freshTargets: values['fresh-targets'],
+    /**
+     * Whether every pipeline of a batch runs on one table group and one suite (`--same-target`), as pipelines
+     * scheduled on the same data do: what serialising submissions per target costs.
+     */
+    sameTarget: values['same-target'],
     extraInput,
     /** Variables for the worker beyond the benchmark's own (DATAOPS_SEARCH_ATTRIBUTES=off…). */
     extraEnv: pairs('--worker-env', values['worker-env']),

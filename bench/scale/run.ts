@@ -17,6 +17,7 @@ import { f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
 import { historyFigures, results, startPipelines, timelinesOf, whileAlive, type Started } from './pipelines.js';
 import { phaseLine } from './phases.js';
 import { perPipeline, persistenceLoad } from './server-metrics.js';
+import { actionsLine, costRow } from './actions.js';
 import { measured, type Side } from './side.js';
 import { floorStarts, runFloor, startFloorWorker } from './floor.js';
 import { boundSides, startBoundWorker } from './bound.js';
@@ -34,6 +35,7 @@ const {
   rounds,
   floor,
   freshTargets,
+  sameTarget,
   capacityCache,
   promotion,
   bound,
@@ -92,12 +94,16 @@ async function main(): Promise<void> {
   const fresh = 1 + rounds * sizes.reduce((a, b) => a + b, 0);
   const { seed, targets } = scaleSeed(freshTargets ? Math.max(fresh, largest) : largest);
   let nextTarget = freshTargets ? 1 : 0;
-  const batchOf = (n: number) => (freshTargets ? targets.slice(nextTarget, (nextTarget += n)) : targets.slice(0, n));
+  const batchOf = (n: number) =>
+    sameTarget
+      ? Array.from({ length: n }, () => targets[0]!)
+      : freshTargets
+        ? targets.slice(nextTarget, (nextTarget += n))
+        : targets.slice(0, n);
   const w = await startWorld(seed, { temporalDb: 'memory', simState: 'none', serverConfig });
   const workerEnv = {
     DATAOPS_TIMEOUT_MS: '30000',
     DATAOPS_SUBMIT_SETTLE_MS: '60000',
-    DATAOPS_HEARTBEAT_THROTTLE_MS: '5000', // the worker's default (the test helpers use 500)
     DATAOPS_MAX_CONCURRENT_WAITS: String(Math.max(2_000, 2 * Math.max(...sizes))),
     LOG_LEVEL: 'ERROR',
     ...extraEnv,
@@ -109,6 +115,8 @@ async function main(): Promise<void> {
   const phaseWork: string[] = [];
   const startWork: string[] = [];
   const floorLines: string[] = [];
+  const costLines: string[] = [];
+  const actionWork: string[] = [];
   try {
     await w.controls.jobDurations({ ...PHASES, runMs, cancelMs: 200, interruptMs: 200 });
     const queue = 'scale';
@@ -128,7 +136,7 @@ async function main(): Promise<void> {
     lines.push(
       `jobs: pending ${PHASES.pendingMs / 1000} s, claimed ${PHASES.claimMs / 1000} s, running ${runMs / 1000}${spreadMs ? `–${(runMs + spreadMs) / 1000}` : ''} s; polls every ${pollMs / 1000} s; ` +
         `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating; ` +
-        `targets ${freshTargets ? 'fresh for each batch' : 'shared by the batches'}; ` +
+        `targets ${sameTarget ? 'one table group and suite for every pipeline' : freshTargets ? 'fresh for each batch' : 'shared by the batches'}; ` +
         `pipeline input beyond the defaults: ${given.input}; worker variables added: ${given['worker-env'] || 'none'}; ` +
         `server config added: ${given['server-config'] || 'none'}`,
       '',
@@ -221,6 +229,13 @@ async function main(): Promise<void> {
         phaseWork.push(phaseLine(n, wk.timelines, loop.timelines));
         startWork.push(startLine(n, ourStarts, floorStartSteps));
         serverWork.push(`N = ${n}: ${perPipeline(wk.server, n)}; ${persistenceLoad(wk.server, wk.wallS)}`);
+        costLines.push(costRow(n, 'ours', wk.server, percentile(wk.events!, 50)));
+        actionWork.push(`N = ${n}, ours, actions: ${actionsLine(wk.server, n)}`);
+        for (const b of bounds) {
+          costLines.push(costRow(n, `the bound: ${b.name}`, b.server, null, wk.server));
+          actionWork.push(`N = ${n}, the bound (${b.name}), actions: ${actionsLine(b.server, n)}`);
+        }
+        console.log(actionWork.slice(-1 - bounds.length).join('\n'));
         console.log(line, `load ${loadAverage()}`);
         console.log(serverWork.at(-1));
       }
@@ -239,6 +254,17 @@ async function main(): Promise<void> {
         '|---|---|---|---|---|',
         ...floorLines,
       );
+    lines.push(
+      '',
+      'What each pipeline costs: Temporal Cloud actions as the server counts them (actions.ts) and their price at $50 per',
+      'million, history events (median) and persistence operations; beside a bound, our actions against its:',
+      '',
+      '| N | side | actions / pipeline | $ / 1,000 pipelines | history events / pipeline | persistence operations / pipeline |',
+      '|---|---|---|---|---|---|',
+      ...costLines,
+      '',
+      ...actionWork.map((l) => `- ${l}`),
+    );
     lines.push(
       '',
       'The Temporal server, per pipeline (its /metrics, frontend requests and persistence operations):',

@@ -4,7 +4,7 @@
  * goes is named by these counts, per pipeline.
  */
 
-/** Counter values by `<metric>:<operation>`. */
+/** Counter values by `<metric>:<operation>` (`action:<action_type>` for the actions). */
 export type Counts = Map<string, number>;
 
 const WANTED: Record<string, (labels: string) => boolean> = {
@@ -16,6 +16,8 @@ const WANTED: Record<string, (labels: string) => boolean> = {
   // all on one SQLite connection, so their time against the wall time says how much they waited.
   persistence_latency_sum: () => true,
   persistence_latency_count: () => true,
+  // The actions the server counts as Temporal Cloud bills them (actions.ts), in our namespace, by action_type.
+  action: (l) => l.includes('namespace="default"'),
 };
 
 /** The counters now. */
@@ -29,7 +31,8 @@ export function counters(text: string): Counts {
   for (const line of text.split('\n')) {
     const m = /^(\w+)\{([^}]*)\} ([0-9.eE+-]+)$/.exec(line);
     if (!m || !WANTED[m[1]!]?.(m[2]!)) continue;
-    const operation = /operation="([^"]+)"/.exec(m[2]!)?.[1];
+    const label = m[1] === 'action' ? 'action_type' : 'operation';
+    const operation = new RegExp(`${label}="([^"]+)"`).exec(m[2]!)?.[1];
     if (!operation) continue;
     const key = `${m[1]}:${operation}`;
     counts.set(key, (counts.get(key) ?? 0) + Number(m[3]));
@@ -50,7 +53,7 @@ export function delta(before: Counts, after: Counts): Counts {
 /** A metric's values by operation. */
 const ofMetric = (c: Counts, metric: string): [string, number][] =>
   [...c].filter(([k]) => k.startsWith(`${metric}:`)).map(([k, v]) => [k.slice(metric.length + 1), v]);
-const total = (c: Counts, metric: string) => ofMetric(c, metric).reduce((s, [, v]) => s + v, 0);
+export const total = (c: Counts, metric: string) => ofMetric(c, metric).reduce((s, [, v]) => s + v, 0);
 /** A metric's `top` operations, largest first. */
 const largest = (c: Counts, metric: string, top: number) =>
   ofMetric(c, metric)

@@ -51,6 +51,17 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     // Released by their runs, as target-lock.ts releases: by id alone, the server reads the current run first.
     assert.doesNotMatch(r, /GetCurrentExecution/);
   }
+  // What each pipeline costs in Temporal Cloud actions, as the server counts them: ours, and each bound beside it.
+  // A bound with 2 locks starts 3 workflows per pipeline (itself and its locks): each start is an action.
+  assert.match(out, /^\| 2 \| ours \| [\d.]+ \| \$[\d.]+ \| \d+ \| [\d.]+ \|$/m);
+  assert.match(out, /^\| 2 \| the bound: one activity, 2 locks \| [\d.]+ \(ours [\d.]+×\) \| \$[\d.]+ \| – \|/m);
+  const lockedActions = out.match(/^- N = 2, the bound \(one activity, 2 locks\), actions: .*$/gm) ?? [];
+  assert.equal(lockedActions.length, 2, out);
+  for (const r of lockedActions) assert.match(r, /StartWorkflowExecution 3\.0\b/);
+  assert.match(
+    out,
+    /^- N = 2, ours, actions: [\d.]+ actions per pipeline, \$[\d.]+ per 1,000 pipelines \(.*ScheduleActivityTask/m,
+  );
   // The server's work per pipeline, read from its /metrics: our pipeline starts its own workflow.
   assert.match(out, /^- N = 2: server requests [\d.]+ per pipeline \(.*StartWorkflowExecution/m);
   assert.match(out, /^- N = 2, the floor: server requests [\d.]+ per pipeline/m);
