@@ -46,7 +46,7 @@ export async function liveProgress(
     progress,
     closed: description.status.name !== 'RUNNING',
     live: {
-      stage: progress.stage,
+      stage: beat ? waitingStage(progress.stage) : progress.stage,
       status,
       polls,
       interrupts,
@@ -54,6 +54,13 @@ export async function liveProgress(
     },
   };
 }
+
+/**
+ * A wait that polls a job has submitted it, whatever stage the workflow has recorded yet: the stage of a wait that
+ * submits its own job changes when its first report names the job, which a short job may outrun.
+ */
+const waitingStage = (stage: string): string =>
+  stage.startsWith('submitting ') ? `waiting for ${stage.slice('submitting '.length)}` : stage;
 
 export function describeLive(l: Live): string {
   return `[${String(l.elapsedS).padStart(4)} s] ${l.stage}${l.status ? ` · job ${l.status}` : ''} · polls ${l.polls}${l.interrupts ? ` · interrupts ${l.interrupts}` : ''}`;
