@@ -62,6 +62,7 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
     exportDir: config.exportDir,
     submitSettleMs: config.submitSettleMs,
     searchAttributes: config.searchAttributes !== 'off',
+    waitsTaskQueue: config.waitsTaskQueue,
     ...(config.blobRetentionDays ? { claimCheckRetentionMs: config.blobRetentionDays * 24 * 3_600_000 } : {}),
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
     close: () => {
@@ -237,7 +238,7 @@ export async function createWorker(
   });
   const waits = await Worker.create({
     ...common,
-    taskQueue: waitsTaskQueue(config.temporal.taskQueue),
+    taskQueue: config.waitsTaskQueue,
     activities: waitsQueueActivities(activities),
     interceptors: { activity: activityInterceptors },
     maxConcurrentActivityTaskExecutions: config.capacity.maxConcurrentWaits,

@@ -42,6 +42,11 @@ export interface ActivityDeps {
    * refused at its input check. @default kept forever
    */
   claimCheckRetentionMs?: number;
+  /**
+   * The task queue this worker serves the heartbeating waits on, told to each workflow by its input check: the workflow
+   * schedules its waits there. @default `<the workflow's task queue>-waits`
+   */
+  waitsTaskQueue?: string;
 }
 
 export interface ActivityContext {

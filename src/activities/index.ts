@@ -28,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...inputActivities({
       searchAttributes: deps.searchAttributes ?? false,
       ...(deps.claimCheckRetentionMs !== undefined ? { claimCheckRetentionMs: deps.claimCheckRetentionMs } : {}),
+      ...(deps.waitsTaskQueue ? { waitsTaskQueue: deps.waitsTaskQueue } : {}),
     }),
     ...orderActivities(ctx),
     ...orderStopActivities(ctx),

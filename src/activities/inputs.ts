@@ -16,6 +16,8 @@ export interface CheckedInput<T> {
   input: T;
   /** Whether the workflow sets the project's search attributes (registered in the namespace: see worker start). */
   searchAttributes: boolean;
+  /** The task queue the worker serves the heartbeating waits on (DATAOPS_WAITS_TASK_QUEUE); absent: `<queue>-waits`. */
+  waitsTaskQueue?: string;
 }
 
 const DAY = 24 * 3_600_000;
@@ -38,7 +40,11 @@ export function workerLimitProblems(workflow: string, input: unknown, claimCheck
   ];
 }
 
-export function inputActivities(worker: { searchAttributes: boolean; claimCheckRetentionMs?: number }) {
+export function inputActivities(worker: {
+  searchAttributes: boolean;
+  claimCheckRetentionMs?: number;
+  waitsTaskQueue?: string;
+}) {
   return {
     /** The workflow's input, parsed with defaults; a bad one fails InvalidInput (non-retryable) listing every problem. */
     checkWorkflowInput: async <K extends CheckedWorkflow>(raw: {
@@ -71,6 +77,7 @@ export function inputActivities(worker: { searchAttributes: boolean; claimCheckR
           checkedInputVersion: 2,
           input: checked.data as WorkflowInputs[K],
           searchAttributes: worker.searchAttributes,
+          ...(worker.waitsTaskQueue ? { waitsTaskQueue: worker.waitsTaskQueue } : {}),
         };
       throw ApplicationFailure.create({
         type: 'InvalidInput',

@@ -20,6 +20,7 @@ import {
   textOr,
 } from './env.js';
 import { SCORE_SCALES, type ScoreScale } from '../vocabulary.js';
+import { waitsTaskQueue } from '../contract/activity-options.js';
 import { type ProfileConfig, readProfiles } from './profiles.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
@@ -69,8 +70,16 @@ export interface WorkerConfig {
   workflowBundle?: string;
   /** Temporal Web UI base: test runs carry a link to their workflow. @default $DATAOPS_TEMPORAL_UI_URL, else none */
   temporalUiUrl?: string;
-  /** How often waiting activities send heartbeats (live progress in `--follow`). @default $DATAOPS_HEARTBEAT_THROTTLE_MS, else 5000 */
+  /**
+   * The longest time between two heartbeats that reach Temporal (80 % of an activity's heartbeat timeout when less).
+   * @default $DATAOPS_HEARTBEAT_THROTTLE_MS, else 60000
+   */
   heartbeatThrottleMs: number;
+  /**
+   * The task queue of the heartbeating waits (a job's whole wait holds a slot there, apart from short calls), told to
+   * each workflow by its input check. @default $DATAOPS_WAITS_TASK_QUEUE, else `<TEMPORAL_TASK_QUEUE>-waits`
+   */
+  waitsTaskQueue: string;
   /** How long a held submission may still commit after sending (see ActivityDeps.submitSettleMs). */
   submitSettleMs: number;
   /**
@@ -160,6 +169,7 @@ const workerEnv = {
   METRICS_PROMETHEUS_ADDRESS: hostPort(),
   DATAOPS_WORKFLOW_BUNDLE: text(),
   DATAOPS_TEMPORAL_UI_URL: httpUrl(),
+  DATAOPS_WAITS_TASK_QUEUE: text(),
   DATAOPS_HEARTBEAT_THROTTLE_MS: int({ fallback: DEFAULT_HEARTBEAT_THROTTLE_MS, min: 100, max: 10 * 60_000 }),
   DATAOPS_SHUTDOWN_GRACE_MS: int({ fallback: 30_000, min: 0, max: HOUR }),
   DATAOPS_SEARCH_ATTRIBUTES: oneOf(['register', 'require', 'off'], 'register'),
@@ -199,6 +209,12 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     problems.add('DATAOPS_DEPLOYMENT_NAME and DATAOPS_BUILD_ID', 'set both (a versioned worker) or neither');
 
   const profiles = readProfiles(v.DATAOPS_PROFILES, env, read, problems);
+  const waitsQueue = v.DATAOPS_WAITS_TASK_QUEUE ?? waitsTaskQueue(temporal.taskQueue);
+  if (waitsQueue === temporal.taskQueue)
+    problems.add(
+      'DATAOPS_WAITS_TASK_QUEUE',
+      `'${waitsQueue}' is the main task queue too: the waits need a queue of their own, which only their worker polls`,
+    );
   problems.check();
 
   const paths = {
@@ -227,6 +243,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     ...(v.DATAOPS_WORKFLOW_BUNDLE ? { workflowBundle: v.DATAOPS_WORKFLOW_BUNDLE } : {}),
     ...(v.DATAOPS_TEMPORAL_UI_URL ? { temporalUiUrl: v.DATAOPS_TEMPORAL_UI_URL } : {}),
     heartbeatThrottleMs: v.DATAOPS_HEARTBEAT_THROTTLE_MS,
+    waitsTaskQueue: waitsQueue,
     submitSettleMs: v.DATAOPS_SUBMIT_SETTLE_MS,
     shutdownGraceMs: v.DATAOPS_SHUTDOWN_GRACE_MS,
     searchAttributes: v.DATAOPS_SEARCH_ATTRIBUTES,
@@ -253,6 +270,7 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
       address: config.temporal.address,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
+      waitsTaskQueue: config.waitsTaskQueue,
       tls: Boolean(config.temporal.tls),
       apiKey: config.temporal.apiKey ? '(set)' : '(none)',
     },

@@ -102,6 +102,7 @@ export const heartbeatInput = (opts: JobOptions, bound: ReturnType<typeof waitBo
 
 /** Waits for a terminal status with the chosen strategy. Cancellable. */
 export async function waitForTerminal(
+  t: Tracker,
   opts: JobOptions,
   jobId: string,
   maxStatusDurationMs: number | undefined = undefined,
@@ -115,6 +116,7 @@ export async function waitForTerminal(
     return acts.checkJob({ profile: opts.profile, jobId, pollIntervalMs: opts.pollIntervalMs, ...bound });
   }
   return heartbeatWait(
+    t,
     opts.maxWaitMs,
     opts.heartbeatTimeoutMs,
     after.then !== undefined,
@@ -214,7 +216,7 @@ export async function followJob(
   for (let waited = first; ; waited = undefined) {
     try {
       // A wait that may submit the next job answers its cancel: the job is cancelled at once meanwhile.
-      const waiting = () => waitForTerminal(opts, submitted.jobId, bound, after, seenStatus);
+      const waiting = () => waitForTerminal(t, opts, submitted.jobId, bound, after, seenStatus);
       outcome =
         waited ?? (await (after.then ? cancellingPromptly(t, opts, () => submitted.jobId, waiting) : waiting()));
     } catch (err) {

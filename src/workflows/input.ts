@@ -12,7 +12,7 @@ import { INPUT_CHECK } from '../contract/activity-options.js';
 import type { CheckedWorkflow, WorkflowInputs } from '../contract/inputs.js';
 import type { CheckedInput } from '../activities/inputs.js';
 import { applies } from './patches.js';
-import type { Searchable } from './search.js';
+import type { Tracker } from './shared.js';
 
 const isVersioned = <T>(answer: unknown): answer is CheckedInput<T> =>
   typeof answer === 'object' &&
@@ -24,13 +24,14 @@ const SUBMIT_FIRST = new Set<CheckedWorkflow>(['dataQualityPipeline', 'profileTa
 
 /**
  * Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. The worker's
- * answer also says whether the run sets its search attributes (`search`). `given`: how many arguments the workflow
- * was called with (`arguments.length`); more than its one input is refused, not dropped.
+ * answer also says whether the run sets its search attributes, and the task queue of its waits (both kept in `t`).
+ * `given`: how many arguments the workflow was called with (`arguments.length`); more than its one input is refused,
+ * not dropped.
  */
 export async function checkedInput<K extends CheckedWorkflow>(
   workflow: K,
   raw: unknown,
-  search?: Searchable,
+  t?: Pick<Tracker, 'search' | 'waitsTaskQueue'>,
   given = 1,
 ): Promise<WorkflowInputs[K]> {
   // When replaying, Core meets a patch marker as it reads the task's events, while a local activity's result reaches
@@ -50,7 +51,10 @@ export async function checkedInput<K extends CheckedWorkflow>(
       ...(given > 1 ? { extraArguments: given - 1 } : {}),
     });
     if (!isVersioned<WorkflowInputs[K]>(checked)) return checked as WorkflowInputs[K]; // histories from before
-    if (search) search.enabled = checked.searchAttributes;
+    if (t) {
+      t.search.enabled = checked.searchAttributes;
+      if (checked.waitsTaskQueue) t.waitsTaskQueue = checked.waitsTaskQueue;
+    }
     return checked.input;
   } catch (err) {
     // The check's refusal is the workflow's own failure, at the top of the chain, as callers know it.

@@ -80,7 +80,7 @@ export async function testRunStep(
 export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTableGroupResult> {
   const t = new Tracker('profileTableGroup');
   return t.run(async () => {
-    const input = await checkedInput('profileTableGroup', raw, t.search, arguments.length);
+    const input = await checkedInput('profileTableGroup', raw, t, arguments.length);
     t.search.set({ tableGroupId: input.tableGroupId, stage: 'profiling' });
     return (await profileStep(t, input, input.tableGroupId)).result;
   });
@@ -90,7 +90,7 @@ export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<Pr
 export async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuiteResult> {
   const t = new Tracker('runTestSuite');
   return t.run(async () => {
-    const input = await checkedInput('runTestSuite', raw, t.search, arguments.length);
+    const input = await checkedInput('runTestSuite', raw, t, arguments.length);
     t.search.set({ testSuiteId: input.testSuiteId, stage: 'test_run' });
     return testRunStep(t, input, input.testSuiteId);
   });

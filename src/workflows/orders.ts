@@ -1,18 +1,7 @@
 /** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
-import {
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import {
-  DEFAULT_CANCEL_TIMEOUT_MS,
-  DEFAULT_MAX_WAIT_MS,
-  heartbeatWaiting,
-  waitsTaskQueue,
-} from '../contract/activity-options.js';
+import { DEFAULT_CANCEL_TIMEOUT_MS, DEFAULT_MAX_WAIT_MS, heartbeatWaiting } from '../contract/activity-options.js';
 import type { RunOrderResult } from '../contract/index.js';
 import type { RunOrderInput } from '../contract/workflows.js';
 import { checkedInput } from './input.js';
@@ -92,7 +81,7 @@ export async function orderStep(
     try {
       orderRun = await proxyActivities<Activities>({
         ...heartbeatWaiting(maxWaitMs),
-        taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
+        taskQueue: t.waitsTaskQueue,
       }).waitForOrderRun({
         profile,
         kitchen: spec.kitchen,
@@ -140,7 +129,7 @@ function orderWaitTimedOut(t: Tracker, orderId: string, maxWaitMs: number, err: 
 export async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
   const t = new Tracker('runOrder');
   return t.run(async () => {
-    const input = await checkedInput('runOrder', raw, t.search, arguments.length);
+    const input = await checkedInput('runOrder', raw, t, arguments.length);
     t.search.set({ stage: 'order' });
     return orderStep(t, input, input);
   });

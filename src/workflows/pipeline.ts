@@ -52,7 +52,7 @@ export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdic
 export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQualityPipelineResult> {
   const t = new Tracker('dataQualityPipeline');
   return t.run(async () => {
-    const input = await checkedInput('dataQualityPipeline', raw, t.search, arguments.length);
+    const input = await checkedInput('dataQualityPipeline', raw, t, arguments.length);
     const about = { tableGroupId: input.tableGroupId, testSuiteId: input.testSuiteId };
     t.search.set({ ...about, stage: input.order ? 'order' : 'profiling' });
     const order = input.order ? await orderStep(t, input, input.order) : null;

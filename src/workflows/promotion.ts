@@ -127,7 +127,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
   );
 
   return t.run(async () => {
-    const input = await checkedInput('promoteTestDefinitions', raw, t.search, arguments.length);
+    const input = await checkedInput('promoteTestDefinitions', raw, t, arguments.length);
     const policy = input.preset ? PRESETS[input.preset] : input.policy!;
     const target = input.targetTestSuiteId;
     const fromSuite = 'testSuiteId' in input.source;
@@ -262,7 +262,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
 export async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Promise<ExportTestDefinitionsResult> {
   const t = new Tracker('exportTestDefinitions');
   return t.run(async () => {
-    const input = await checkedInput('exportTestDefinitions', raw, t.search, arguments.length);
+    const input = await checkedInput('exportTestDefinitions', raw, t, arguments.length);
     t.stage('exporting');
     t.search.set({ testSuiteId: input.testSuiteId, stage: 'exporting' });
     const out = await activitiesWithin(input.outageToleranceMs).transfer.exportTestDefinitions({

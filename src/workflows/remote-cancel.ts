@@ -11,32 +11,32 @@ import {
   proxyActivities,
   sleep,
   upsertMemo,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { heartbeatWaiting, waitsTaskQueue } from '../contract/activity-options.js';
+import { heartbeatWaiting } from '../contract/activity-options.js';
 import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
 import { PATCHES } from './patches.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
 /**
- * The heartbeating wait, on the waits task queue (its own slots: see waitsTaskQueue). `answerOnCancel`: a cancel
- * waits for the activity's answer, which may carry a job it submitted (src/activities/chained.ts).
+ * The heartbeating wait, on the worker's waits task queue (its own slots: see waitsTaskQueue; the workflow's tracker
+ * has its name). `answerOnCancel`: a cancel waits for the activity's answer, which may carry a job it submitted
+ * (src/activities/chained.ts).
  */
-const heartbeatWaits = (maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: boolean) =>
+const heartbeatWaits = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: boolean) =>
   proxyActivities<Activities>({
     ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
-    taskQueue: waitsTaskQueue(workflowInfo().taskQueue),
+    taskQueue: t.waitsTaskQueue,
     ...(answerOnCancel ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
   });
 
-export const heartbeatWait = (maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel = false) =>
-  heartbeatWaits(maxWaitMs, heartbeatTimeoutMs, answerOnCancel).waitForJob;
+export const heartbeatWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel = false) =>
+  heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, answerOnCancel).waitForJob;
 
 /** The heartbeating wait that submits its own job first; a cancel waits for its answer, which names the job. */
-export const submitAndWait = (maxWaitMs: number, heartbeatTimeoutMs: number) =>
-  heartbeatWaits(maxWaitMs, heartbeatTimeoutMs, true).submitAndWaitForJob;
+export const submitAndWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number) =>
+  heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, true).submitAndWaitForJob;
 
 export type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
 export type RemoteCancel = NonNullable<Progress['remoteCancel']>;
@@ -91,6 +91,7 @@ async function cancelOnce(t: Tracker, opts: JobOptions, jobId: string, reason: C
           const left = Math.max(deadline - Date.now(), 1_000);
           final = (
             await heartbeatWait(
+              t,
               left,
               opts.heartbeatTimeoutMs,
             )({

@@ -10,9 +10,10 @@ import {
   setHandler,
   TimeoutFailure,
   upsertMemo,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { callsWithin, submissionsWithin, transfersWithin } from '../contract/activity-options.js';
+import { callsWithin, submissionsWithin, transfersWithin, waitsTaskQueue } from '../contract/activity-options.js';
 import { jobStatusSignal, progressQuery } from '../contract/messages.js';
 import type { Progress } from '../contract/progress.js';
 import type { JobStatusReport, JobWaitOutcome } from '../contract/types.js';
@@ -42,6 +43,11 @@ export class Tracker {
   readonly progress: Progress;
   /** The run's search attributes (search.ts). */
   readonly search = new Searchable();
+  /**
+   * The task queue of the heartbeating waits: the worker's (DATAOPS_WAITS_TASK_QUEUE), told by its input check and
+   * recorded with it; `<queue>-waits` in runs whose check did not tell it (every run before the setting).
+   */
+  waitsTaskQueue = waitsTaskQueue(workflowInfo().taskQueue);
 
   constructor(workflowType: string) {
     const now = new Date().toISOString();

@@ -70,7 +70,7 @@ async function submitThenFollow(
   after: AfterCompletion,
 ): Promise<{ run: JobRun; fetched: Fetched }> {
   const submit = waitSubmission(kind, opts, targetId);
-  const wait = submitAndWait(opts.maxWaitMs, opts.heartbeatTimeoutMs);
+  const wait = submitAndWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs);
   const input = { ...heartbeatInput(opts, waitBound(opts, opts.maxStatusDurationMs, after, null)), submit };
   let outcome: WaitResult & { submitted: JobSubmitted };
   // Until the wait ends, its first report names the job (shared.ts): a cancel meanwhile cancels it at once.

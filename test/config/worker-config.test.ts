@@ -15,6 +15,7 @@ describe('worker configuration', () => {
     assert.equal(c.temporal.address, 'localhost:7233');
     assert.equal(c.temporal.namespace, 'default');
     assert.equal(c.temporal.taskQueue, 'dataops-temporal');
+    assert.equal(c.waitsTaskQueue, 'dataops-temporal-waits');
     assert.equal(c.temporal.tls, undefined);
     assert.equal(c.service.baseUrl, 'http://127.0.0.1:8700');
     assert.equal(c.service.timeoutMs, 30_000);
@@ -50,6 +51,20 @@ describe('worker configuration', () => {
         e instanceof ConfigError &&
         /DATAOPS_WORKFLOW_POLLERS: expected a whole number from 2 to 100, got '1'/.test(e.message) &&
         /DATAOPS_MAX_CACHED_WORKFLOWS: expected a whole number/.test(e.message),
+    );
+  });
+
+  test("the waits' task queue comes from the configuration, and may not be the main queue", () => {
+    const named = loadWorkerConfig({ ...minimal, TEMPORAL_TASK_QUEUE: 'team', DATAOPS_WAITS_TASK_QUEUE: 'team.waits' });
+    assert.equal(named.waitsTaskQueue, 'team.waits');
+    assert.equal(loadWorkerConfig({ ...minimal, TEMPORAL_TASK_QUEUE: 'team' }).waitsTaskQueue, 'team-waits');
+    assert.throws(
+      () => loadWorkerConfig({ ...minimal, TEMPORAL_TASK_QUEUE: 'team', DATAOPS_WAITS_TASK_QUEUE: 'team' }),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /DATAOPS_WAITS_TASK_QUEUE: 'team' is the main task queue too: the waits need a queue of their own/.test(
+          e.message,
+        ),
     );
   });
 

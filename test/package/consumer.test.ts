@@ -37,12 +37,15 @@ export async function nightlyQuality(input) {
 }
 `;
 
-/** The team's worker: our activities and its own, our workflows and its own; the waits queue on a second worker. */
+/**
+ * The team's worker: our activities and its own, our workflows and its own; the waits on a second worker, on the queue
+ * the configuration names (the team's own name for it here: DATAOPS_WAITS_TASK_QUEUE).
+ */
 const TEAM_WORKER = `
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from 'dataops-temporal/activities';
-import { buildActivityDeps, loadWorkerConfig, waitsQueueActivities, waitsTaskQueue } from 'dataops-temporal/worker';
+import { buildActivityDeps, loadWorkerConfig, waitsQueueActivities } from 'dataops-temporal/worker';
 
 const config = loadWorkerConfig();
 const deps = await buildActivityDeps(config);
@@ -57,7 +60,7 @@ const main = await Worker.create({
 });
 const waits = await Worker.create({
   connection,
-  taskQueue: waitsTaskQueue(taskQueue),
+  taskQueue: config.waitsTaskQueue,
   activities: waitsQueueActivities(activities),
 });
 console.log('team worker running');
@@ -134,6 +137,7 @@ describe('the packed package in a project of its own', () => {
         TEMPORAL_TASK_QUEUE: taskQueue,
         DATAOPS_BLOB_DIR: join(scratch, 'blobs'),
         DATAOPS_SEARCH_ATTRIBUTES: 'off',
+        DATAOPS_WAITS_TASK_QUEUE: `${taskQueue}.long-waits`,
         ...simulatorService(sim.url),
       });
       await eventually('the team worker', () => worker!.output().includes('team worker running'), {
@@ -157,6 +161,13 @@ describe('the packed package in a project of its own', () => {
       };
       assert.equal(result.verdict, 'passed', worker.output());
       assert.equal(sim.controls.job(result.profilingJob)?.table_group_id, input.tableGroupId);
+      // The pipeline's job waits ran on the queue the configuration names, not on `<queue>-waits`.
+      const events = (await t.env.client.workflow.getHandle(`${workflowId}-pipeline`).fetchHistory()).events ?? [];
+      const waits = events
+        .map((e) => e.activityTaskScheduledEventAttributes)
+        .filter((a) => /wait/i.test(a?.activityType?.name ?? ''));
+      assert.ok(waits.length >= 2, 'the profiling run and the test run were waited for');
+      assert.deepEqual(new Set(waits.map((a) => a?.taskQueue?.name)), new Set([`${taskQueue}.long-waits`]));
 
       const cli = await runProcess(
         join(scratch, 'node_modules', '.bin', 'dataops'),
