@@ -127,32 +127,46 @@ describe(
       },
     );
 
-    test('two worker processes with that grant run pipelines side by side', LONG, async () => {
-      const taskQueue = uniqueTaskQueue('peer-shared');
-      const work = mkdtempSync(join(tmpdir(), 'peer-shared-'));
-      const env = {
-        TEMPORAL_ADDRESS: t.env.connection.options.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        ...testGenService(peer, grant),
-        DATAOPS_BLOB_DIR: join(work, 'blobs'),
-        DATAOPS_EXPORT_DIR: join(work, 'exports'),
-      };
-      workers.push(startWorkerProcess(env), startWorkerProcess(env));
-      const runs = await Promise.all(
-        [1, 2].map(
-          (n) =>
-            t.env.client.workflow.execute('profileTableGroup', {
-              taskQueue,
-              workflowId: `${taskQueue}-${n}`,
-              args: [{ tableGroupId: peer.demo.tableGroupId, pollIntervalMs: 500, maxPollIntervalMs: 1_000 }],
-            }) as Promise<ProfileTableGroupResult>,
-        ),
-      );
-      assert.deepEqual(
-        runs.map((r) => r.job.wait.job.status),
-        ['completed', 'completed'],
-      );
-      assert.notEqual(runs[0]!.job.jobId, runs[1]!.job.jobId, 'a job of its own each');
-    });
+    test(
+      'two worker processes with that grant run pipelines side by side, and a restarted one goes on',
+      LONG,
+      async () => {
+        const taskQueue = uniqueTaskQueue('peer-shared');
+        const work = mkdtempSync(join(tmpdir(), 'peer-shared-'));
+        const env = {
+          TEMPORAL_ADDRESS: t.env.connection.options.address,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+          ...testGenService(peer, grant),
+          DATAOPS_BLOB_DIR: join(work, 'blobs'),
+          DATAOPS_EXPORT_DIR: join(work, 'exports'),
+        };
+        workers.push(startWorkerProcess(env), startWorkerProcess(env));
+        const runs = await Promise.all(
+          [1, 2].map(
+            (n) =>
+              t.env.client.workflow.execute('profileTableGroup', {
+                taskQueue,
+                workflowId: `${taskQueue}-${n}`,
+                args: [{ tableGroupId: peer.demo.tableGroupId, pollIntervalMs: 500, maxPollIntervalMs: 1_000 }],
+              }) as Promise<ProfileTableGroupResult>,
+          ),
+        );
+        assert.deepEqual(
+          runs.map((r) => r.job.wait.job.status),
+          ['completed', 'completed'],
+        );
+        assert.notEqual(runs[0]!.job.jobId, runs[1]!.job.jobId, 'a job of its own each');
+        // Restarted: both processes gone, a new one with the same grant. A confidential client reuses its refresh
+        // token, so the restart presents nothing TestGen has spent (a public client's would revoke the chain).
+        await Promise.all(workers.splice(0).map((w) => w.stop('SIGKILL')));
+        workers.push(startWorkerProcess(env));
+        const after = (await t.env.client.workflow.execute('profileTableGroup', {
+          taskQueue,
+          workflowId: `${taskQueue}-restarted`,
+          args: [{ tableGroupId: peer.demo.tableGroupId, pollIntervalMs: 500, maxPollIntervalMs: 1_000 }],
+        })) as ProfileTableGroupResult;
+        assert.equal(after.job.wait.job.status, 'completed', workers[0]!.output().slice(-2_000));
+      },
+    );
   }),
 );
