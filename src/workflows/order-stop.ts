@@ -45,9 +45,10 @@ function recordStop(
 }
 
 /**
- * A stop the service accepted, as its runs were read back: confirmed when each was seen terminal. `finalStatus` is
- * the status of a run still going, else of the first run, else `no_run` (the order had none yet, and a stopped order
- * starts none), or `unknown` when the runs could never be read (a read that found none confirms the stop).
+ * A stop the service accepted, as its runs were read back: confirmed when at least one was listed and each was seen
+ * terminal. `finalStatus` is the status of a run still going, else of the first run; `unknown` when no run could be
+ * read, or none was listed (the activity no longer confirms that: a run may be listed a moment after it is planned);
+ * `no_run` only in stops recorded before, which took an order with no run listed as stopped.
  */
 function stopSeen(t: Tracker, orderId: string, reason: CancelReason, res: OrderStopOutcome): ApplicationFailure | null {
   const going = res.runs.find((r) => !isTerminalOrderRunStatus(r.status)) ?? res.runs[0];
