@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { BearerSource, type Surface } from './bearer.js';
 import {
   AuthenticationFailed,
+  FreshTokenRefused,
   GarbledResponse,
   UnexpectedResponse,
   describeErrorBody,
@@ -165,25 +166,36 @@ export class ServiceClient {
     return parseBody(schema, await this.#raw(req), req.method, req.path);
   }
 
-  /** Sends with authentication; maps error statuses to the error hierarchy. */
+  /**
+   * Sends with authentication; maps error statuses to the error hierarchy. A 401 to a token granted for this call
+   * (`refreshed`) is FreshTokenRefused, retryable: the grant that made it works.
+   */
   async #raw(req: ApiRequest): Promise<RawResponse> {
     const res = await this.#send(req);
     if ((req.ok ?? isSuccess)(res.status)) return res;
     const query = queryString(req.searchParams);
-    throw errorForResponse(req.method, query ? `${req.path}?${query}` : req.path, res);
+    const url = query ? `${req.path}?${query}` : req.path;
+    const err = errorForResponse(req.method, url, res);
+    if (res.status === 401 && res.refreshed)
+      throw new FreshTokenRefused(`${err.message} (to a token granted for this call)`, {
+        status: err.status,
+        code: err.code,
+        body: err.body,
+        method: err.method,
+        url: err.url,
+      });
+    throw err;
   }
 
   /** Sends with the bearer of its surface; on a 401, gets a fresh token once and repeats the request once. */
-  async #send(req: ApiRequest): Promise<RawResponse> {
+  async #send(req: ApiRequest): Promise<RawResponse & { refreshed?: true }> {
     if (req.anonymous) return this.#transmit(req.surface, req.method, req.path, req);
-    let token = await this.#bearer.token(req.surface, false, req.signal);
-    let res = await this.#transmit(req.surface, req.method, req.path, { ...req, token });
-    if (res.status === 401 && this.#bearer.canRefresh(req.surface)) {
-      this.#bearer.invalidate(req.surface, token);
-      token = await this.#bearer.token(req.surface, true, req.signal);
-      res = await this.#transmit(req.surface, req.method, req.path, { ...req, token });
-    }
-    return res;
+    const token = await this.#bearer.token(req.surface, false, req.signal);
+    const res = await this.#transmit(req.surface, req.method, req.path, { ...req, token });
+    if (res.status !== 401 || !this.#bearer.canRefresh(req.surface)) return res;
+    this.#bearer.invalidate(req.surface, token);
+    const fresh = await this.#bearer.token(req.surface, true, req.signal);
+    return { ...(await this.#transmit(req.surface, req.method, req.path, { ...req, token: fresh })), refreshed: true };
   }
 
   #transmit(surface: Surface, method: ApiRequest['method'], path: string, opts: SendOptions): Promise<RawResponse> {

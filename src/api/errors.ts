@@ -47,6 +47,18 @@ export class AuthenticationFailed extends ServiceError {
   override readonly name = 'AuthenticationFailed';
 }
 
+/**
+ * Thrown when the service answers 401 to a token granted for this very call, after it refused the one before: the
+ * grant works, so the credentials are alive (dead ones fail at the grant, as AuthenticationFailed). The token expired
+ * on its way, or a revocation raced the grant; retried like an outage, and never sent anything.
+ */
+export class FreshTokenRefused extends ServiceError {
+  override readonly name = 'FreshTokenRefused';
+  override get retryable(): boolean {
+    return true;
+  }
+}
+
 /** Thrown when the service answers 403: the user's role or kitchen access does not allow the call. */
 export class PermissionDenied extends ServiceError {
   override readonly name = 'PermissionDenied';

@@ -30,6 +30,7 @@ export const RETRYABLE = [
   'ConnectionFailed',
   'RequestTimedOut',
   'GarbledResponse',
+  'FreshTokenRefused',
   'JobStillRunning',
   'BlobStoreUnavailable',
 ] as const;

@@ -55,6 +55,12 @@ export const FAILURE_TYPES: readonly FailureType[] = [
   f('InvalidInput', 'update', false, 'the update argument breaks its schema'),
   f('InvalidInput', 'activity', false, 'an activity input breaks its schema (a caller of the activities directly)'),
   f('AuthenticationFailed', 'activity', false, 'the service refused the credentials or token'),
+  f(
+    'FreshTokenRefused',
+    'activity',
+    true,
+    'a 401 to a token granted for that very call: the grant works, so it is retried like an outage (after outageToleranceMs)',
+  ),
   f('PermissionDenied', 'activity', false, "the profile's user may not do this"),
   f('NotFound', 'activity', false, 'the table group, suite, job or order does not exist (or is not visible)'),
   f('Conflict', 'activity', false, 'the service refused a change that conflicts with the current state'),

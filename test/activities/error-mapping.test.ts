@@ -58,28 +58,39 @@ describe('activity error mapping on a real worker', () => {
       'UnexpectedResponse',
     ])
       assert.ok((NON_RETRYABLE as readonly string[]).includes(name), name);
-    for (const name of ['ServerError', 'RateLimited', 'ConnectionFailed', 'RequestTimedOut'])
+    for (const name of ['ServerError', 'RateLimited', 'ConnectionFailed', 'RequestTimedOut', 'FreshTokenRefused'])
       assert.ok((RETRYABLE as readonly string[]).includes(name), name);
   });
 
-  test('non-retryable: AuthenticationFailed (bad credentials, and a 401 that stays after a fresh login)', async () => {
+  test('non-retryable: AuthenticationFailed (bad credentials); retryable: a 401 to the token just granted', async () => {
     const bad = new ServiceClient({ baseUrl: sim.url, credentials: { username: 'alice', password: 'wrong' } });
     await expectType(
       runActivity(t.env, { profiles: { default: { client: bad } } }, 'login', {}, RETRYING),
       'AuthenticationFailed',
       true,
     );
+    // Refused twice: the token held, then the one the login just granted. The login works, so the credentials are
+    // alive: the attempt fails FreshTokenRefused, and the next attempt goes through on that token.
     const deps = await simDeps(sim);
     sim.controls.addFault({ kind: 'status', status: 401, path: '/projects/DEMO/jobs', count: 2 });
-    await expectType(
-      runActivity(t.env, deps, 'findGenerationJob', { tableGroupId: 'x', after: new Date().toISOString() }, RETRYING),
-      'AuthenticationFailed',
-      true,
+    const found = await runActivity(
+      t.env,
+      deps,
+      'findGenerationJob',
+      { tableGroupId: 'x', after: new Date().toISOString() },
+      RETRYING,
     );
+    assert.equal(found, null);
     assert.equal(
       sim.controls.faults().find((f) => f.path === '/projects/DEMO/jobs')?.remaining,
       0,
-      'one refresh, no more',
+      'one refresh per attempt, no more',
+    );
+    sim.controls.addFault({ kind: 'status', status: 401, path: '/projects/DEMO/jobs', count: 6 });
+    await expectType(
+      runActivity(t.env, deps, 'findGenerationJob', { tableGroupId: 'x', after: new Date().toISOString() }, RETRYING),
+      'FreshTokenRefused',
+      false,
     );
   });
 

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { BearerSource } from '../../src/api/bearer.js';
 import { SessionManager } from '../../src/api/session.js';
 import type { Transport } from '../../src/api/transport.js';
-import { AuthenticationFailed, ServiceClient } from '../../src/api/index.js';
+import { AuthenticationFailed, FreshTokenRefused, ServiceClient } from '../../src/api/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { startTestSimulator } from '../helpers/sim.js';
 
@@ -85,6 +85,42 @@ describe('OAuth refresh grant against the simulator (no /v2 credentials at all)'
       );
       assert.ok(err instanceof AuthenticationFailed, String(err));
       assert.ok(!String((err as Error).message).includes(refreshToken));
+    } finally {
+      client.close();
+      await sim.close();
+    }
+  });
+  test('a 401 to the token just granted is retryable: the grant worked, so the credentials are alive', async () => {
+    const { sim } = await startTestSimulator();
+    const refreshToken = sim.controls.issueRefreshToken({ username: 'otto', clientId: 'worker', clientSecret: 's' });
+    const client = new ServiceClient({
+      baseUrl: sim.url,
+      timeoutMs: 5_000,
+      apiBearer: {
+        type: 'oauth',
+        tokenUrl: `${sim.url}/oauth/token`,
+        clientId: 'worker',
+        clientSecret: 's',
+        refreshToken,
+      },
+    });
+    try {
+      // Refused twice: the token held, then the one granted for the call (it expired on its way, say).
+      sim.controls.addFault({ kind: 'status', status: 401, path: '/projects/DEMO/jobs', count: 2 });
+      const err = await client.jobs.list('DEMO').then(
+        () => assert.fail('expected a failure'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof FreshTokenRefused && err.retryable, String(err));
+      assert.equal(err.status, 401);
+      // The retry an activity makes goes through, on the token already granted.
+      assert.ok(Array.isArray((await client.jobs.list('DEMO')).items));
+      const grants = sim.controls.requests().filter((r) => r.path === '/oauth/token');
+      assert.deepEqual(
+        grants.map((r) => r.status),
+        [200, 200],
+        'one grant at the first call, one after the first 401',
+      );
     } finally {
       client.close();
       await sim.close();

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { inspect } from 'node:util';
-import { AuthenticationFailed, RateLimited, ServerError, ServiceClient, SessionManager } from '../../src/api/index.js';
+import {
+  AuthenticationFailed,
+  FreshTokenRefused,
+  RateLimited,
+  ServerError,
+  ServiceClient,
+  SessionManager,
+} from '../../src/api/index.js';
 import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
 import { clientFor, startTestSimulator } from '../helpers/sim.js';
 
@@ -60,7 +67,11 @@ describe('session: expiry and refresh', () => {
       assert.equal(logins(sim).length, 2);
       sim.controls.revokeTokens('alice');
       sim.controls.addFault({ kind: 'status', status: 401, path: '/projects/DEMO/jobs', count: 2 });
-      await assert.rejects(client.jobs.list('DEMO'), (e: Error) => e instanceof AuthenticationFailed);
+      // The login that made the second token worked: the credentials are alive, so the call is retried, not given up.
+      await assert.rejects(
+        client.jobs.list('DEMO'),
+        (e: Error) => e instanceof FreshTokenRefused && e.retryable && /granted for this call/.test(e.message),
+      );
       assert.equal(logins(sim).length, 3, 'one refresh per call, never a loop');
     } finally {
       client.close();
