@@ -10,18 +10,8 @@ import { describeLive, liveProgress } from '../../src/cli/follow.js';
 
 /** A handle whose query answers `stage` and whose description has a pending wait heartbeating `beat`, if any. */
 function handleAt(stage: string, beat?: { polls: number; lastStatus: string }): WorkflowHandle {
-  const progress = {
-    workflowType: 'profileTableGroup',
-    stage,
-    startedAt: new Date().toISOString(),
-    updatedAt: new Date().toISOString(),
-    jobs: [],
-    lastStatus: null,
-    polls: 0,
-    claims: 0,
-    interrupts: 0,
-    currentWait: null,
-  };
+  // What the live line reads of the progress query.
+  const progress = { stage, startedAt: new Date().toISOString(), lastStatus: null, polls: 0, interrupts: 0 };
   const pendingActivities = beat ? [{ heartbeatDetails: { payloads: [defaultPayloadConverter.toPayload(beat)] } }] : [];
   return {
     query: async () => progress,
