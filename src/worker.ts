@@ -16,7 +16,7 @@ import {
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities/index.js';
 import { openClaimChecks } from './setup/claim-checks.js';
-import { waitsQueueActivities, waitsTaskQueue } from './contract/activity-options.js';
+import { waitsQueueActivities } from './contract/activity-options.js';
 import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
 import { temporalConnectionOptions } from './config/temporal.js';
