@@ -1,10 +1,12 @@
 /** The scale benchmark's options: defaults, and a wrong one named before anything starts. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { benchOptions } from '../../bench/scale/options.js';
 import { waitsCompleted } from '../../bench/scale/pipelines.js';
 import { counters, delta, perPipeline, persistenceLoad } from '../../bench/scale/server-metrics.js';
+import { actionsLine, costRow, totalActions } from '../../bench/scale/actions.js';
 
 test('bench:scale options: the defaults, and the pairs and JSON it takes', () => {
   const o = benchOptions([]);
@@ -14,6 +16,8 @@ test('bench:scale options: the defaults, and the pairs and JSON it takes', () =>
   assert.deepEqual(o.bound, [], 'the bound runs only when asked');
   assert.deepEqual(benchOptions(['--bound', '0,1,2']).bound, [0, 1, 2]);
   assert.deepEqual(benchOptions(['--bound', '2']).bound, [2]);
+  assert.equal(o.sameTarget, false);
+  assert.equal(benchOptions(['--same-target']).sameTarget, true);
   const given = benchOptions([
     ...['--run-spread-ms', '5000', '--no-floor', '--input', '{"statusReports":0}'],
     ...['--worker-env', 'A=1,B=x=y', '--server-config', 'system.enableActivityEagerExecution=true'],
@@ -39,6 +43,10 @@ test('bench:scale options: a wrong one is named', () => {
   assert.throws(() => benchOptions(['--bound', 'yes']), /--bound takes lock counts \(0, 1 or 2\) .*not "yes"/);
   assert.throws(() => benchOptions(['--bound', '0,3']), /--bound takes lock counts/);
   assert.throws(() => benchOptions(['--bound', '0,']), /--bound takes lock counts/, 'an empty count is not 0');
+  assert.throws(
+    () => benchOptions(['--same-target', '--fresh-targets']),
+    /--same-target and --fresh-targets contradict/,
+  );
 });
 
 test('bench:scale lags: every wait for a job counts, the one that submits its own job too, and nothing else', () => {
@@ -59,6 +67,15 @@ test('bench:scale lags: every wait for a job counts, the one that submits its ow
     completed(11, 20),
   ];
   assert.deepEqual(waitsCompleted(events as never), [10_000, 20_000]);
+  // On one target, a wait that submits its own job may answer that the target is held: it waited for nothing.
+  const held = {
+    ...completed(3, 2),
+    activityTaskCompletedEventAttributes: {
+      scheduledEventId: 3,
+      result: { payloads: [defaultPayloadConverter.toPayload({ lockHeldBy: { workflowId: 'other' } })] },
+    },
+  };
+  assert.deepEqual(waitsCompleted([scheduled(3, 'submitAndWaitForJob'), held, ...events] as never), [10_000, 20_000]);
 });
 
 test('bench:scale server metrics: persistence time is summed over every namespace, and read in exponent form', () => {
@@ -85,4 +102,25 @@ test('bench:scale server metrics: persistence time is summed over every namespac
     'persistence busy 3.5 s in 2.0 s (mean 1.75 in flight), 2.33 ms per operation ' +
       '(most time: UpdateWorkflowExecution 3.3 s / 1000, GetNamespace 0.3 s / 500)',
   );
+});
+
+test('bench:scale actions: as the server counts them, in our namespace, single markers left out for their batch', () => {
+  const action = (type: string, n: number, namespace = 'default') =>
+    `action{action_type="${type}",namespace="${namespace}",operation="X",service_name="frontend"} ${n}`;
+  const c = counters(
+    [
+      action('grpc_StartWorkflowExecution', 30),
+      action('command_ScheduleActivityTask', 20),
+      action('grpc_RecordActivityTaskHeartbeat', 70),
+      action('command_RecordMarker_core_patch', 10),
+      action('command_BatchMarkers', 10),
+      action('grpc_StartWorkflowExecution', 99, 'temporal_system'),
+    ].join('\n'),
+  );
+  assert.equal(totalActions(c), 130);
+  assert.equal(
+    actionsLine(c, 10, 2),
+    '13.0 actions per pipeline, $0.650 per 1,000 pipelines (RecordActivityTaskHeartbeat 7.0, StartWorkflowExecution 3.0)',
+  );
+  assert.equal(costRow(10, 'ours', c, 31), '| 10 | ours | 13.0 | $0.650 | 31 | 0.0 |');
 });
