@@ -9,10 +9,9 @@ import { checkInput, invalidInputMessage } from '../contract/issues.js';
 
 /**
  * The check's answer: the parsed input, and what the worker tells the workflow with it (recorded in the same
- * marker, so a replay sees what the first run saw). Histories from before carry the parsed input alone.
+ * marker, so a replay sees what the first run saw).
  */
 export interface CheckedInput<T> {
-  checkedInputVersion: 2;
   input: T;
   /** Whether the workflow sets the project's search attributes (registered in the namespace: see worker start). */
   searchAttributes: boolean;
@@ -74,7 +73,6 @@ export function inputActivities(worker: {
       const checked = limits.length ? { ok: false as const, problems: limits } : parsed;
       if (checked.ok)
         return {
-          checkedInputVersion: 2,
           input: checked.data as WorkflowInputs[K],
           searchAttributes: worker.searchAttributes,
           ...(worker.waitsTaskQueue ? { waitsTaskQueue: worker.waitsTaskQueue } : {}),

@@ -19,8 +19,8 @@ import { parseInput, translated } from './errors.js';
 export const StopOrderInput = z.object({
   profile: z.string().min(1).default('default'),
   orderId: z.string().min(1),
-  /** Where the order runs. Stops scheduled by workflows from before carry none: they stop the order and read nothing. */
-  kitchen: z.string().min(1).optional(),
+  /** Where the order runs: its runs are read back there. */
+  kitchen: z.string().min(1),
   /** How long to read the runs back until each is terminal. */
   confirmWithinMs: z.number().int().min(0).default(DEFAULT_CANCEL_TIMEOUT_MS),
   pollIntervalMs: z.number().int().min(10).default(1_000),
@@ -32,7 +32,7 @@ type Runs = OrderStopOutcome['runs'];
 /** Reads the order's runs until each is terminal, stopping those still going; bounded by the budget. */
 async function confirmStopped(
   client: ServiceClient,
-  input: z.infer<typeof StopOrderInput> & { kitchen: string },
+  input: z.infer<typeof StopOrderInput>,
   context: Context,
 ): Promise<OrderStopOutcome> {
   const signal = context.cancellationSignal;
@@ -69,17 +69,16 @@ export function orderStopActivities(ctx: ActivityContext) {
   return {
     /**
      * Stops an order (all its runs), and with the kitchen given reads its runs back until each is terminal: what a
-     * cancelled order workflow does to its remote work. Undefined without the kitchen (workflows from before).
+     * cancelled order workflow does to its remote work.
      */
-    stopOrder: async (raw: StopOrderInput): Promise<OrderStopOutcome | undefined> => {
+    stopOrder: async (raw: StopOrderInput): Promise<OrderStopOutcome> => {
       const input = parseInput(StopOrderInput, raw, 'stopOrder');
       return translated(async () => {
         const context = Context.current();
         const { client } = ctx.profile(input.profile);
         await client.orders.stop(input.orderId, { signal: context.cancellationSignal });
         log.info('order stop accepted', { orderId: input.orderId });
-        const { kitchen } = input;
-        return kitchen === undefined ? undefined : confirmStopped(client, { ...input, kitchen }, context);
+        return confirmStopped(client, input, context);
       });
     },
   };

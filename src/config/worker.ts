@@ -99,7 +99,7 @@ export interface WorkerConfig {
   tracing?: TracingConfig;
   /**
    * Worker Deployment Versioning: this worker's deployment and build id ($DATAOPS_DEPLOYMENT_NAME,
-   * $DATAOPS_BUILD_ID, both or neither). Each workflow declares PINNED or AUTO_UPGRADE (src/workflows/index.ts).
+   * $DATAOPS_BUILD_ID, both or neither). Every workflow is PINNED (src/workflows/index.ts).
    * @default unversioned
    */
   deployment?: { deploymentName: string; buildId: string };

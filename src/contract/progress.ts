@@ -65,8 +65,7 @@ export const Progress = z.object({
       'Set when the workflow ended while its job ran, and cancelled that job; also when it stopped its order ' +
         '(jobId is then the order id, finalStatus the status of a run still going, else of the first run; ' +
         "confirmed: at least one run of the order was listed and every run was seen terminal; finalStatus 'unknown': " +
-        "the stop was refused, its runs could not be read, or none was listed; 'no_run' only in stops recorded " +
-        'before, which took an order with no run listed as stopped)',
+        'the stop was refused, its runs could not be read, or none was listed)',
     ),
   stuck: z
     .object({ jobId: z.string(), status: z.string(), forMs: z.number().int(), at: z.string() })

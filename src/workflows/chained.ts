@@ -10,13 +10,11 @@ import {
   TimeoutFailure,
   isCancellation,
   log,
-  patched,
 } from '@temporalio/workflow';
 import type { JobSubmitted } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
 import type { Submission } from '../activities/job-inputs.js';
 import type { AfterCompletion } from './follow.js';
-import { PATCHES, applies } from './patches.js';
 import { cancelRemoteJob, unconfirmedCancel } from './remote-cancel.js';
 import { waitSubmission } from './submission.js';
 import { activitiesWithin, type Tracker } from './shared.js';
@@ -34,7 +32,6 @@ export function testRunAfterProfiling(
   testSuiteId: string,
 ): AfterCompletion['then'] {
   if (testGeneration === 'generate') return undefined;
-  if (!applies('testRunFromProfilingWait')) return undefined;
   const generation = ({ skip: 'not-looked-for', auto: 'absent-or-completed', wait: 'completed' } as const)[
     testGeneration
   ];
@@ -118,19 +115,9 @@ export async function ownJobAfter(opts: JobOptions, submit: Submission, err: unk
   return job;
 }
 
-/**
- * Whether the workflow looks for what an unanswered wait (see `unanswered`) may have submitted: workflows from
- * before the lookup replay without it. Checked only on that path, where its marker costs 2 history events.
- */
+/** Whether the workflow looks for what an unanswered wait (see `unanswered`) may have submitted. */
 export const findsUnanswered = (then: AfterCompletion['then'], err: unknown): boolean =>
-  then !== undefined && unanswered(err) && patched(PATCHES.unansweredSubmission);
-
-/**
- * Whether the workflow looks up what an unanswered wait may have submitted: always when it cancels remote jobs. With
- * `cancelRemoteJob: false`, in workflows that record patch unanswered-left-running-v1: there the lookup releases the
- * lock the dead attempt held and names the job left running.
- */
-const looksUpUnanswered = (opts: JobOptions): boolean => opts.cancelRemoteJob || patched(PATCHES.unansweredLeftRunning);
+  then !== undefined && unanswered(err);
 
 /**
  * When the wait that may have submitted `then` ended unanswered (`err`, from `findsUnanswered`), the job its last
@@ -145,7 +132,7 @@ export async function dropUnanswered(
   then: AfterCompletion['then'],
   err: ActivityFailure | undefined,
 ): Promise<boolean> {
-  if (!then || err?.activityId === undefined || !looksUpUnanswered(opts)) return false;
+  if (!then || err?.activityId === undefined) return false;
   const input = { profile: opts.profile, then, activityId: err.activityId, heartbeat: thenHeartbeat(err) };
   const submit = activitiesWithin(opts.outageToleranceMs).submit;
   const { job } = await CancellationScope.nonCancellable(() => submit.findUnansweredSubmission(input));

@@ -11,7 +11,6 @@ import { runJob } from './submit-and-wait.js';
 import { cancelFollowUp } from './follow-up.js';
 import { unconfirmedCancel } from './remote-cancel.js';
 import { type Tracker, activitiesWithin } from './shared.js';
-import { applies } from './patches.js';
 
 type Input = JobOptions & {
   tableGroupId: string;
@@ -41,13 +40,8 @@ export async function generationStep(
     return (await runJob(t, 'generation', input, 'generation', input.testSuiteId)).run;
   }
 
-  // The outlook the profiling wait read needs no patch check (a marker and a search-attribute upsert, 2 events):
-  // only histories from before the wait read it, or a wait that could not, reach the check, and then the activity.
-  const seen =
-    outlook ??
-    (applies('generationOutlook')
-      ? await call.generationExpected({ profile: input.profile, tableGroupId: input.tableGroupId })
-      : undefined);
+  // The outlook the profiling wait read, or, when it could not, the activity's.
+  const seen = outlook ?? (await call.generationExpected({ profile: input.profile, tableGroupId: input.tableGroupId }));
   if (seen?.expected === false) {
     if (input.testGeneration === 'wait')
       throw notFound(`no test-generation job will follow the profiling run of ${input.tableGroupId}: ${seen.reason}`);

@@ -2,25 +2,13 @@
  * A workflow's input, checked by the worker: the local activity `checkWorkflowInput` parses it with the contract's
  * zod schemas, which are then built once per worker instead of in every workflow's sandbox (each cached workflow
  * would otherwise hold its own copy: 1.9 MiB against 0.25). The parsed input is recorded in history (one marker).
- *
- * Workflows started before the check moved have no `input-checked-by-worker` marker: they replay with the check they
- * ran, in the sandbox, whose schemas are loaded only then (input-in-sandbox.ts, a lazy import).
  */
 import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { INPUT_CHECK } from '../contract/activity-options.js';
 import type { CheckedWorkflow, WorkflowInputs } from '../contract/inputs.js';
 import type { CheckedInput } from '../activities/inputs.js';
-import { applies } from './patches.js';
 import type { Tracker } from './shared.js';
-
-const isVersioned = <T>(answer: unknown): answer is CheckedInput<T> =>
-  typeof answer === 'object' &&
-  answer !== null &&
-  (answer as { checkedInputVersion?: unknown }).checkedInputVersion === 2;
-
-/** The workflows whose first task submits under the lock, right after their input check. */
-const SUBMIT_FIRST = new Set<CheckedWorkflow>(['dataQualityPipeline', 'profileTableGroup', 'runTestSuite', 'runOrder']);
 
 /**
  * Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. The worker's
@@ -34,23 +22,14 @@ export async function checkedInput<K extends CheckedWorkflow>(
   t?: Pick<Tracker, 'search' | 'waitsTaskQueue'>,
   given = 1,
 ): Promise<WorkflowInputs[K]> {
-  // When replaying, Core meets a patch marker as it reads the task's events, while a local activity's result reaches
-  // the workflow in a later activation of that task: a patch check made right after this one would come too late (a
-  // nondeterminism error, seen on queries of evicted pipelines). So the first check comes before the local activity:
-  // the baseline's in workflows started since it (patches.ts); in older ones that submit first, the submission
-  // lock's, remembered for the rest of the workflow, whose marker they have first in this task too.
-  if (SUBMIT_FIRST.has(workflow)) applies('submissionLock');
-  if (!applies('inputCheckedByWorker')) {
-    const { parseInSandbox } = await import(/* webpackMode: "eager" */ './input-in-sandbox.js');
-    return parseInSandbox(workflow, raw);
-  }
   try {
-    const checked: unknown = await proxyLocalActivities<Activities>(INPUT_CHECK).checkWorkflowInput({
+    const checked: CheckedInput<WorkflowInputs[K]> = await proxyLocalActivities<Activities>(
+      INPUT_CHECK,
+    ).checkWorkflowInput({
       workflow,
       input: raw,
       ...(given > 1 ? { extraArguments: given - 1 } : {}),
     });
-    if (!isVersioned<WorkflowInputs[K]>(checked)) return checked as WorkflowInputs[K]; // histories from before
     if (t) {
       t.search.enabled = checked.searchAttributes;
       if (checked.waitsTaskQueue) t.waitsTaskQueue = checked.waitsTaskQueue;

@@ -3,12 +3,11 @@
  * (src/activities/order-stop.ts); every outcome is recorded in `remoteCancel` (progress and memo, `jobId` = the order
  * id), and one that is not confirmed gives the failure a cancelled workflow ends with instead of "cancelled".
  */
-import { ApplicationFailure, CancellationScope, log, patched, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { callsWithin } from '../contract/activity-options.js';
 import type { OrderStopOutcome } from '../contract/index.js';
 import { isTerminalOrderRunStatus } from '../vocabulary.js';
-import { PATCHES } from './patches.js';
 import { recordRemoteCancel, rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
 import type { Tracker } from './shared.js';
 
@@ -47,13 +46,12 @@ function recordStop(
 /**
  * A stop the service accepted, as its runs were read back: confirmed when at least one was listed and each was seen
  * terminal. `finalStatus` is the status of a run still going, else of the first run; `unknown` when no run could be
- * read, or none was listed (the activity no longer confirms that: a run may be listed a moment after it is planned);
- * `no_run` only in stops recorded before, which took an order with no run listed as stopped.
+ * read, or none was listed (a run may be listed a moment after it is planned: that is no confirmed stop).
  */
 function stopSeen(t: Tracker, orderId: string, reason: CancelReason, res: OrderStopOutcome): ApplicationFailure | null {
   const going = res.runs.find((r) => !isTerminalOrderRunStatus(r.status)) ?? res.runs[0];
   const unread = !going && !res.confirmed;
-  const finalStatus = going?.status ?? (unread ? 'unknown' : 'no_run');
+  const finalStatus = going?.status ?? 'unknown';
   const seen = unread ? 'its runs could not be read' : `its run is ${finalStatus}`;
   const why = `was not seen stopped within cancelTimeoutMs (${seen}${res.error ? `; ${res.error}` : ''})`;
   return recordStop(t, orderId, reason, { finalStatus, confirmed: res.confirmed, error: res.error }, why);
@@ -61,7 +59,7 @@ function stopSeen(t: Tracker, orderId: string, reason: CancelReason, res: OrderS
 
 /**
  * Stops the order, in a non-cancellable scope, and records how that went. Returns the failure a cancelled workflow
- * ends with when the stop is not confirmed; null when it is (and for the workflows that predate the recording).
+ * ends with when the stop is not confirmed; null when it is.
  */
 export function stopOrder(t: Tracker, o: OrderToStop, reason: CancelReason): Promise<ApplicationFailure | null> {
   // The stop reads the order's runs back for up to cancelTimeoutMs: its attempt is given that long, and a minute more.
@@ -79,22 +77,12 @@ export function stopOrder(t: Tracker, o: OrderToStop, reason: CancelReason): Pro
         confirmWithinMs: o.cancelTimeoutMs,
         pollIntervalMs: Math.min(o.pollIntervalMs, 2_000),
       });
-      // A stop scheduled before stops were read back answers nothing: it ends as it did.
-      return res ? stopSeen(t, o.orderId, reason, res) : null;
+      return stopSeen(t, o.orderId, reason, res);
     } catch (err) {
       // The stop call retried through an outage and still failed: its run may be going. Never report that as clean.
-      // Workflows that failed to stop an order before this check ended as they were (only then is a marker added).
       const error = rootMessage(err);
-      if (patched(PATCHES.orderStopUnconfirmed))
-        return recordStop(
-          t,
-          o.orderId,
-          reason,
-          { finalStatus: 'unknown', confirmed: false, error },
-          `could not be stopped (${error})`,
-        );
-      log.warn('the order could not be stopped', { orderId: o.orderId, error });
-      return null;
+      const seen = { finalStatus: 'unknown', confirmed: false, error };
+      return recordStop(t, o.orderId, reason, seen, `could not be stopped (${error})`);
     }
   });
 }

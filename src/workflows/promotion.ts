@@ -8,7 +8,6 @@ import {
   CancellationScope,
   condition,
   log,
-  patched,
   setHandler,
   uuid4,
 } from '@temporalio/workflow';
@@ -23,7 +22,6 @@ import { approveUpdate, previewQuery, rejectUpdate } from '../contract/messages.
 import { PRESETS } from '../contract/presets.js';
 import type { ExportTestDefinitionsInput, ImportReport, PromoteTestDefinitionsInput } from '../contract/promotion.js';
 import { checkedInput } from './input.js';
-import { applies, PATCHES } from './patches.js';
 import type * as InSandbox from './input-in-sandbox.js';
 import { Tracker, activitiesWithin } from './shared.js';
 
@@ -62,10 +60,8 @@ function samePreview(a: ImportReport, b: ImportReport): boolean {
     JSON.stringify(r.items?.map((i) => [i.action, i.reason, i.tds.map((d) => [d.idx, d.target_id])]));
   if (counts(a) !== counts(b)) return false;
   if (a.items !== null && b.items !== null) return items(a) === items(b);
-  if (a.itemsRef?.sha256 === b.itemsRef?.sha256) return true;
-  // Stored by reference, and not the same content (or one inline, one stored). Promotions that got here before the
-  // patch compared counts alone and applied: they replay that path.
-  return !patched(PATCHES.previewContentBound);
+  // Stored by reference: the same content only when both are stored, under one hash.
+  return a.itemsRef !== null && a.itemsRef !== undefined && a.itemsRef.sha256 === b.itemsRef?.sha256;
 }
 
 /** An update refusal callers can match on: a named, non-retryable failure (sending it again cannot help). */
@@ -199,7 +195,6 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
       }
       // The approval may come a day later: apply only what the approver saw. A target that changed meanwhile (new,
       // removed or locked definitions) gets a new preview, and approval is asked again.
-      if (!applies('rePreviewAfterApproval')) break; // histories from before the re-check
       t.stage('re-checking the preview');
       const fresh = await takePreview();
       previews++;

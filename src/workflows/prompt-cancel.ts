@@ -5,16 +5,14 @@
  * could complete. Meanwhile the job the workflow knows (from the wait's first report, which names it within a second) is
  * cancelled here, without waiting; the wait's ending then finds that cancel made (cancelRemoteJob cancels a job once).
  */
-import { CancellationScope, condition, patched } from '@temporalio/workflow';
+import { CancellationScope, condition } from '@temporalio/workflow';
 import type { JobOptions } from '../contract/index.js';
-import { PATCHES } from './patches.js';
 import { cancelRemoteJob, cancelStarted } from './remote-cancel.js';
 import type { Tracker } from './shared.js';
 
 /**
  * Runs `wait`; if the workflow is cancelled meanwhile, cancels the job `jobOf` names as soon as it names one (unless
- * `cancelRemoteJob` is false). Checked with `patched()` only on that path: workflows that are not cancelled mid-wait
- * record nothing, and earlier runs replay their cancel where they made it.
+ * `cancelRemoteJob` is false).
  */
 export async function cancellingPromptly<T>(
   t: Tracker,
@@ -29,7 +27,7 @@ export async function cancellingPromptly<T>(
       CancellationScope.nonCancellable(async () => {
         await condition(() => ended || jobOf() !== undefined);
         const jobId = jobOf();
-        if (ended || jobId === undefined || !patched(PATCHES.promptCancel)) return;
+        if (ended || jobId === undefined) return;
         await cancelRemoteJob(t, opts, jobId, 'workflow_cancelled');
       }),
     )

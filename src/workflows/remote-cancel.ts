@@ -7,7 +7,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   log,
-  patched,
   proxyActivities,
   sleep,
   upsertMemo,
@@ -16,7 +15,6 @@ import type { Activities } from '../activities/index.js';
 import { heartbeatWaiting } from '../contract/activity-options.js';
 import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
-import { PATCHES } from './patches.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
 /**
@@ -113,7 +111,7 @@ async function cancelOnce(t: Tracker, opts: JobOptions, jobId: string, reason: C
         if (left < 1_000) break;
         // Credentials the service refused for good (the activity already tried a fresh token): asking again for
         // cancelTimeoutMs cannot succeed, and keeps the workflow from saying the job was left running.
-        if (rootType(err) === 'AuthenticationFailed' && patched(PATCHES.deadCredentialsEndCancel)) break;
+        if (rootType(err) === 'AuthenticationFailed') break;
         await sleep(Math.min(left, 500 * 2 ** Math.min(round, 6)));
       }
     }

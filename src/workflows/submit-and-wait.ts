@@ -20,7 +20,6 @@ import {
   type AfterCompletion,
   type Fetched,
 } from './follow.js';
-import { applies } from './patches.js';
 import { cancellingPromptly } from './prompt-cancel.js';
 import { submitAndWait } from './remote-cancel.js';
 import { submitUnderLock, untilLockTaken, waitSubmission, type SubmissionKind } from './submission.js';
@@ -28,12 +27,10 @@ import type { Tracker } from './shared.js';
 
 /**
  * Whether the job's own wait submits it: the heartbeating strategy (a deferrable poll is a short activity of its
- * own), live reports (without them the workflow would not know its job until the wait ends), and workflows of this
- * version (earlier ones replay their submission activity).
+ * own), and live reports (without them the workflow would not know its job until the wait ends).
  */
 function submitsInWait(opts: JobOptions): boolean {
-  if (strategyOf(opts) !== 'heartbeat' || (statusReportsOf(opts) ?? DEFAULT_STATUS_REPORTS) === 0) return false;
-  return applies('submissionLock') && applies('lockInActivity') && applies('submissionInWait');
+  return strategyOf(opts) === 'heartbeat' && (statusReportsOf(opts) ?? DEFAULT_STATUS_REPORTS) !== 0;
 }
 
 /** Submits the job (kind `kind`, on `targetId`) once, under the target's lock, and follows it. */

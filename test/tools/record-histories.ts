@@ -1,9 +1,8 @@
 /**
- * Records real histories of every workflow as replay fixtures: `npm run record-histories`.
- * Run it after a deliberate change to workflow code (with a patched() guard where old histories must still replay);
- * the replay test then checks every committed history against the current code. `-- --suffix=-v2` writes
- * `<name>-v2.json` beside the older ones, which stay as the proof that workflows started before still replay;
- * `-- --only=<name>` records that one.
+ * Records real histories of every workflow as replay fixtures: `npm run record-histories`. Every workflow is pinned
+ * to the Worker Deployment Version that started it (docs/versioning.md), so a change to workflow code ships as a new
+ * build id and the fixtures are recorded again with it; the replay test checks that the code of one version replays
+ * the histories it wrote (nothing in it may depend on what a replay cannot see). `-- --only=<name>` records that one.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +15,6 @@ import { startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
-const suffix = /^--suffix=(.*)$/.exec(process.argv.find((a) => a.startsWith('--suffix=')) ?? '')?.[1] ?? '';
 const only = /^--only=(.*)$/.exec(process.argv.find((a) => a.startsWith('--only=')) ?? '')?.[1];
 const out = fileURLToPath(new URL('../../../test/fixtures/histories/', import.meta.url));
 const TG = SEED_IDS.tableGroups;
@@ -114,10 +112,7 @@ async function main(): Promise<void> {
       await handle.result().catch(() => undefined);
       sim.controls.setJobDurations({ runMs: 200 });
       const history = await handle.fetchHistory();
-      writeFileSync(
-        `${out}${name}${suffix}.json`,
-        historyToJSON(proto.temporal.api.history.v1.History.fromObject(history)),
-      );
+      writeFileSync(`${out}${name}.json`, historyToJSON(proto.temporal.api.history.v1.History.fromObject(history)));
       console.log(`recorded ${name}: ${history.events?.length} events`);
     });
   }

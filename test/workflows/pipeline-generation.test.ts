@@ -108,13 +108,12 @@ describe('dataQualityPipeline: test generation', () => {
         }) as Promise<DataQualityPipelineResult>;
       const result = await pipeline('wait');
       // The profiling wait read the outlook, found the follow-up as the run completed and followed it to its end:
-      // no activity of the workflow's own looked for it or waited for it, and one patch marker (the baseline)
-      // stands for every patch.
+      // no activity of the workflow's own looked for it or waited for it, and the one marker is the input check's.
       const events = histories[0] ?? [];
       const activities = scheduledActivities(events);
       assert.deepEqual(activities, ['waitForJob', 'waitForJob'], 'profiling with its follow-up, then the test run');
       const markers = events.flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
-      assert.deepEqual(markers, ['core_patch', 'core_local_activity']);
+      assert.deepEqual(markers, ['core_local_activity']);
       console.log(`pipeline with a generation follow-up: ${events.length} history events`);
       const generated = bare.controls.jobs().filter((j) => j.job_key === 'run-test-generation');
       assert.equal(generated.length, 1);

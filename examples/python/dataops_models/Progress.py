@@ -85,7 +85,7 @@ class Progress(BaseModel):
     orderId: str | None
     remoteCancel: RemoteCancel | None = Field(
         ...,
-        description="Set when the workflow ended while its job ran, and cancelled that job; also when it stopped its order (jobId is then the order id, finalStatus the status of a run still going, else of the first run; confirmed: at least one run of the order was listed and every run was seen terminal; finalStatus 'unknown': the stop was refused, its runs could not be read, or none was listed; 'no_run' only in stops recorded before, which took an order with no run listed as stopped)",
+        description="Set when the workflow ended while its job ran, and cancelled that job; also when it stopped its order (jobId is then the order id, finalStatus the status of a run still going, else of the first run; confirmed: at least one run of the order was listed and every run was seen terminal; finalStatus 'unknown': the stop was refused, its runs could not be read, or none was listed)",
     )
     stuck: Stuck | None = Field(
         ...,
