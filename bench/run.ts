@@ -93,7 +93,7 @@ async function waitingHistory(): Promise<void> {
   const events: Record<string, number> = {};
   for (const strategy of ['heartbeat', 'deferrable'] as const) {
     await withProjectWorker(t.env, deps, async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('runTestSuite', {
+      const handle = await t.env.client.workflow.start('dataops.runTestSuite', {
         taskQueue,
         workflowId: `bench-${strategy}-${taskQueue}`,
         args: [

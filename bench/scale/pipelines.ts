@@ -39,7 +39,7 @@ export async function startPipelines(
 ): Promise<Started[]> {
   const ids = targets.map((_, i) => `scale-${label}-${i}`);
   const started = await pooled(targets, 100, (target, i) =>
-    client.workflow.start('dataQualityPipeline', {
+    client.workflow.start('dataops.dataQualityPipeline', {
       taskQueue,
       workflowId: ids[i]!,
       args: [
@@ -96,7 +96,7 @@ export interface Lags {
 }
 
 /** The activities that wait for a job: the heartbeating ones (one submits its job first) and the deferrable poll. */
-const JOB_WAITS = new Set(['waitForJob', 'submitAndWaitForJob', 'checkJob']);
+const JOB_WAITS = new Set(['dataops.waitForJob', 'dataops.submitAndWaitForJob', 'dataops.checkJob']);
 
 /** Whether a completed activity answered that its target's lock is held (a wait that submits asked too early). */
 function answeredLockHeld(e: Event): boolean {

@@ -21,7 +21,7 @@ export async function promotionWhileWaiting(client: Client, queue: string, pid: 
   const started = performance.now();
   let outcome: string;
   try {
-    const handle = await client.workflow.start('promoteTestDefinitions', {
+    const handle = await client.workflow.start('dataops.promoteTestDefinitions', {
       taskQueue: queue,
       workflowId: `cap-promotion-${Date.now()}`,
       args: [

@@ -44,7 +44,7 @@ async def progress(handle: WorkflowHandle) -> Progress:
 async def test_run(client: Client, args: argparse.Namespace) -> None:
     request = RunTestSuiteInput(testSuiteId=args.test_suite, pollIntervalMs=200, maxPollIntervalMs=500)
     handle = await client.start_workflow(
-        "runTestSuite", payload(request), id=f"py-tests-{uuid.uuid4()}", task_queue=args.task_queue
+        "dataops.runTestSuite", payload(request), id=f"py-tests-{uuid.uuid4()}", task_queue=args.task_queue
     )
     seen: list[str] = []
     while True:
@@ -64,7 +64,7 @@ async def test_run(client: Client, args: argparse.Namespace) -> None:
 async def cancel_profiling(client: Client, args: argparse.Namespace) -> None:
     request = ProfileTableGroupInput(tableGroupId=args.table_group, pollIntervalMs=200, maxPollIntervalMs=500)
     handle = await client.start_workflow(
-        "profileTableGroup", payload(request), id=f"py-profile-{uuid.uuid4()}", task_queue=args.task_queue
+        "dataops.profileTableGroup", payload(request), id=f"py-profile-{uuid.uuid4()}", task_queue=args.task_queue
     )
     while not (p := await progress(handle)).jobs or p.jobs[0].status != "running":
         await asyncio.sleep(0.2)
@@ -84,7 +84,7 @@ async def promote(client: Client, args: argparse.Namespace) -> None:
         {"source": {"testSuiteId": args.promote_from}, "targetTestSuiteId": args.promote_to, "preset": "promotion"}
     )
     handle = await client.start_workflow(
-        "promoteTestDefinitions", payload(request), id=f"py-promote-{uuid.uuid4()}", task_queue=args.task_queue
+        "dataops.promoteTestDefinitions", payload(request), id=f"py-promote-{uuid.uuid4()}", task_queue=args.task_queue
     )
     preview = PreviewQueryResult.model_validate(await handle.query("preview"))
     while preview.root is None:

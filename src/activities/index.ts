@@ -1,6 +1,7 @@
 /**
  * `createActivities(deps)`: every activity, built from the worker's dependencies (clients by credential profile,
- * the claim-check store). Workflows import the `Activities` type only.
+ * the claim-check store), under the names a worker registers (`dataops.<name>`, src/contract/names.ts).
+ * `activityFunctions(deps)` is the same functions by their own names. Workflows import the `Activities` type only.
  */
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
@@ -14,8 +15,9 @@ import { waitingActivities } from './waiting.js';
 import { chainedActivities } from './chained.js';
 import { orderActivities } from './orders.js';
 import { orderStopActivities } from './order-stop.js';
+import { prefixed } from '../contract/names.js';
 
-export function createActivities(deps: ActivityDeps) {
+export function activityFunctions(deps: ActivityDeps) {
   const ctx = activityContext(deps);
   return {
     /** Checks a profile's credentials early. Returns the user name and the token's expiry, never the token. */
@@ -40,7 +42,11 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+/** Every activity, named as registered: `dataops.login`, `dataops.waitForJob`, … */
+export const createActivities = (deps: ActivityDeps) => prefixed(activityFunctions(deps));
+
+/** The activities by their own names (the workflows call them through ourActivities, which adds the prefix). */
+export type Activities = ReturnType<typeof activityFunctions>;
 export type { ActivityDeps, ServiceProfile } from './context.js';
 export { LocalDirectoryBlobStore, type BlobStore } from './blob-store.js';
 export {

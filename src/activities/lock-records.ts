@@ -7,7 +7,9 @@ import { Context } from '@temporalio/activity';
 import { defaultPayloadConverter } from '@temporalio/common';
 
 /** The lock's workflow type: it completes at once if it ever runs (its start delay passed with nobody releasing it). */
-export const LOCK_WORKFLOW_TYPE = 'targetLock';
+export const LOCK_WORKFLOW_TYPE = 'dataops.targetLock';
+/** The same lock taken by 0.x workers, still draining on their version: its runs record owners and outcomes alike. */
+const LOCK_WORKFLOW_TYPE_0X = 'targetLock';
 
 export interface Owner {
   workflowId: string;
@@ -47,7 +49,7 @@ async function* lockRuns(
   let seen = 0;
   for await (const run of Context.current().client.workflow.list({ query: `WorkflowId = '${lockId}'${where}` })) {
     if (++seen > 20) return;
-    if (run.type === LOCK_WORKFLOW_TYPE) yield run;
+    if (run.type === LOCK_WORKFLOW_TYPE || run.type === LOCK_WORKFLOW_TYPE_0X) yield run;
   }
 }
 

@@ -127,8 +127,9 @@ async function take(lockId: string, owner: Owner): Promise<Taken> {
     }
     const lock = await described(lockId);
     if (!lock || lock.status.name !== 'RUNNING') continue; // released meanwhile
-    // A lock held by a child of a 0.x workflow still draining on its version (submitJob, createOrder) ends with its
-    // submission: both versions take the same lock ids, so they never submit to one target at once.
+    // A lock held by a 0.x workflow still draining on its version (the child locks submitJob and createOrder, or its
+    // targetLock) ends with its submission, or expires: both versions take the same lock ids, so they never submit
+    // to one target at once.
     if (lock.type !== LOCK_WORKFLOW_TYPE) return { lockHeldBy: `${lock.type} ${lockId}` };
     const lockOwner = lock.memo?.['owner'];
     if (same(lockOwner, owner)) return { runId: lock.runId, kept: true };

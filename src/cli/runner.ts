@@ -104,9 +104,10 @@ export class Starter {
 
   async start(type: string, input: unknown, flags: RunFlags): Promise<WorkflowHandle> {
     const client = await this.connect();
+    // The id names the workflow by its own name (its type less the `dataops.` prefix), as ids did before 1.0.
     const workflowId =
       flags.workflowId ??
-      `${type}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${randomUUID().slice(0, 8)}`;
+      `${type.replace(/^dataops\./, '')}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${randomUUID().slice(0, 8)}`;
     const handle = await client.workflow
       .start(type, { taskQueue: this.config.temporal.taskQueue, workflowId, args: [input] })
       .catch((err: unknown) => {

@@ -167,10 +167,14 @@ export const INPUT_CHECK: LocalActivityOptions = {
  */
 export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits`;
 
-/** The activities the workflows send to the waits task queue: what a worker there must register. */
-export const WAITS_QUEUE_ACTIVITIES = ['waitForJob', 'submitAndWaitForJob', 'waitForOrderRun'] as const;
+/** The activities the workflows send to the waits task queue (as registered): what a worker there must register. */
+export const WAITS_QUEUE_ACTIVITIES = [
+  'dataops.waitForJob',
+  'dataops.submitAndWaitForJob',
+  'dataops.waitForOrderRun',
+] as const;
 
-/** The part of an activity set that serves the waits task queue. */
+/** The part of an activity set (as registered: createActivities) that serves the waits task queue. */
 export function waitsQueueActivities<A extends object>(activities: A): Partial<A> {
   return Object.fromEntries(
     Object.entries(activities).filter(([name]) => WAITS_QUEUE_ACTIVITIES.some((w) => w === name)),

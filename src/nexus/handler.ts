@@ -7,18 +7,18 @@
 import { WorkflowRunOperationHandler, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
 import type { z } from 'zod';
-import { checkInput, invalidInputMessage } from '../contract/index.js';
+import { WORKFLOW_TYPES, checkInput, invalidInputMessage, type WorkflowType } from '../contract/index.js';
 import { WORKFLOW_INPUTS } from '../contract/inputs.js';
 import { dataopsNexusService } from '../contract/nexus.js';
 
 /** The workflow id a Nexus operation's run gets. */
 export const nexusWorkflowId = (workflow: string, requestId: string) => `dataops-nexus/${workflow}/${requestId}`;
 
-function workflowRun<I, O>(workflow: string, schema: z.ZodType): WorkflowRunOperationHandler<I, O> {
+function workflowRun<I, O>(workflow: WorkflowType, schema: z.ZodType): WorkflowRunOperationHandler<I, O> {
   return new WorkflowRunOperationHandler<I, O>(async (ctx, input) => {
     const checked = checkInput(schema, input);
     if (!checked.ok) throw new nexus.HandlerError('BAD_REQUEST', invalidInputMessage(workflow, checked.problems));
-    return startWorkflow<(input: I) => Promise<O>>(ctx, workflow, {
+    return startWorkflow<(input: I) => Promise<O>>(ctx, WORKFLOW_TYPES[workflow], {
       args: [input],
       workflowId: nexusWorkflowId(workflow, ctx.requestId),
     });

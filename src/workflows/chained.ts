@@ -18,6 +18,7 @@ import type { AfterCompletion } from './follow.js';
 import { cancelRemoteJob, unconfirmedCancel } from './remote-cancel.js';
 import { waitSubmission } from './submission.js';
 import { activitiesWithin, type Tracker } from './shared.js';
+import { NAME_PREFIX } from '../contract/names.js';
 
 type TestGeneration = 'auto' | 'wait' | 'generate' | 'skip';
 
@@ -91,7 +92,8 @@ function ownJobNamed(err: ActivityFailure): JobSubmitted | undefined {
  */
 function thenHeartbeat(err: ActivityFailure): unknown {
   const details = lastHeartbeat(err);
-  if (err.activityType !== 'submitAndWaitForJob' || typeof details !== 'object' || details === null) return details;
+  if (err.activityType !== `${NAME_PREFIX}submitAndWaitForJob` || typeof details !== 'object' || details === null)
+    return details;
   if ('submitted' in details && details.submitted) return details;
   const { submission: _, ...rest } = details as Record<string, unknown>;
   return rest;

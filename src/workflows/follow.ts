@@ -8,10 +8,8 @@ import {
   ApplicationFailure,
   CancelledFailure,
   isCancellation,
-  proxyActivities,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
 import type { WaitResult } from '../activities/completion.js';
 import type { WaitInput } from '../activities/job-inputs.js';
 import { DEFAULT_STATUS_REPORTS, SUBMIT, deferredPolling } from '../contract/activity-options.js';
@@ -28,6 +26,7 @@ import {
   type RemoteCancel,
 } from './remote-cancel.js';
 import { ranOutOfMaxWait, type Tracker } from './shared.js';
+import { ourActivities } from './ours.js';
 
 export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
   if (opts.waitStrategy !== 'auto') return opts.waitStrategy;
@@ -112,7 +111,7 @@ export async function waitForTerminal(
   const bound = waitBound(opts, maxStatusDurationMs, after, seenStatus);
   if (strategyOf(opts) === 'deferrable') {
     const polling = deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs);
-    const acts = proxyActivities<Activities>(after.then ? submittingPoll(polling) : polling);
+    const acts = ourActivities(after.then ? submittingPoll(polling) : polling);
     return acts.checkJob({ profile: opts.profile, jobId, pollIntervalMs: opts.pollIntervalMs, ...bound });
   }
   return heartbeatWait(

@@ -1,4 +1,4 @@
-// Every workflow of this project, registered by the worker under these names (see src/contract WORKFLOW_TYPES).
+// Every workflow of this project, registered by the worker under the names exported below.
 import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { dataQualityPipeline } from './pipeline.js';
 import { profileTableGroup, runTestSuite } from './jobs.js';
@@ -23,12 +23,13 @@ setWorkflowOptions(pinned, exportTestDefinitions);
 setWorkflowOptions(pinned, promoteTestDefinitions);
 setWorkflowOptions(pinned, targetLock);
 
+// Registered under the contract's names (WORKFLOW_TYPES, names.ts): `dataops.` and the function's name.
 export {
-  dataQualityPipeline,
-  profileTableGroup,
-  runTestSuite,
-  runOrder,
-  exportTestDefinitions,
-  promoteTestDefinitions,
-  targetLock,
+  dataQualityPipeline as 'dataops.dataQualityPipeline',
+  profileTableGroup as 'dataops.profileTableGroup',
+  runTestSuite as 'dataops.runTestSuite',
+  runOrder as 'dataops.runOrder',
+  exportTestDefinitions as 'dataops.exportTestDefinitions',
+  promoteTestDefinitions as 'dataops.promoteTestDefinitions',
+  targetLock as 'dataops.targetLock',
 };

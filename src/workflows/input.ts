@@ -3,12 +3,12 @@
  * zod schemas, which are then built once per worker instead of in every workflow's sandbox (each cached workflow
  * would otherwise hold its own copy: 1.9 MiB against 0.25). The parsed input is recorded in history (one marker).
  */
-import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { INPUT_CHECK } from '../contract/activity-options.js';
 import type { CheckedWorkflow, WorkflowInputs } from '../contract/inputs.js';
 import type { CheckedInput } from '../activities/inputs.js';
 import type { Tracker } from './shared.js';
+import { ourLocalActivities } from './ours.js';
 
 /**
  * Parses a workflow input; a bad input fails the workflow at once with InvalidInput listing every problem. The worker's
@@ -23,9 +23,7 @@ export async function checkedInput<K extends CheckedWorkflow>(
   given = 1,
 ): Promise<WorkflowInputs[K]> {
   try {
-    const checked: CheckedInput<WorkflowInputs[K]> = await proxyLocalActivities<Activities>(
-      INPUT_CHECK,
-    ).checkWorkflowInput({
+    const checked: CheckedInput<WorkflowInputs[K]> = await ourLocalActivities(INPUT_CHECK).checkWorkflowInput({
       workflow,
       input: raw,
       ...(given > 1 ? { extraArguments: given - 1 } : {}),

@@ -3,13 +3,13 @@
  * (src/activities/order-stop.ts); every outcome is recorded in `remoteCancel` (progress and memo, `jobId` = the order
  * id), and one that is not confirmed gives the failure a cancelled workflow ends with instead of "cancelled".
  */
-import { ApplicationFailure, CancellationScope, log, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { ApplicationFailure, CancellationScope, log } from '@temporalio/workflow';
 import { callsWithin } from '../contract/activity-options.js';
 import type { OrderStopOutcome } from '../contract/index.js';
 import { isTerminalOrderRunStatus } from '../vocabulary.js';
 import { recordRemoteCancel, rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
 import type { Tracker } from './shared.js';
+import { ourActivities } from './ours.js';
 
 export interface OrderToStop {
   profile: string;
@@ -63,7 +63,7 @@ function stopSeen(t: Tracker, orderId: string, reason: CancelReason, res: OrderS
  */
 export function stopOrder(t: Tracker, o: OrderToStop, reason: CancelReason): Promise<ApplicationFailure | null> {
   // The stop reads the order's runs back for up to cancelTimeoutMs: its attempt is given that long, and a minute more.
-  const { stopOrder: stop } = proxyActivities<Activities>({
+  const { stopOrder: stop } = ourActivities({
     ...callsWithin(o.outageToleranceMs),
     startToCloseTimeout: Math.max(5 * 60_000, o.cancelTimeoutMs + 60_000),
   });

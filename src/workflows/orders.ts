@@ -1,6 +1,5 @@
 /** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import { DEFAULT_CANCEL_TIMEOUT_MS, DEFAULT_MAX_WAIT_MS, heartbeatWaiting } from '../contract/activity-options.js';
 import type { RunOrderResult } from '../contract/index.js';
 import type { RunOrderInput } from '../contract/workflows.js';
@@ -9,6 +8,7 @@ import { stopOrder } from './order-stop.js';
 import type { CancelReason } from './remote-cancel.js';
 import { ranOutOfMaxWait, Tracker } from './shared.js';
 import { createOrderUnderLock } from './submission.js';
+import { ourActivities } from './ours.js';
 
 type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {
   parameters: Record<string, unknown>;
@@ -79,7 +79,7 @@ export async function orderStep(
     t.stage('waiting for order run');
     const maxWaitMs = spec.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     try {
-      orderRun = await proxyActivities<Activities>({
+      orderRun = await ourActivities({
         ...heartbeatWaiting(maxWaitMs),
         taskQueue: t.waitsTaskQueue,
       }).waitForOrderRun({

@@ -7,15 +7,14 @@ import {
   ApplicationFailure,
   CancellationScope,
   log,
-  proxyActivities,
   sleep,
   upsertMemo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
 import { heartbeatWaiting } from '../contract/activity-options.js';
 import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
 import { activitiesWithin, type Tracker } from './shared.js';
+import { ourActivities } from './ours.js';
 
 /**
  * The heartbeating wait, on the worker's waits task queue (its own slots: see waitsTaskQueue; the workflow's tracker
@@ -23,7 +22,7 @@ import { activitiesWithin, type Tracker } from './shared.js';
  * (src/activities/chained.ts).
  */
 const heartbeatWaits = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: boolean) =>
-  proxyActivities<Activities>({
+  ourActivities({
     ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
     taskQueue: t.waitsTaskQueue,
     ...(answerOnCancel ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),

@@ -6,25 +6,24 @@ import {
   ActivityFailure,
   isCancellation,
   log,
-  proxyActivities,
   setHandler,
   TimeoutFailure,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
 import { callsWithin, submissionsWithin, transfersWithin, waitsTaskQueue } from '../contract/activity-options.js';
 import { jobStatusSignal, progressQuery } from '../contract/messages.js';
 import type { Progress } from '../contract/progress.js';
 import type { JobStatusReport, JobWaitOutcome } from '../contract/types.js';
 import { Searchable } from './search.js';
+import { ourActivities } from './ours.js';
 
 /** The activities, retried through an outage of up to `outageToleranceMs` (the workflow's input). */
 export function activitiesWithin(outageToleranceMs: number) {
   return {
-    call: proxyActivities<Activities>(callsWithin(outageToleranceMs)),
-    submit: proxyActivities<Activities>(submissionsWithin(outageToleranceMs)),
-    transfer: proxyActivities<Activities>(transfersWithin(outageToleranceMs)),
+    call: ourActivities(callsWithin(outageToleranceMs)),
+    submit: ourActivities(submissionsWithin(outageToleranceMs)),
+    transfer: ourActivities(transfersWithin(outageToleranceMs)),
   };
 }
 

@@ -244,7 +244,7 @@ describe('activity error mapping on a real worker', () => {
         t.env.client.workflow.execute('timeActivity', {
           taskQueue,
           workflowId: `rl-${taskQueue}`,
-          args: ['exportTestDefinitions', { testSuiteId: TS.salesProd }, RETRYING],
+          args: ['dataops.exportTestDefinitions', { testSuiteId: TS.salesProd }, RETRYING],
         }),
     )) as { result: { definitions: number }; workflowMs: number };
     assert.equal(timed.result.definitions, 8);

@@ -149,7 +149,7 @@ describe('exactly-once submission on a real worker', () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
       const handles = await Promise.all(
         ['a', 'b'].map((name) =>
-          t.env.client.workflow.start('profileTableGroup', {
+          t.env.client.workflow.start('dataops.profileTableGroup', {
             taskQueue,
             workflowId: `two-${name}-${taskQueue}`,
             args: [{ tableGroupId: TG.finance, pollIntervalMs: 100, maxPollIntervalMs: 200, cancelRemoteJob: false }],
@@ -216,7 +216,7 @@ describe('exactly-once submission on a real worker', () => {
     const jobsBefore = sim.controls.jobs().length;
     const fault = sim.controls.addFault({ kind: 'delay', delay_ms: 1_500, method: 'PUT', path: '/v2/order/create/' });
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+      const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
         workflowId: `cancel-in-order-${taskQueue}`,
         args: [

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createActivities, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
+import { activityFunctions, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
 import { clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
@@ -36,7 +36,7 @@ describe('order and test-definition activities', () => {
   after(async () => sim?.close());
 
   test('runOrder then waitForOrderRun: the order id, the overrides, and the final run status', async () => {
-    const acts = createActivities(deps);
+    const acts = activityFunctions(deps);
     const order = await run(acts.runOrder, {
       kitchen: 'production',
       recipe: 'load-warehouse',
@@ -55,7 +55,7 @@ describe('order and test-definition activities', () => {
   });
 
   test('export stores the file by claim check; import reads it back and returns a small outcome', async () => {
-    const acts = createActivities(deps);
+    const acts = activityFunctions(deps);
     const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
     assert.equal(exported.definitions, 9);
     assert.equal(exported.version, 1);
@@ -81,7 +81,7 @@ describe('order and test-definition activities', () => {
   test("an apply whose answer was lost is not sent again: a fresh preview shows it landed; the counts are the preview's", async () => {
     const { sim: own } = await startTestSimulator();
     try {
-      const acts = createActivities(await simDeps(own));
+      const acts = activityFunctions(await simDeps(own));
       const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
       const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
       const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
@@ -109,7 +109,7 @@ describe('order and test-definition activities', () => {
   test('a retried apply whose first attempt never landed (a 503) applies, and says what it did', async () => {
     const { sim: own } = await startTestSimulator();
     try {
-      const acts = createActivities(await simDeps(own));
+      const acts = activityFunctions(await simDeps(own));
       const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
       const config = UPSERT;
       const input = { testSuiteId: TS.salesProd, config, file: exported.file };
@@ -138,7 +138,7 @@ describe('order and test-definition activities', () => {
   test('a retried apply with no recorded send waits out the settle window: a held apply that commits meanwhile is found, not sent again', async () => {
     const { sim: own } = await startTestSimulator();
     try {
-      const acts = createActivities(await simDeps(own, { submitSettleMs: 2_500 }));
+      const acts = activityFunctions(await simDeps(own, { submitSettleMs: 2_500 }));
       const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
       const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
       const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
@@ -175,7 +175,7 @@ describe('order and test-definition activities', () => {
 
   test('large import items go to the store instead of the result', async () => {
     const small = await simDeps(sim, { inlineItemsMaxBytes: 100 });
-    const acts = createActivities(small);
+    const acts = activityFunctions(small);
     const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev });
     const outcome = await run(acts.importTestDefinitions, {
       testSuiteId: TS.salesProd,
@@ -192,11 +192,11 @@ describe('order and test-definition activities', () => {
   });
 
   test('a missing or tampered claim check fails clearly', async () => {
-    const acts = createActivities(deps);
+    const acts = activityFunctions(deps);
     const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev });
     const elsewhere = { ...deps, store: new LocalDirectoryBlobStore('/nonexistent-dir-for-test') };
     await assert.rejects(
-      run(createActivities(elsewhere).importTestDefinitions, {
+      run(activityFunctions(elsewhere).importTestDefinitions, {
         testSuiteId: TS.salesProd,
         config: UPSERT,
         file: exported.file,
@@ -222,7 +222,7 @@ describe('order and test-definition activities', () => {
     writeFileSync(join(dir, name), 'not gzip at all');
     const damaged = { ...deps, store: new LocalDirectoryBlobStore(dir) };
     await assert.rejects(
-      run(createActivities(damaged).importTestDefinitions, {
+      run(activityFunctions(damaged).importTestDefinitions, {
         testSuiteId: TS.salesProd,
         config: UPSERT,
         file: exported.file,

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createActivities } from '../../src/activities/index.js';
+import { activityFunctions } from '../../src/activities/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withFreshSimulator } from '../helpers/activities.js';
 import { clientFor } from '../helpers/sim.js';
@@ -35,7 +35,7 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
   const jobCase = (attempt: number, refusedBy: number) =>
     withFreshSimulator(
       async (sim) => {
-        const acts = createActivities(await simDeps(sim, { submitSettleMs: 1_000 }));
+        const acts = activityFunctions(await simDeps(sim, { submitSettleMs: 1_000 }));
         // What the attempt before this one sent, before it died: a job on the target, just now.
         const sent = await (await clientFor(sim)).profilingRuns.submit(TG.finance);
         const out = await attemptOf(attempt, { phase: 'rejected', attempt: refusedBy }, acts.submitProfilingRun, {
@@ -65,7 +65,7 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
   test('an untagged refusal (recorded before the attempt rule) is not trusted either', async () => {
     await withFreshSimulator(
       async (sim) => {
-        const acts = createActivities(await simDeps(sim, { submitSettleMs: 1_000 }));
+        const acts = activityFunctions(await simDeps(sim, { submitSettleMs: 1_000 }));
         const sent = await (await clientFor(sim)).profilingRuns.submit(TG.finance);
         const out = await attemptOf(2, { phase: 'rejected' }, acts.submitProfilingRun, { targetId: TG.finance });
         assert.equal(out.jobId, sent.id);
@@ -78,7 +78,7 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
 
   test('an order: an attempt two after the refusal does not create a second order', async () => {
     await withFreshSimulator(async (sim) => {
-      const acts = createActivities(await simDeps(sim));
+      const acts = activityFunctions(await simDeps(sim));
       const order = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' };
       const before = sim.controls.orders().length;
       await (await clientFor(sim)).orders.create(order); // what the attempt in between sent
@@ -97,7 +97,7 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
     // The earlier attempt may have released its lock with the job it created, its send unrecorded (its worker died
     // before the heartbeat): read as "nothing released", the retry would take the lock afresh and send a second job.
     await withFreshSimulator(async (sim) => {
-      const acts = createActivities(await simDeps(sim));
+      const acts = activityFunctions(await simDeps(sim));
       const client = {
         withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
         options: { namespace: 'default' },
@@ -128,7 +128,7 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
 
   test('an apply: an attempt two after the refusal re-previews, and finds that the one in between landed', async () => {
     await withFreshSimulator(async (sim) => {
-      const acts = createActivities(await simDeps(sim, { submitSettleMs: 0 }));
+      const acts = activityFunctions(await simDeps(sim, { submitSettleMs: 0 }));
       const exported = await attemptOf(1, undefined, acts.exportTestDefinitions, {
         testSuiteId: TS.salesDev,
         filters: { origin: 'both' },

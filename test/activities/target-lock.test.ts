@@ -114,14 +114,14 @@ describe('the per-target lock held by the submitting activity', () => {
     // that long. Its owner is pending throughout; its heartbeat details name the job once it was submitted.
     const target = TG.salesDev;
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const w = await t.env.client.workflow.start('profileTableGroup', {
+      const w = await t.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `own-job-${randomUUID()}`,
         args: [{ tableGroupId: target, pollIntervalMs: 200, maxPollIntervalMs: 400, heartbeatTimeoutMs: 2_000 }],
       });
       const wait = await eventually('the wait naming its job in its heartbeat', async () => {
         const pending = (await w.describe()).raw.pendingActivities ?? [];
-        const own = pending.find((a) => a.activityType?.name === 'submitAndWaitForJob');
+        const own = pending.find((a) => a.activityType?.name === 'dataops.submitAndWaitForJob');
         const payload = own?.heartbeatDetails?.payloads?.[0];
         const details = payload ? defaultPayloadConverter.fromPayload<{ submitted?: unknown }>(payload) : undefined;
         return details?.submitted ? own : undefined;
@@ -217,7 +217,7 @@ describe('the per-target lock held by the submitting activity', () => {
     const target = TG.finance;
     const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/profiling-runs' });
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('profileTableGroup', {
+      const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `terminated-${taskQueue}`,
         args: [{ tableGroupId: target, pollIntervalMs: 200 }],

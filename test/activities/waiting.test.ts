@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../../src/activities/index.js';
+import { activityFunctions, type ActivityDeps } from '../../src/activities/index.js';
 import { untilNextPoll } from '../../src/activities/wait-progress.js';
 import type { JobWaitOutcome, WaitProgress } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
@@ -37,7 +37,7 @@ describe('waitForJob in a mock activity environment', () => {
 
   const submit = async (kind: 'profiling' | 'tests', target: string) => {
     const env = new MockActivityEnvironment(undefined, quiet);
-    const acts = createActivities(deps);
+    const acts = activityFunctions(deps);
     const res =
       kind === 'profiling'
         ? await run(env, acts.submitProfilingRun, { targetId: target })
@@ -52,7 +52,7 @@ describe('waitForJob in a mock activity environment', () => {
     const beats: WaitProgress[] = [];
     env.on('heartbeat', (d: WaitProgress) => beats.push(structuredClone(d)));
     sim.controls.addFault({ kind: 'unknown_status', unknown_status: 'quarantined', path: `/jobs/${jobId}`, count: 2 });
-    const waiting = run(env, createActivities(deps).waitForJob, { jobId, pollIntervalMs: 20, maxPollIntervalMs: 40 });
+    const waiting = run(env, activityFunctions(deps).waitForJob, { jobId, pollIntervalMs: 20, maxPollIntervalMs: 40 });
     while (beats.length < 4) await new Promise((r) => setTimeout(r, 10));
     sim.controls.advanceClock(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);
     const result = await waiting;
@@ -78,7 +78,7 @@ describe('waitForJob in a mock activity environment', () => {
     const env = new MockActivityEnvironment(undefined, quiet);
     let beats = 0;
     env.on('heartbeat', () => beats++);
-    const sleeping = run(env, createActivities(deps).waitForJob, {
+    const sleeping = run(env, activityFunctions(deps).waitForJob, {
       jobId,
       pollIntervalMs: 600_000,
       maxPollIntervalMs: 600_000,
@@ -91,7 +91,7 @@ describe('waitForJob in a mock activity environment', () => {
     // 2) cancelled while the HTTP call is in flight: the request is aborted, the server sees the client leave
     const env2 = new MockActivityEnvironment(undefined, quiet);
     sim.controls.addFault({ kind: 'delay', delay_ms: 5_000, path: `/jobs/${jobId}` });
-    const inFlight = run(env2, createActivities(deps).waitForJob, { jobId, pollIntervalMs: 20 });
+    const inFlight = run(env2, activityFunctions(deps).waitForJob, { jobId, pollIntervalMs: 20 });
     let entry;
     setTimeout(() => env2.cancel(), 100);
     await assert.rejects(inFlight, (err) => err instanceof CancelledFailure);
@@ -112,7 +112,7 @@ describe('waitForJob in a mock activity environment', () => {
     const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 20_000 }, { ...quiet, client });
     const beats: WaitProgress[] = [];
     env.on('heartbeat', (d: WaitProgress) => beats.push(structuredClone(d)));
-    const waiting = run(env, createActivities(deps).waitForJob, { jobId, pollIntervalMs: 20, maxPollIntervalMs: 20 });
+    const waiting = run(env, activityFunctions(deps).waitForJob, { jobId, pollIntervalMs: 20, maxPollIntervalMs: 20 });
     await eventually('five polls of the pending job', async () => jobPolls(jobId).length >= 5, { delayMs: 10 });
     // Without the ticker's pacing every poll would have been a heartbeat (the mock does not throttle).
     assert.ok(beats.length <= 1, `${beats.length} heartbeats for ${jobPolls(jobId).length} polls`);
@@ -141,7 +141,7 @@ describe('waitForJob in a mock activity environment', () => {
       reports: 1,
     };
     const env = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: prior }, quiet);
-    const result = await run(env, createActivities(deps).waitForJob, { jobId });
+    const result = await run(env, activityFunctions(deps).waitForJob, { jobId });
     assert.equal(result.polls, 42);
     assert.equal(result.interrupts, 1);
     assert.equal(result.claims, 2);
@@ -154,7 +154,7 @@ describe('waitForJob in a mock activity environment', () => {
     env.on('heartbeat', (d: WaitProgress) => {
       if (statuses.at(-1) !== d.lastStatus) statuses.push(d.lastStatus ?? '');
     });
-    const waiting = run(env, createActivities(deps).waitForJob, { jobId, pollIntervalMs: 20, maxPollIntervalMs: 20 });
+    const waiting = run(env, activityFunctions(deps).waitForJob, { jobId, pollIntervalMs: 20, maxPollIntervalMs: 20 });
     const until = async (s: string) => {
       while (statuses.at(-1) !== s) await new Promise((r) => setTimeout(r, 5));
     };
@@ -199,7 +199,11 @@ describe('waitForJob in a mock activity environment', () => {
     // The first two polls take at least 150 ms: each sleep after them is what is left of the 400 ms interval (at most
     // 250 ms), and never under half of it (200 ms). Without the cadence it is the whole 400 ms.
     sim.controls.addFault({ kind: 'delay', delay_ms: 150, path: `/jobs/${jobId}`, count: 2 });
-    const waiting = run(env, createActivities(deps).waitForJob, { jobId, pollIntervalMs: 400, maxPollIntervalMs: 400 });
+    const waiting = run(env, activityFunctions(deps).waitForJob, {
+      jobId,
+      pollIntervalMs: 400,
+      maxPollIntervalMs: 400,
+    });
     await eventually('two sleeps', () => sleeps.length >= 2, { tries: 200, delayMs: 20 });
     sim.controls.advanceClock(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);
     assert.equal((await waiting).job.status, 'completed');
@@ -216,7 +220,7 @@ describe('waitForJob in a mock activity environment', () => {
   test('checkJob (deferrable): one poll per attempt, a benign retryable JobStillRunning until terminal', async () => {
     const jobId = await submit('tests', TS.financeProd);
     const env = new MockActivityEnvironment({ attempt: 3 }, quiet);
-    await assert.rejects(run(env, createActivities(deps).checkJob, { jobId }), (err) => {
+    await assert.rejects(run(env, activityFunctions(deps).checkJob, { jobId }), (err) => {
       assert.ok(err instanceof ApplicationFailure);
       assert.equal(err.type, 'JobStillRunning');
       assert.equal(err.nonRetryable, false);
@@ -225,7 +229,7 @@ describe('waitForJob in a mock activity environment', () => {
     });
     assert.equal(jobPolls(jobId).length, 1, 'exactly one poll per attempt');
     sim.controls.advanceClock(FROZEN.pendingMs + FROZEN.claimMs + FROZEN.runMs);
-    const done = await run(new MockActivityEnvironment({ attempt: 4 }, quiet), createActivities(deps).checkJob, {
+    const done = await run(new MockActivityEnvironment({ attempt: 4 }, quiet), activityFunctions(deps).checkJob, {
       jobId,
     });
     assert.equal(done.job.status, 'completed');
@@ -234,7 +238,7 @@ describe('waitForJob in a mock activity environment', () => {
 
   test('cancelJob is idempotent: repeated on cancel_requested, and a terminal job counts as success', async () => {
     const jobId = await submit('tests', TS.financeProd);
-    const acts = createActivities(deps);
+    const acts = activityFunctions(deps);
     const env = new MockActivityEnvironment(undefined, quiet);
     const first = await run(env, acts.cancelJob, { jobId });
     assert.deepEqual([first.job.status, first.alreadyTerminal], ['cancel_requested', false]);
@@ -251,7 +255,7 @@ describe('waitForJob in a mock activity environment', () => {
   });
 
   test('summaries map to the contract shapes; login returns no token', async () => {
-    const acts = createActivities(deps);
+    const acts = activityFunctions(deps);
     const env = new MockActivityEnvironment(undefined, quiet);
     const tid = await submit('tests', TS.financeProd);
     const pid = await submit('profiling', TG.sales);

@@ -60,7 +60,7 @@ describe('search attributes and dataops list, on the dev server', () => {
 
     await withProjectWorker(t.env, await simDeps(sim, { searchAttributes: true }), async (taskQueue) => {
       const run = (workflowId: string, minScorePercent: number) =>
-        t.env.client.workflow.execute('dataQualityPipeline', {
+        t.env.client.workflow.execute('dataops.dataQualityPipeline', {
           taskQueue,
           workflowId,
           args: [
@@ -82,7 +82,7 @@ describe('search attributes and dataops list, on the dev server', () => {
       assert.equal(upserts, 3, 'ours only: no patch marker adds a TemporalChangeVersion upsert');
       assert.ok((history.events?.length ?? 0) <= 50, `${history.events?.length} events`);
       await run(`failing-${taskQueue}`, 100);
-      const promotion = await t.env.client.workflow.start('promoteTestDefinitions', {
+      const promotion = await t.env.client.workflow.start('dataops.promoteTestDefinitions', {
         taskQueue,
         workflowId: `promotion-${taskQueue}`,
         args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'promotion' }],
@@ -97,7 +97,7 @@ describe('search attributes and dataops list, on the dev server', () => {
         { ...passing, workflowId: undefined },
         {
           workflowId: undefined,
-          type: 'dataQualityPipeline',
+          type: 'dataops.dataQualityPipeline',
           status: 'COMPLETED',
           startTime: (passing as { startTime?: string }).startTime,
           tableGroupId: TG.finance,
@@ -117,7 +117,7 @@ describe('search attributes and dataops list, on the dev server', () => {
           (w) => w.workflowId === promotion.workflowId,
         ),
       );
-      assert.equal(waiting.type, 'promoteTestDefinitions');
+      assert.equal(waiting.type, 'dataops.promoteTestDefinitions');
       await promotion.cancel();
 
       const shown = await cli(['list', '--table-group', TG.finance, '--verdict', 'passed'], env);
@@ -134,8 +134,8 @@ describe('search attributes and dataops list, on the dev server', () => {
     assert.equal(stage.code, 2);
     assert.match(stage.err, /--stage.*Allowed choices are order, profiling/);
     assert.equal(
-      listQuery({ testSuite: 'ts-1', stage: 'test_run', status: 'Running', type: 'runTestSuite' }),
-      'WorkflowType IN ("runTestSuite") AND DataopsTestSuiteId = "ts-1" AND DataopsStage = "test_run" AND ExecutionStatus = "Running"',
+      listQuery({ testSuite: 'ts-1', stage: 'test_run', status: 'Running', type: 'dataops.runTestSuite' }),
+      'WorkflowType IN ("dataops.runTestSuite") AND DataopsTestSuiteId = "ts-1" AND DataopsStage = "test_run" AND ExecutionStatus = "Running"',
     );
   });
 

@@ -60,7 +60,7 @@ describe('CLI outcomes on the dev server', () => {
       const workflowId = `cli-fail-${taskQueue}`;
       const run = await pipeline(taskQueue, workflowId, MISSING);
       assert.equal(run.code, 1, run.err);
-      assert.match(run.err, /^failed: NotFound: .*table group.*\(via activity \w+; retryable: false\)$/m);
+      assert.match(run.err, /^failed: NotFound: .*table group.*\(via activity dataops\.\w+; retryable: false\)$/m);
       assert.doesNotMatch(run.err, /Activity task failed/);
 
       const status = await cli(['status', workflowId], env);
@@ -83,7 +83,10 @@ describe('CLI outcomes on the dev server', () => {
         },
       );
       assert.equal(promote.code, 1, promote.err);
-      assert.match(promote.err, /^failed: NotFound: .*\(via activity exportTestDefinitions; retryable: false\)$/m);
+      assert.match(
+        promote.err,
+        /^failed: NotFound: .*\(via activity dataops\.exportTestDefinitions; retryable: false\)$/m,
+      );
       assert.doesNotMatch(promote.err, /Workflow execution failed/);
 
       // With no worker on the task queue, it gives up waiting for the preview by the clock and says what goes on.
@@ -200,7 +203,7 @@ describe('CLI outcomes on the dev server', () => {
 
   test('--follow says it waits for a worker while none answers, and ends when the workflow closes', async () => {
     const taskQueue = `follow-nobody-${process.pid}`;
-    const handle = await t.env.client.workflow.start('profileTableGroup', {
+    const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
       taskQueue,
       workflowId: `cli-follow-${taskQueue}`,
       args: [{ tableGroupId: TG.finance }],

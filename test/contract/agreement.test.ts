@@ -108,7 +108,11 @@ const CASES: [string, string, Record<string, unknown>, string?][] = [
 /** What the worker says: InvalidInput, or anything else (it went on to call the service, here with no profile). */
 async function workerAccepts(t: TestEnv, workflow: string, input: unknown): Promise<boolean> {
   const err = await withWorker(t.env, { workflowsPath, activities: createActivities({ profiles: {} }) }, (taskQueue) =>
-    t.env.client.workflow.execute(workflow, { taskQueue, workflowId: `agree-${taskQueue}`, args: [input] }),
+    t.env.client.workflow.execute(`dataops.${workflow}`, {
+      taskQueue,
+      workflowId: `agree-${taskQueue}`,
+      args: [input],
+    }),
   ).catch((e: unknown) => e);
   assert.ok(err instanceof WorkflowFailedError, `with no profile configured, ${workflow} cannot succeed`);
   return !(err.cause instanceof ApplicationFailure && err.cause.type === 'InvalidInput');

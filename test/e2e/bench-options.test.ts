@@ -59,11 +59,11 @@ test('bench:scale lags: every wait for a job counts, the one that submits its ow
     activityTaskCompletedEventAttributes: { scheduledEventId },
   });
   const events = [
-    scheduled(5, 'submitAndWaitForJob'),
-    scheduled(6, 'getProfilingSummary'),
+    scheduled(5, 'dataops.submitAndWaitForJob'),
+    scheduled(6, 'dataops.getProfilingSummary'),
     completed(6, 9),
     completed(5, 10),
-    scheduled(11, 'waitForJob'),
+    scheduled(11, 'dataops.waitForJob'),
     completed(11, 20),
   ];
   assert.deepEqual(waitsCompleted(events as never), [10_000, 20_000]);
@@ -75,7 +75,10 @@ test('bench:scale lags: every wait for a job counts, the one that submits its ow
       result: { payloads: [defaultPayloadConverter.toPayload({ lockHeldBy: { workflowId: 'other' } })] },
     },
   };
-  assert.deepEqual(waitsCompleted([scheduled(3, 'submitAndWaitForJob'), held, ...events] as never), [10_000, 20_000]);
+  assert.deepEqual(
+    waitsCompleted([scheduled(3, 'dataops.submitAndWaitForJob'), held, ...events] as never),
+    [10_000, 20_000],
+  );
 });
 
 test('bench:scale server metrics: persistence time is summed over every namespace, and read in exponent form', () => {

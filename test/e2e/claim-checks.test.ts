@@ -64,7 +64,7 @@ describe(
     async function promoteAcrossHosts(store: Record<string, string>) {
       const taskQueue = uniqueTaskQueue('claims');
       const a = await host(taskQueue, store);
-      const promotion = await t.env.client.workflow.start('promoteTestDefinitions', {
+      const promotion = await t.env.client.workflow.start('dataops.promoteTestDefinitions', {
         taskQueue,
         workflowId: `promotion-${taskQueue}`,
         args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'promotion' }],
@@ -121,7 +121,7 @@ describe(
       );
       try {
         proxy.cut();
-        const promotion = await t.env.client.workflow.start('promoteTestDefinitions', {
+        const promotion = await t.env.client.workflow.start('dataops.promoteTestDefinitions', {
           taskQueue,
           workflowId: `promotion-${taskQueue}`,
           args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'promotion' }],

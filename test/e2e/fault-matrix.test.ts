@@ -156,7 +156,7 @@ describe('the fault matrix', () => {
     // cannot let the summary through first.
     if (stage === 'summary')
       await w.controls.planJobs({ job_key: 'run-profile', target_id: ids.tableGroup, durations: { runMs: 600_000 } });
-    const handle = await start('dataQualityPipeline', `${stage}-${kind}`, pipelineArgs(ids));
+    const handle = await start('dataops.dataQualityPipeline', `${stage}-${kind}`, pipelineArgs(ids));
     if (stage === 'poll' || stage === 'summary') {
       const job = await firstJob(ids, 'profiling');
       const path = stage === 'poll' ? `/api/v1/jobs/${job.id}` : `/api/v1/profiling-runs/${job.id}`;
@@ -184,7 +184,7 @@ describe('the fault matrix', () => {
         ? { method: 'GET', path: `/test-suites/${ids.source}/test-definition-export` }
         : { method: 'POST', path: importPath, skip: stage === 'apply' ? 1 : 0 };
     await w.controls.addFault(faultOf(kind, stage, where));
-    const handle = await start('promoteTestDefinitions', `${stage}-${kind}`, {
+    const handle = await start('dataops.promoteTestDefinitions', `${stage}-${kind}`, {
       source: { testSuiteId: ids.source },
       targetTestSuiteId: ids.target,
       preset: 'upsert',
@@ -212,7 +212,7 @@ describe('the fault matrix', () => {
         ? { method: 'PUT', path: '/v2/order/create/production/refresh-marts/full' }
         : { method: 'POST', path: '/v2/order/details/production' };
     await w.controls.addFault(faultOf(kind, stage, where));
-    const handle = await start('runOrder', `${stage}-${kind}`, {
+    const handle = await start('dataops.runOrder', `${stage}-${kind}`, {
       kitchen: 'production',
       recipe: 'refresh-marts',
       variation: 'full',
@@ -251,7 +251,7 @@ describe('the fault matrix', () => {
         const ids = newCell();
         await w.controls.expireTokens();
         await w.controls.addFault(faultOf(kind, 'login', { method: 'POST', path: '/v2/login' }));
-        const handle = await start('dataQualityPipeline', `login-${kind}`, pipelineArgs(ids));
+        const handle = await start('dataops.dataQualityPipeline', `login-${kind}`, pipelineArgs(ids));
         const end = await ending<DataQualityPipelineResult>(handle);
         await auditPipeline(l, `login × ${kind}`, ids, handle, end, expectedOf('login', kind));
       });
@@ -261,11 +261,11 @@ describe('the fault matrix', () => {
       cell(`login × ${kind} on a target used just before`, async (l) => {
         const ids = newCell();
         const name = `login × ${kind}, target used before`;
-        const first = await start('dataQualityPipeline', `login-used-${kind}-1`, pipelineArgs(ids));
+        const first = await start('dataops.dataQualityPipeline', `login-used-${kind}-1`, pipelineArgs(ids));
         const firstEnd = await ending<DataQualityPipelineResult>(first);
         await w.controls.expireTokens();
         await w.controls.addFault(faultOf(kind, 'login', { method: 'POST', path: '/v2/login' }));
-        const second = await start('dataQualityPipeline', `login-used-${kind}-2`, pipelineArgs(ids));
+        const second = await start('dataops.dataQualityPipeline', `login-used-${kind}-2`, pipelineArgs(ids));
         const end = await ending<DataQualityPipelineResult>(second);
         l.ended(name, end, 'ok');
         const jobs = await jobsOf(ids);
@@ -288,7 +288,7 @@ describe('the fault matrix', () => {
     const ids = newCell();
     const name = 'killed before its send was recorded, target used before';
     const firstEnd = await ending<DataQualityPipelineResult>(
-      await start('dataQualityPipeline', 'unrecorded-1', pipelineArgs(ids)),
+      await start('dataops.dataQualityPipeline', 'unrecorded-1', pipelineArgs(ids)),
     );
     const queue = `${QUEUE}-unrecorded`;
     const slow = { DATAOPS_TIMEOUT_MS: '10000' };
@@ -304,7 +304,7 @@ describe('the fault matrix', () => {
       count: 1,
     });
     const args = { ...pipelineArgs(ids), heartbeatTimeoutMs: 20_000 };
-    const handle = await start('dataQualityPipeline', 'unrecorded-2', args, queue);
+    const handle = await start('dataops.dataQualityPipeline', 'unrecorded-2', args, queue);
     await eventually(
       'the send held',
       async () => (await w.controls.faults()).find((f) => f.id === post.id)?.hits === 1,
@@ -330,7 +330,7 @@ describe('the fault matrix', () => {
 
   cell('a target reused at once', async (l) => {
     const reused = newCell();
-    const first = await start('dataQualityPipeline', 'reuse-1', pipelineArgs(reused));
+    const first = await start('dataops.dataQualityPipeline', 'reuse-1', pipelineArgs(reused));
     const firstEnd = await ending<DataQualityPipelineResult>(first);
     await w.controls.addFault(
       faultOf('status', 'submit-profiling', {
@@ -338,7 +338,7 @@ describe('the fault matrix', () => {
         path: `/table-groups/${reused.tableGroup}/profiling-runs`,
       }),
     );
-    const second = await start('dataQualityPipeline', 'reuse-2', pipelineArgs(reused));
+    const second = await start('dataops.dataQualityPipeline', 'reuse-2', pipelineArgs(reused));
     const secondEnd = await ending<DataQualityPipelineResult>(second);
     l.cells++;
     l.check(
@@ -365,7 +365,9 @@ describe('the fault matrix', () => {
         path: `/table-groups/${shared.tableGroup}/profiling-runs`,
       }),
     );
-    const both = await Promise.all([1, 2].map((n) => start('dataQualityPipeline', `two-${n}`, pipelineArgs(shared))));
+    const both = await Promise.all(
+      [1, 2].map((n) => start('dataops.dataQualityPipeline', `two-${n}`, pipelineArgs(shared))),
+    );
     const ends = await Promise.all(both.map((h) => ending<DataQualityPipelineResult>(h)));
     l.cells++;
     l.check(
@@ -412,7 +414,7 @@ describe('the fault matrix', () => {
     });
     const handles = await Promise.all(
       [atSubmit, atWait, atSummary].map((ids, n) =>
-        start('dataQualityPipeline', `kill-${n}`, pipelineArgs(ids), queue),
+        start('dataops.dataQualityPipeline', `kill-${n}`, pipelineArgs(ids), queue),
       ),
     );
     const waitJob = await firstJob(atWait, 'profiling');
@@ -460,7 +462,7 @@ describe('the fault matrix', () => {
   cell('Temporal restarts mid-wait, then the simulator restarts mid-wait', async (l) => {
     for (const which of ['temporal', 'simulator'] as const) {
       const ids = newCell();
-      const handle = await start('dataQualityPipeline', `restart-${which}`, pipelineArgs(ids));
+      const handle = await start('dataops.dataQualityPipeline', `restart-${which}`, pipelineArgs(ids));
       const job = await firstJob(ids, 'profiling');
       await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 5_000, cancelMs: 200 }, job.id);
       await eventually('polled', async () =>

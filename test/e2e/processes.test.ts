@@ -136,7 +136,7 @@ describe('end to end: separate processes on the dev server', () => {
     await simControl('PUT', '/_sim/job-durations', { runMs: 15_000 });
     const before = (await simControl('GET', '/_sim/counters')).submissions[TG.finance] ?? 0;
     try {
-      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+      const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
         workflowId: `kill-${taskQueue}`,
         args: [
@@ -153,7 +153,9 @@ describe('end to end: separate processes on the dev server', () => {
       });
       const waiting = await eventually('the profiling wait to run on a worker', async () => {
         const d = await handle.describe();
-        return d.raw.pendingActivities?.find((p) => p.activityType?.name === 'waitForJob' && p.lastWorkerIdentity);
+        return d.raw.pendingActivities?.find(
+          (p) => p.activityType?.name === 'dataops.waitForJob' && p.lastWorkerIdentity,
+        );
       });
       const pid = Number(waiting.lastWorkerIdentity!.split('@')[0]);
       const victim = [a, b].find((w) => w.child.pid === pid);
@@ -192,7 +194,7 @@ describe('end to end: separate processes on the dev server', () => {
         '--task-queue',
         taskQueue,
         '--type',
-        'dataQualityPipeline',
+        'dataops.dataQualityPipeline',
         '--workflow-id',
         workflowId,
         '--input',
@@ -295,7 +297,7 @@ describe('end to end: separate processes on the dev server', () => {
       const status = await runProcess(process.execPath, [dist('starter.js'), 'status', run.workflowId, '--json'], env);
       assert.equal(
         (JSON.parse(status.out) as { type: string }).type,
-        'dataQualityPipeline',
+        'dataops.dataQualityPipeline',
         'a scheduled run is an ordinary pipeline',
       );
     } finally {

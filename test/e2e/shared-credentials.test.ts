@@ -59,7 +59,7 @@ describe('three workers sharing one confidential OAuth client', () => {
         ] as const;
         const handles = await Promise.all(
           [0, 1, 2, 3, 4, 5, 6, 7, 8].map((n) =>
-            s.d.env.client.workflow.start('dataQualityPipeline', {
+            s.d.env.client.workflow.start('dataops.dataQualityPipeline', {
               taskQueue,
               workflowId: `${taskQueue}-${n}`,
               args: [
@@ -108,7 +108,7 @@ describe('three workers sharing one confidential OAuth client', () => {
         const grantsBefore = grants();
         const handles = await Promise.all(
           [TG.sales, TG.finance, TG.salesDev, TG.sales, TG.finance, TG.salesDev].map((tableGroupId, n) =>
-            s.d.env.client.workflow.start('profileTableGroup', {
+            s.d.env.client.workflow.start('dataops.profileTableGroup', {
               taskQueue,
               workflowId: `${taskQueue}-hour-${n}`,
               args: [{ tableGroupId, pollIntervalMs: 200, maxPollIntervalMs: 400 }],

@@ -75,7 +75,7 @@ describe('graceful shutdown of a worker process', () => {
     // The service holds the submission for 4 s after its body arrived, then commits it.
     await control('POST', '/_sim/faults', { kind: 'delay', delay_ms: 4_000, method: 'POST', path: '/test-runs' });
     workflowId = `grace-${taskQueue}`;
-    const handle = await t.env.client.workflow.start('runTestSuite', {
+    const handle = await t.env.client.workflow.start('dataops.runTestSuite', {
       taskQueue,
       workflowId,
       args: [{ testSuiteId, pollIntervalMs: 200 }],

@@ -53,7 +53,7 @@ describe('reliability: the service goes away and comes back', () => {
       DATAOPS_BLOB_DIR: mkdtempSync(join(tmpdir(), 'blobs-')),
     });
     procs.push(worker);
-    const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+    const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
       taskQueue,
       workflowId: `sim-restart-${taskQueue}`,
       args: [

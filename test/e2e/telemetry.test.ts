@@ -134,7 +134,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     assert.match(metrics, /dataops_gate_verdicts\S*\{[^}]*verdict="passed"[^}]*\} 1/);
     const failures = metrics
       .split('\n')
-      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="submitAndWaitForJob"'));
+      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="dataops.submitAndWaitForJob"'));
     assert.ok(
       failures.some((l) => /retryable="true"/.test(l) && /type="ServerError"/.test(l) && /\} [1-9]\d*$/.test(l)),
       `the retried submission counted: ${failures.join(' | ') || metrics.match(/dataops_activity_failures.*/g)?.join(' | ')}`,
@@ -145,15 +145,19 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     const spans = await eventually('the worker and the CLI spans exported', () => {
       const all = spansOf(receiver.bodies);
       return (
-        all.some((s) => s.name === 'StartWorkflow:dataQualityPipeline') &&
+        all.some((s) => s.name === 'StartWorkflow:dataops.dataQualityPipeline') &&
         all.some((s) => s.name.startsWith('GET /api/v1/jobs/')) &&
         all
       );
     });
-    const start = spans.find((s) => s.name === 'StartWorkflow:dataQualityPipeline');
+    const start = spans.find((s) => s.name === 'StartWorkflow:dataops.dataQualityPipeline');
     assert.equal(start?.service, 'nightly-dq', 'OTEL_SERVICE_NAME names the CLI');
     const trace = spans.filter((s) => s.traceId === start?.traceId);
-    for (const name of ['RunWorkflow:dataQualityPipeline', 'RunActivity:submitAndWaitForJob', 'RunActivity:waitForJob'])
+    for (const name of [
+      'RunWorkflow:dataops.dataQualityPipeline',
+      'RunActivity:dataops.submitAndWaitForJob',
+      'RunActivity:dataops.waitForJob',
+    ])
       assert.ok(
         trace.some((s) => s.name === name),
         `${name} in the CLI's trace: ${[...new Set(trace.map((s) => s.name))].join(', ')}`,

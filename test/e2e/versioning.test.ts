@@ -94,12 +94,12 @@ describe('worker deployment versioning, two versions on the dev server', () => {
     await makeCurrent(deployment, 'v1');
 
     sim.controls.planJobs({ job_key: 'run-tests', durations: { runMs: 600_000 } });
-    const testRun = await t.env.client.workflow.start('runTestSuite', {
+    const testRun = await t.env.client.workflow.start('dataops.runTestSuite', {
       taskQueue,
       workflowId: `pinned-${taskQueue}`,
       args: [{ testSuiteId: TS.financeProd, pollIntervalMs: 200 }],
     });
-    const promotion = await t.env.client.workflow.start('promoteTestDefinitions', {
+    const promotion = await t.env.client.workflow.start('dataops.promoteTestDefinitions', {
       taskQueue,
       workflowId: `promotion-${taskQueue}`,
       args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'promotion' }],
@@ -117,7 +117,7 @@ describe('worker deployment versioning, two versions on the dev server', () => {
     const fresh = await eventually(
       'a new run started on v2',
       async () => {
-        const probe = await t.env.client.workflow.start('runTestSuite', {
+        const probe = await t.env.client.workflow.start('dataops.runTestSuite', {
           taskQueue,
           workflowId: `fresh-${taskQueue}-${Date.now()}`,
           args: [{ testSuiteId: TS.financeProd, pollIntervalMs: 200 }],

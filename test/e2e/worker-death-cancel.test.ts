@@ -61,7 +61,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
       const held = await w.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: job.post });
       // The job would otherwise end on its own before anybody could tell cancelled from left running.
       await w.controls.planJobs({ job_key: job.jobKey, target_id: job.target, durations: { runMs: 600_000 } });
-      const handle = await w.client.workflow.start('dataQualityPipeline', {
+      const handle = await w.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue: queue,
         workflowId: `death-cancel-${cell}-${Date.now()}`,
         args: [
@@ -123,7 +123,11 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
         const types = ((await handle.fetchHistory()).events ?? []).flatMap(
           (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
         );
-        assert.equal(types[0], 'submitAndWaitForJob', `the wait submitted the profiling run: ${types.join(', ')}`);
+        assert.equal(
+          types[0],
+          'dataops.submitAndWaitForJob',
+          `the wait submitted the profiling run: ${types.join(', ')}`,
+        );
       }
       if (cancelRemoteJob) {
         assert.equal(runs[0]!.status, 'canceled', `the ${job.role} job the dead attempt created: ${runs[0]!.status}`);

@@ -60,7 +60,7 @@ export async function runActivity(
     env.client.workflow.execute('callActivity', {
       taskQueue,
       workflowId: `act-${name}-${taskQueue}`,
-      args: [name, input, options],
+      args: [`dataops.${name}`, input, options],
     }),
   );
 }

@@ -27,9 +27,9 @@ export interface FreshRun<R, A> {
   sim: RunningSimulator;
 }
 
-/** Every activity type scheduled in `events`, in order. */
+/** Every activity scheduled in `events`, in order, by its own name (its type less the `dataops.` prefix). */
 export const activityTypes = (events: Event[]): string[] =>
-  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name?.replace(/^dataops\./, '') ?? []);
 
 /** The activities that create a job or an order (each holds its target's lock while it runs). */
 const SUBMISSIONS = new Set(['submitProfilingRun', 'submitTestRun', 'submitTestGeneration', 'runOrder']);

@@ -116,7 +116,7 @@ export async function runPipeline(
   during?: (handle: WorkflowHandle) => Promise<void>,
 ): Promise<{ events: Event[]; progress: Progress }> {
   return withProjectWorker(env, await simDeps(sim, { searchAttributes: true }), async (taskQueue) => {
-    const handle = await env.client.workflow.start('dataQualityPipeline', {
+    const handle = await env.client.workflow.start('dataops.dataQualityPipeline', {
       taskQueue,
       workflowId: `shape-${taskQueue}`,
       args: [input],

@@ -23,13 +23,21 @@ const root = packageRoot();
 const npm = (args: string[], cwd: string) =>
   execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
 
-/** The team's workflows: ours, re-exported from the package's workflows entry, and one of its own. */
+/**
+ * The team's workflows: ours, re-exported from the package's workflows entry, and its own, one of them with the bare
+ * name of one of ours (\`runOrder\`), calling activities with the bare names of ours (\`login\`, \`cancelJob\`).
+ */
 const TEAM_WORKFLOWS = `
 export * from 'dataops-temporal/workflows';
-import { executeChild, workflowInfo } from '@temporalio/workflow';
+import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
+
+export async function runOrder(what) {
+  const { login, cancelJob } = proxyActivities({ startToCloseTimeout: '10 seconds' });
+  return [await login(what), await cancelJob(what)];
+}
 
 export async function nightlyQuality(input) {
-  const result = await executeChild('dataQualityPipeline', {
+  const result = await executeChild('dataops.dataQualityPipeline', {
     args: [input],
     workflowId: workflowInfo().workflowId + '-pipeline',
   });
@@ -49,7 +57,8 @@ import { buildActivityDeps, loadWorkerConfig, waitsQueueActivities } from 'datao
 
 const config = loadWorkerConfig();
 const deps = await buildActivityDeps(config);
-const activities = { ...createActivities(deps), teamNotify: async () => 'noted' };
+const team = { login: async (who) => 'team login of ' + who, cancelJob: async (what) => 'team cancel of ' + what };
+const activities = { ...createActivities(deps), ...team };
 const connection = await NativeConnection.connect({ address: config.temporal.address });
 const taskQueue = config.temporal.taskQueue;
 const main = await Worker.create({
@@ -168,6 +177,17 @@ describe('the packed package in a project of its own', () => {
         .filter((a) => /wait/i.test(a?.activityType?.name ?? ''));
       assert.ok(waits.length >= 2, 'the profiling run and the test run were waited for');
       assert.deepEqual(new Set(waits.map((a) => a?.taskQueue?.name)), new Set([`${taskQueue}.long-waits`]));
+      // Every activity of ours is registered, and scheduled, under its prefixed name.
+      const types = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+      assert.ok(types.length > 0 && types.every((n) => n.startsWith('dataops.')), types.join(', '));
+
+      // The team's own workflow and activities with the bare names of ours run beside them, each its own.
+      const own = await t.env.client.workflow.execute('runOrder', {
+        taskQueue,
+        workflowId: uniqueTaskQueue('team-order'),
+        args: ['nightly'],
+      });
+      assert.deepEqual(own, ['team login of nightly', 'team cancel of nightly']);
 
       const cli = await runProcess(
         join(scratch, 'node_modules', '.bin', 'dataops'),
@@ -178,7 +198,7 @@ describe('the packed package in a project of its own', () => {
       );
       assert.equal(cli.code, 0, cli.out);
       const status = JSON.parse(cli.out.slice(cli.out.indexOf('{'))) as { status: string; type: string };
-      assert.equal(status.type, 'dataQualityPipeline');
+      assert.equal(status.type, 'dataops.dataQualityPipeline');
       assert.equal(status.status, 'COMPLETED');
     },
   );

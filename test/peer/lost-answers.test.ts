@@ -91,13 +91,13 @@ describe(
     const lostAnswers = [
       {
         what: 'a test run whose answer is lost is found by its metadata',
-        workflow: 'runTestSuite',
+        workflow: 'dataops.runTestSuite',
         path: () => `/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs`,
         input: () => ({ testSuiteId: peer.demo.testSuiteId }),
       },
       {
         what: 'a profiling run whose answer is lost is found by its record',
-        workflow: 'profileTableGroup',
+        workflow: 'dataops.profileTableGroup',
         path: () => `/api/v1/table-groups/${peer.demo.tableGroupId}/profiling-runs`,
         input: () => ({ tableGroupId: peer.demo.tableGroupId }),
       },
@@ -133,7 +133,7 @@ describe(
         // Held a little longer than the dead attempt takes to time out: the run is created just as the workflow starts
         // looking for it, so it is found while TestGen is still starting it (a demo run takes about 9 s).
         const held = proxy.arm({ method: 'POST', path, action: 'hold', holdMs: 6_000 });
-        const handle = await start<unknown>(queue, 'dataQualityPipeline', {
+        const handle = await start<unknown>(queue, 'dataops.dataQualityPipeline', {
           ...polling,
           tableGroupId: peer.demo.tableGroupId,
           testSuiteId: peer.demo.testSuiteId,

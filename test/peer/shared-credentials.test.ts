@@ -144,7 +144,7 @@ describe(
         const runs = await Promise.all(
           [1, 2].map(
             (n) =>
-              t.env.client.workflow.execute('profileTableGroup', {
+              t.env.client.workflow.execute('dataops.profileTableGroup', {
                 taskQueue,
                 workflowId: `${taskQueue}-${n}`,
                 args: [{ tableGroupId: peer.demo.tableGroupId, pollIntervalMs: 500, maxPollIntervalMs: 1_000 }],
@@ -160,7 +160,7 @@ describe(
         // token, so the restart presents nothing TestGen has spent (a public client's would revoke the chain).
         await Promise.all(workers.splice(0).map((w) => w.stop('SIGKILL')));
         workers.push(startWorkerProcess(env));
-        const after = (await t.env.client.workflow.execute('profileTableGroup', {
+        const after = (await t.env.client.workflow.execute('dataops.profileTableGroup', {
           taskQueue,
           workflowId: `${taskQueue}-restarted`,
           args: [{ tableGroupId: peer.demo.tableGroupId, pollIntervalMs: 500, maxPollIntervalMs: 1_000 }],

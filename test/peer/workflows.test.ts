@@ -81,7 +81,7 @@ describe(
         { test_suite_name: 'peer-promotion-target' },
       );
       const target = (created.test_suite_id ?? created.id)!;
-      const handle = await start<PromoteTestDefinitionsResult>('promoteTestDefinitions', {
+      const handle = await start<PromoteTestDefinitionsResult>('dataops.promoteTestDefinitions', {
         source: { testSuiteId: peer.demo.testSuiteId },
         targetTestSuiteId: target,
         preset: 'promotion',
@@ -105,7 +105,7 @@ describe(
     });
 
     test('profileTableGroup with the heartbeat strategy: completed, with the score in percent', async () => {
-      const handle = await start<ProfileTableGroupResult>('profileTableGroup', {
+      const handle = await start<ProfileTableGroupResult>('dataops.profileTableGroup', {
         ...polling,
         tableGroupId: peer.demo.tableGroupId,
         waitStrategy: 'heartbeat',
@@ -124,7 +124,7 @@ describe(
     });
 
     test('runTestSuite with the deferrable strategy: completed, every demo test counted', async () => {
-      const handle = await start<RunTestSuiteResult>('runTestSuite', {
+      const handle = await start<RunTestSuiteResult>('dataops.runTestSuite', {
         ...polling,
         testSuiteId: peer.demo.testSuiteId,
         waitStrategy: 'deferrable',
@@ -141,7 +141,7 @@ describe(
       assert.deepEqual(caller, {
         workflow_id: handle.workflowId,
         run_id: runId,
-        workflow_type: 'runTestSuite',
+        workflow_type: 'dataops.runTestSuite',
         namespace: 'default',
       });
       // The id our lookup recognises the run by, should its submission answer be lost.
@@ -153,7 +153,7 @@ describe(
     });
 
     test('the pipeline generates tests, runs them, and gates on the real score in percent', async () => {
-      const passing = await start<DataQualityPipelineResult>('dataQualityPipeline', {
+      const passing = await start<DataQualityPipelineResult>('dataops.dataQualityPipeline', {
         ...polling,
         tableGroupId: peer.demo.tableGroupId,
         testSuiteId: peer.demo.testSuiteId,
@@ -178,7 +178,7 @@ describe(
       assert.equal(result.status, 'passed');
 
       // A gate just above the real score fails, in the same unit.
-      const failing = await start<DataQualityPipelineResult>('dataQualityPipeline', {
+      const failing = await start<DataQualityPipelineResult>('dataops.dataQualityPipeline', {
         ...polling,
         tableGroupId: peer.demo.tableGroupId,
         testSuiteId: peer.demo.testSuiteId,
@@ -201,7 +201,7 @@ describe(
         (await client.jobs.list(peer.demo.projectCode, { job_key: 'run-tests', limit: 20 })).items.map((j) => j.id);
       const earlier = new Set(await testRuns());
       const blocker = await client.profilingRuns.submit(peer.demo.tableGroupId);
-      const handle = await start<RunTestSuiteResult>('runTestSuite', {
+      const handle = await start<RunTestSuiteResult>('dataops.runTestSuite', {
         ...polling,
         testSuiteId: peer.demo.testSuiteId,
       });
@@ -231,7 +231,7 @@ describe(
     test('an access token revoked mid-wait is replaced through the refresh grant; the wait goes on', async () => {
       const workerClient = worker.deps.profiles.default?.client;
       assert.ok(workerClient?.oauthTokenSource);
-      const handle = await start<ProfileTableGroupResult>('profileTableGroup', {
+      const handle = await start<ProfileTableGroupResult>('dataops.profileTableGroup', {
         ...polling,
         tableGroupId: peer.demo.tableGroupId,
         waitStrategy: 'heartbeat',
@@ -275,7 +275,7 @@ describe(
         own.accessToken,
         { test_suite_name: 'peer-generated', set_as_default: true },
       );
-      const handle = await start<DataQualityPipelineResult>('dataQualityPipeline', {
+      const handle = await start<DataQualityPipelineResult>('dataops.dataQualityPipeline', {
         tableGroupId: group.table_group_id,
         testSuiteId: suite.test_suite_id ?? suite.id,
         testGeneration: 'wait',
@@ -289,7 +289,7 @@ describe(
       assert.equal(raw.source, 'system', 'queued by TestGen itself, not by us');
       // Either way is correct: TestGen decides whether the follow-up is listed, and ends, within the profiling wait's window.
       const waits = ((await handle.fetchHistory()).events ?? []).filter(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'waitForJob',
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dataops.waitForJob',
       ).length;
       console.log(`TestGen's follow-up was followed by ${waits === 2 ? 'the profiling wait' : 'a wait of its own'}`);
       const counts = result.testRun.summary.resultCounts;

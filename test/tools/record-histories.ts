@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const runs: [string, string, unknown, ((id: string) => Promise<void>)?][] = [
     [
       'runOrder',
-      'runOrder',
+      'dataops.runOrder',
       {
         kitchen: 'production',
         recipe: 'load-warehouse',
@@ -41,11 +41,15 @@ async function main(): Promise<void> {
         overrides: { sourceDataDate: { source_data_date: '2026-11-01' } },
       },
     ],
-    ['profileTableGroup', 'profileTableGroup', { tableGroupId: TG.finance, ...poll }],
-    ['runTestSuite-deferrable', 'runTestSuite', { testSuiteId: TS.financeProd, waitStrategy: 'deferrable', ...poll }],
+    ['profileTableGroup', 'dataops.profileTableGroup', { tableGroupId: TG.finance, ...poll }],
+    [
+      'runTestSuite-deferrable',
+      'dataops.runTestSuite',
+      { testSuiteId: TS.financeProd, waitStrategy: 'deferrable', ...poll },
+    ],
     [
       'dataQualityPipeline',
-      'dataQualityPipeline',
+      'dataops.dataQualityPipeline',
       {
         order: { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' },
         tableGroupId: TG.sales,
@@ -56,7 +60,7 @@ async function main(): Promise<void> {
     ],
     [
       'promoteTestDefinitions',
-      'promoteTestDefinitions',
+      'dataops.promoteTestDefinitions',
       { source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'promotion' },
       async (workflowId) => {
         const handle = t.env.client.workflow.getHandle(workflowId);
@@ -66,12 +70,12 @@ async function main(): Promise<void> {
     ],
     [
       'exportTestDefinitions',
-      'exportTestDefinitions',
+      'dataops.exportTestDefinitions',
       { testSuiteId: TS.salesProd, destination: 'fixture/sales-prod.json' },
     ],
     [
       'profileTableGroup-cancelled',
-      'profileTableGroup',
+      'dataops.profileTableGroup',
       { tableGroupId: TG.finance, ...poll },
       async (workflowId) => {
         sim.controls.setJobDurations({ runMs: 3_600_000 });
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
     ],
     [
       'runOrder-cancelled',
-      'runOrder',
+      'dataops.runOrder',
       { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily', wait: true, pollIntervalMs: 100 },
       async (workflowId) => {
         sim.controls.setOrderDurations({ runMs: 3_600_000 });

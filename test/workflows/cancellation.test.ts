@@ -69,7 +69,7 @@ describe('cancelling a workflow cancels the remote job', () => {
     const before = known();
     const fault = sim.controls.addFault({ kind: 'delay', delay_ms: 1_500, method: 'POST', path: '/profiling-runs' });
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('profileTableGroup', {
+      const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `c-submit-${taskQueue}`,
         args: [profileArgs],
@@ -89,7 +89,7 @@ describe('cancelling a workflow cancels the remote job', () => {
     test(`while the profiling job is ${stage}`, async () => {
       const before = known();
       await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-        const handle = await t.env.client.workflow.start('profileTableGroup', {
+        const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
           taskQueue,
           workflowId: `c-${stage}-${taskQueue}`,
           args: [profileArgs],
@@ -114,7 +114,7 @@ describe('cancelling a workflow cancels the remote job', () => {
   test('during the test run of a pipeline', async () => {
     const before = known();
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+      const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
         workflowId: `c-pipeline-${taskQueue}`,
         args: [
@@ -143,7 +143,7 @@ describe('cancelling a workflow cancels the remote job', () => {
   test('callers can opt out: cancelRemoteJob false leaves the job running', async () => {
     const before = known();
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('profileTableGroup', {
+      const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `c-optout-${taskQueue}`,
         args: [{ ...profileArgs, cancelRemoteJob: false }],
@@ -162,7 +162,7 @@ describe('cancelling a workflow cancels the remote job', () => {
   /** Starts profileTableGroup and waits until its job is polled. */
   async function startPolled(taskQueue: string, id: string, extra: Record<string, unknown> = {}) {
     const before = known();
-    const handle = await t.env.client.workflow.start('profileTableGroup', {
+    const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
       taskQueue,
       workflowId: `${id}-${taskQueue}`,
       args: [{ ...profileArgs, ...extra }],

@@ -39,7 +39,7 @@ describe('the test run submitted by the profiling wait', () => {
     during: (handle: WorkflowHandle) => Promise<void> = async () => undefined,
   ) {
     return withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('dataQualityPipeline', {
+      const handle = await s.d.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
         workflowId: `chained-${taskQueue}`,
         args: [{ ...base, ...input }],
@@ -71,10 +71,10 @@ describe('the test run submitted by the profiling wait', () => {
       // The run points back at the pipeline, and at the wait that submitted it.
       const link = created[0]?.caller_metadata;
       assert.equal(link?.['workflow_id'], run.handle.workflowId);
-      assert.equal(link?.['workflow_type'], 'dataQualityPipeline');
+      assert.equal(link?.['workflow_type'], 'dataops.dataQualityPipeline');
       const profilingWait = profiling.at(-1);
       const waitScheduled = run.events.find(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === profilingWait,
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === `dataops.${profilingWait}`,
       );
       assert.match(
         String(link?.['submission_id']),

@@ -25,7 +25,7 @@ describe('credentials in the middle of a job: refused for good, or only out of r
     const client = await clientFor(s.sim, 'admin', { apiBearer: { type: 'static', token } });
     const deps = await simDeps(s.sim, { profiles: { default: { client, projectCode: 'DEMO' } } });
     await withProjectWorker(s.d.env, deps, async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('profileTableGroup', {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `dead-credentials-${taskQueue}`,
         args: [{ tableGroupId: TG.finance, pollIntervalMs: 200, maxPollIntervalMs: 200, cancelTimeoutMs: 120_000 }],
@@ -51,7 +51,9 @@ describe('credentials in the middle of a job: refused for good, or only out of r
       assert.equal(remoteCancel?.confirmed, false, 'not said to be cancelled');
       assert.match(remoteCancel?.error ?? '', /401|refused|credential|token/i);
       const events = (await handle.fetchHistory()).events ?? [];
-      const cancels = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'cancelJob');
+      const cancels = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dataops.cancelJob',
+      );
       assert.equal(cancels.length, 1, 'asked once, not again for cancelTimeoutMs');
       assert.equal(s.sim.controls.job(job.jobId)?.status, 'pending', 'left running, as the failure records');
     });
@@ -65,7 +67,7 @@ describe('credentials in the middle of a job: refused for good, or only out of r
     const client = await clientFor(s.sim, 'admin', { apiBearer });
     const deps = await simDeps(s.sim, { profiles: { default: { client, projectCode: 'DEMO' } } });
     await withProjectWorker(s.d.env, deps, async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('profileTableGroup', {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `token-endpoint-outage-${taskQueue}`,
         args: [{ tableGroupId: TG.sales, pollIntervalMs: 200, maxPollIntervalMs: 400 }],

@@ -37,7 +37,7 @@ describe('the generation follow-up, followed by the profiling wait', () => {
     extra: Record<string, unknown> = {},
   ) {
     const run = await runOnFreshSimulator<DataQualityPipelineResult, T>(t.env, {
-      workflow: 'dataQualityPipeline',
+      workflow: 'dataops.dataQualityPipeline',
       idPrefix: 'follow-up',
       simulator: { jobDurations: FAST },
       input: {

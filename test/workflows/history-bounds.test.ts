@@ -124,7 +124,7 @@ describe('history bounds with live status (dev server, search attributes)', () =
     const run = await runPipeline(d.env, sim, ordered.input);
     assert.deepEqual(
       run.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
-      ['runOrder', 'waitForOrderRun', 'submitAndWaitForJob', 'waitForJob'],
+      ['dataops.runOrder', 'dataops.waitForOrderRun', 'dataops.submitAndWaitForJob', 'dataops.waitForJob'],
       'no submission activity for the profiling run nor the test run',
     );
     assert.equal(describeEvents(run.events).reports, 2, 'the live reports are kept');

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { liveProgress } from '../../src/cli/follow.js';
-import type { profileTableGroup, runTestSuite } from '../../src/workflows/index.js';
+import type { profileTableGroup, runTestSuite } from '../../src/workflows/jobs.js';
 import { progressQuery } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
@@ -30,7 +30,7 @@ describe('profileTableGroup and runTestSuite', () => {
   for (const waitStrategy of ['heartbeat', 'deferrable'] as const)
     test(`the progress query shows the live status and polls while the ${waitStrategy} wait runs, with few signals`, async () => {
       await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-        const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+        const handle = await t.env.client.workflow.start<typeof runTestSuite>('dataops.runTestSuite', {
           taskQueue,
           workflowId: `live-${waitStrategy}-${taskQueue}`,
           args: [{ testSuiteId: TS.financeProd, waitStrategy, pollIntervalMs: 200, maxPollIntervalMs: 200 }],
@@ -87,7 +87,7 @@ describe('profileTableGroup and runTestSuite', () => {
   test('an interrupted profiling run resumes and completes: duration from started_at, claims and interrupts counted', async () => {
     const deps = await simDeps(sim);
     const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
-      const handle = await t.env.client.workflow.start<typeof profileTableGroup>('profileTableGroup', {
+      const handle = await t.env.client.workflow.start<typeof profileTableGroup>('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `profile-${taskQueue}`,
         args: [{ tableGroupId: TG.finance, pollIntervalMs: 100, maxPollIntervalMs: 100 }],
@@ -136,7 +136,7 @@ describe('profileTableGroup and runTestSuite', () => {
       fail_with: 'relation "finance.ledger" does not exist',
     });
     const err = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('dataops.runTestSuite', {
         taskQueue,
         workflowId: `tests-${taskQueue}`,
         args: [{ testSuiteId: TS.financeProd, pollIntervalMs: 100 }],
@@ -159,7 +159,7 @@ describe('profileTableGroup and runTestSuite', () => {
   test('the deferrable strategy: one poll per attempt, the retry policy as timer', async () => {
     const deps = await simDeps(sim);
     const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
-      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('dataops.runTestSuite', {
         taskQueue,
         workflowId: `deferred-${taskQueue}`,
         args: [{ testSuiteId: TS.salesProd, waitStrategy: 'deferrable', pollIntervalMs: 100, maxPollIntervalMs: 200 }],
@@ -177,7 +177,7 @@ describe('profileTableGroup and runTestSuite', () => {
       const events = history.events ?? [];
       assert.deepEqual(
         events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
-        ['submitTestRun', 'checkJob'],
+        ['dataops.submitTestRun', 'dataops.checkJob'],
         'the submission (which holds its per-target lock), then one checkJob, which also reads the summary as it sees the run complete',
       );
       assert.equal(
@@ -193,7 +193,7 @@ describe('profileTableGroup and runTestSuite', () => {
 
   test('a job paused longer than maxStatusDurationMs is reported once (progress, memo), and the wait goes on', async () => {
     const result = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('dataops.runTestSuite', {
         taskQueue,
         workflowId: `paused-${taskQueue}`,
         args: [{ testSuiteId: TS.salesDev, pollIntervalMs: 100, maxPollIntervalMs: 200, maxStatusDurationMs: 1_000 }],
@@ -227,7 +227,7 @@ describe('profileTableGroup and runTestSuite', () => {
 
   test("onStatusStuck 'fail': the stuck job is cancelled and the workflow fails JobStuck, saying so", async () => {
     const err = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('dataops.runTestSuite', {
         taskQueue,
         workflowId: `stuck-${taskQueue}`,
         args: [
@@ -271,13 +271,13 @@ describe('profileTableGroup and runTestSuite', () => {
       const polling = { pollIntervalMs: 100, maxPollIntervalMs: 100 };
       const [tests, profiled] = await withProjectWorker(t.env, await simDeps(rolling), (taskQueue) =>
         Promise.all([
-          t.env.client.workflow.execute<typeof runTestSuite>('runTestSuite', {
+          t.env.client.workflow.execute<typeof runTestSuite>('dataops.runTestSuite', {
             taskQueue,
             workflowId: `rollup-${taskQueue}`,
             args: [{ testSuiteId: TS.salesDev, ...polling }],
           }),
           // TestGen 5.134 rolls a profiling run's score up the same way (seen by the peer tests).
-          t.env.client.workflow.execute<typeof profileTableGroup>('profileTableGroup', {
+          t.env.client.workflow.execute<typeof profileTableGroup>('dataops.profileTableGroup', {
             taskQueue,
             workflowId: `rollup-profile-${taskQueue}`,
             args: [{ tableGroupId: TG.finance, ...polling }],

@@ -37,7 +37,7 @@ describe('a cancel while the submission waits for a held target', () => {
       });
       await withProjectWorker(s.d.env, await simDeps(s.sim, { submitSettleMs: 20_000 }), async (taskQueue) => {
         const args = { tableGroupId: target, pollIntervalMs: 200, maxPollIntervalMs: 200, ...extra };
-        const first = await s.d.env.client.workflow.start('profileTableGroup', {
+        const first = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
           taskQueue,
           workflowId: `lock-first-${strategy}-${taskQueue}`,
           args: [args],
@@ -46,7 +46,7 @@ describe('a cancel while the submission waits for a held target', () => {
           'the first submission held',
           () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1,
         );
-        const second = await s.d.env.client.workflow.start('profileTableGroup', {
+        const second = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
           taskQueue,
           workflowId: `lock-second-${strategy}-${taskQueue}`,
           args: [args],

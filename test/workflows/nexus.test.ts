@@ -90,7 +90,7 @@ describe('the dataops Nexus service, called from another namespace', () => {
       assert.equal(result.testRun.job.wait.job.status, 'completed');
       assert.ok(result.testRun.summary.scorePercent !== null);
       const runs = [];
-      for await (const w of t.env.client.workflow.list({ query: `WorkflowType = 'dataQualityPipeline'` }))
+      for await (const w of t.env.client.workflow.list({ query: `WorkflowType = 'dataops.dataQualityPipeline'` }))
         if (w.workflowId.startsWith('dataops-nexus/dataQualityPipeline/')) runs.push(w);
       assert.equal(runs.length, 1, 'one run in our namespace for the operation');
     });
@@ -111,7 +111,7 @@ describe('the dataops Nexus service, called from another namespace', () => {
       assert.match(message, /invalid input of runTestSuite: /);
       for (const path of ['testSuiteId', 'pollIntervalMs', '(input)'])
         assert.ok(message.includes(`${path}: `), message);
-      for await (const w of t.env.client.workflow.list({ query: `WorkflowType = 'runTestSuite'` }))
+      for await (const w of t.env.client.workflow.list({ query: `WorkflowType = 'dataops.runTestSuite'` }))
         assert.ok(!w.workflowId.startsWith('dataops-nexus/'), `no run was started: ${w.workflowId}`);
     });
   });

@@ -33,7 +33,7 @@ describe('creating an order once', () => {
       const listing = sim.controls.addFault({ ...fault, method: 'GET', path: '/v2/order/status/production', count: 1 });
       const known = new Set(sim.controls.orders().map((o) => o.id));
       const result = await withProjectWorker(t.env, await simDeps(sim), (taskQueue) =>
-        t.env.client.workflow.execute('runOrder', {
+        t.env.client.workflow.execute('dataops.runOrder', {
           taskQueue,
           workflowId: `order-create-${taskQueue}`,
           args: [ORDER],

@@ -33,7 +33,7 @@ describe('cancelling a workflow while its order runs', () => {
   async function cancelWhileRunning(extra: { cancelTimeoutMs?: number } = {}) {
     const known = new Set(sim.controls.orders().map((o) => o.id));
     return withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('runOrder', {
+      const handle = await t.env.client.workflow.start('dataops.runOrder', {
         taskQueue,
         workflowId: `order-stop-${taskQueue}`,
         args: [{ ...WAITED_ORDER, ...extra }],
@@ -204,7 +204,7 @@ describe('cancelling a workflow before its order run is listed', () => {
     });
     const known = new Set(s.sim.controls.orders().map((o) => o.id));
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('runOrder', {
+      const handle = await s.d.env.client.workflow.start('dataops.runOrder', {
         taskQueue,
         workflowId: `order-unlisted-${taskQueue}`,
         args: [WAITED_ORDER],

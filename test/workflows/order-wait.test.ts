@@ -25,7 +25,7 @@ describe("an order run's wait, bounded by maxWaitMs", () => {
   test('a run longer than maxWaitMs: the order is stopped and the workflow fails JobWaitTimedOut, naming it', async () => {
     const known = new Set(s.sim.controls.orders().map((o) => o.id));
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('runOrder', {
+      const handle = await s.d.env.client.workflow.start('dataops.runOrder', {
         taskQueue,
         workflowId: `order-wait-${taskQueue}`,
         args: [{ ...WAITED_ORDER, maxWaitMs: 2_000 }],

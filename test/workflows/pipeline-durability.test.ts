@@ -33,7 +33,11 @@ describe('dataQualityPipeline: durability (outages, token expiry, long jobs, wor
 
   const run = async (input: DataQualityPipelineInput) =>
     withProjectWorker(t.env, await simDeps(sim), (taskQueue) =>
-      t.env.client.workflow.execute('dataQualityPipeline', { taskQueue, workflowId: `dq-${taskQueue}`, args: [input] }),
+      t.env.client.workflow.execute('dataops.dataQualityPipeline', {
+        taskQueue,
+        workflowId: `dq-${taskQueue}`,
+        args: [input],
+      }),
     ) as Promise<DataQualityPipelineResult>;
 
   test('an outage of about 10 minutes is ridden out; a tolerance shorter than the outage fails the pipeline', async () => {
@@ -61,7 +65,7 @@ describe('dataQualityPipeline: durability (outages, token expiry, long jobs, wor
     const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
       sim.controls.setJobDurations({ runMs: 5 * HOUR });
       try {
-        const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+        const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
           taskQueue,
           workflowId: `dq-token-${taskQueue}`,
           args: [{ ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd, expectedDurationMs: HOUR }],
@@ -103,7 +107,7 @@ describe('dataQualityPipeline: durability (outages, token expiry, long jobs, wor
     const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
       sim.controls.setJobDurations({ runMs: 24 * HOUR });
       try {
-        const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+        const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
           taskQueue,
           workflowId: `dq-24h-${taskQueue}`,
           args: [
@@ -173,7 +177,7 @@ describe('dataQualityPipeline: durability (outages, token expiry, long jobs, wor
         d.env,
         await simDeps(sim),
         async () => {
-          const handle = await d.env.client.workflow.start('dataQualityPipeline', {
+          const handle = await d.env.client.workflow.start('dataops.dataQualityPipeline', {
             taskQueue,
             workflowId: `dq-restart-${taskQueue}`,
             args: [

@@ -34,7 +34,11 @@ describe('dataQualityPipeline: test generation', () => {
 
   const run = async (input: DataQualityPipelineInput) =>
     withProjectWorker(t.env, await simDeps(sim), (taskQueue) =>
-      t.env.client.workflow.execute('dataQualityPipeline', { taskQueue, workflowId: `dq-${taskQueue}`, args: [input] }),
+      t.env.client.workflow.execute('dataops.dataQualityPipeline', {
+        taskQueue,
+        workflowId: `dq-${taskQueue}`,
+        args: [input],
+      }),
     ) as Promise<DataQualityPipelineResult>;
 
   test('testGeneration generate starts generation for the suite itself, exactly once, and waits for it', async () => {
@@ -63,7 +67,7 @@ describe('dataQualityPipeline: test generation', () => {
   test('a table group that generates no tests: auto does not spend its grace looking, wait fails at once saying why', async () => {
     const input = { ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd };
     const history = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+      const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
         workflowId: `no-gen-${taskQueue}`,
         args: [{ ...input, testGeneration: 'auto' }],
@@ -95,7 +99,7 @@ describe('dataQualityPipeline: test generation', () => {
       const histories: HistoryEvent[][] = [];
       const pipeline = (testGeneration: 'wait' | 'auto') =>
         withProjectWorker(t.env, deps, async (taskQueue) => {
-          const handle = await t.env.client.workflow.start('dataQualityPipeline', {
+          const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
             taskQueue,
             workflowId: `bare-${testGeneration}-${taskQueue}`,
             args: [{ ...base, tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration }],

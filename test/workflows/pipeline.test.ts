@@ -13,7 +13,7 @@ const TS = SEED_IDS.testSuites;
 const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };
 const base = { pollIntervalMs: 100, maxPollIntervalMs: 200 };
 
-describe('dataQualityPipeline', () => {
+describe('dataops.dataQualityPipeline', () => {
   let t: TestEnv;
   let sim: RunningSimulator;
   before(async () => {
@@ -27,7 +27,11 @@ describe('dataQualityPipeline', () => {
 
   const run = async (input: DataQualityPipelineInput) =>
     withProjectWorker(t.env, await simDeps(sim), (taskQueue) =>
-      t.env.client.workflow.execute('dataQualityPipeline', { taskQueue, workflowId: `dq-${taskQueue}`, args: [input] }),
+      t.env.client.workflow.execute('dataops.dataQualityPipeline', {
+        taskQueue,
+        workflowId: `dq-${taskQueue}`,
+        args: [input],
+      }),
     ) as Promise<DataQualityPipelineResult>;
 
   test('passes its gates: order, profiling, generation, test run, summary, in order', async () => {

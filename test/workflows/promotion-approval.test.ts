@@ -36,7 +36,7 @@ describe('promoteTestDefinitions: approval', () => {
   after(async () => t?.env.teardown());
   /** A promotion from DEV to PROD with `preset`, on the worker of `taskQueue`. */
   const startPromotion = (taskQueue: string, name: string, preset: string) =>
-    t.env.client.workflow.start('promoteTestDefinitions', {
+    t.env.client.workflow.start('dataops.promoteTestDefinitions', {
       taskQueue,
       workflowId: `${name}-${taskQueue}`,
       args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset }],
@@ -106,12 +106,17 @@ describe('promoteTestDefinitions: approval', () => {
   test('an approval timeout ends the workflow with nothing applied', async () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
-      const result = await executeOnProjectWorker<PromoteTestDefinitionsResult>(t.env, deps, 'promoteTestDefinitions', {
-        source: { testSuiteId: DEV },
-        targetTestSuiteId: PROD,
-        preset: 'upsert',
-        approval: { required: true, timeoutMs: 6 * 3_600_000 },
-      });
+      const result = await executeOnProjectWorker<PromoteTestDefinitionsResult>(
+        t.env,
+        deps,
+        'dataops.promoteTestDefinitions',
+        {
+          source: { testSuiteId: DEV },
+          targetTestSuiteId: PROD,
+          preset: 'upsert',
+          approval: { required: true, timeoutMs: 6 * 3_600_000 },
+        },
+      );
       assert.equal(result.status, 'timed_out');
       assert.equal(result.decision?.decision, 'timed_out');
       assert.equal(result.applied, null);

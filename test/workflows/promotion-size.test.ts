@@ -24,7 +24,7 @@ describe('promotion at size', () => {
   test('20,000 definitions promote with history far below the payload and history limits', async (ctx) => {
     const started = performance.now();
     const { result, events, largest, total } = await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('promoteTestDefinitions', {
+      const handle = await t.env.client.workflow.start('dataops.promoteTestDefinitions', {
         taskQueue,
         workflowId: `bulk-${taskQueue}`,
         args: [

@@ -15,7 +15,7 @@ import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 const { salesDev: DEV, salesProd: PROD } = SEED_IDS.testSuites;
 const X = SEED_IDS.externalIds;
 
-describe('promoteTestDefinitions', () => {
+describe('dataops.promoteTestDefinitions', () => {
   let t: TestEnv;
   before(async () => {
     t = await startTimeSkippingEnv();
@@ -23,7 +23,7 @@ describe('promoteTestDefinitions', () => {
   after(async () => t?.env.teardown());
 
   const promote = (deps: ActivityDeps, input: PromoteTestDefinitionsInput) =>
-    executeOnProjectWorker<PromoteTestDefinitionsResult>(t.env, deps, 'promoteTestDefinitions', input);
+    executeOnProjectWorker<PromoteTestDefinitionsResult>(t.env, deps, 'dataops.promoteTestDefinitions', input);
   const noApproval = { required: false };
 
   const EXPECTED: Record<string, [Record<string, number>, Record<string, number>]> = {
@@ -156,7 +156,7 @@ describe('promoteTestDefinitions', () => {
         approval: noApproval,
       });
       const backup = (await withProjectWorker(t.env, deps, (taskQueue) =>
-        t.env.client.workflow.execute('exportTestDefinitions', {
+        t.env.client.workflow.execute('dataops.exportTestDefinitions', {
           taskQueue,
           workflowId: `backup-${taskQueue}`,
           args: [{ testSuiteId: PROD, destination: 'backups/sales-prod.json' }],
@@ -186,7 +186,7 @@ describe('promoteTestDefinitions', () => {
   test('the export destination must stay inside the export directory', async () => {
     await withFreshSimulator(async (_sim, deps) => {
       const err = await withProjectWorker(t.env, deps, (taskQueue) =>
-        t.env.client.workflow.execute('exportTestDefinitions', {
+        t.env.client.workflow.execute('dataops.exportTestDefinitions', {
           taskQueue,
           workflowId: `escape-${taskQueue}`,
           args: [{ testSuiteId: PROD, destination: '../../etc/passwd.json' }],

@@ -43,7 +43,7 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
       const id = Number(e.eventId);
       const s = e.activityTaskScheduledEventAttributes;
       if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '');
-      if (s?.activityType?.name === 'cancelJob') cancelScheduled = Math.min(cancelScheduled, id);
+      if (s?.activityType?.name === 'dataops.cancelJob') cancelScheduled = Math.min(cancelScheduled, id);
       const ended =
         e.activityTaskCanceledEventAttributes ??
         e.activityTaskCompletedEventAttributes ??
@@ -74,7 +74,7 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
     const before = known();
     const fault = s.sim.controls.addFault({ kind: 'delay', delay_ms: 1_000, method: 'POST', path: '/profiling-runs' });
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('profileTableGroup', {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `prompt-submit-${taskQueue}`,
         args: [{ tableGroupId: TG.finance, ...LATE_HEARING }],
@@ -84,14 +84,14 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
         () => s.sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
       );
       await handle.cancel();
-      await expectCancelled(handle, await newJob('run-profile', TG.finance, before), 'submitAndWaitForJob');
+      await expectCancelled(handle, await newJob('run-profile', TG.finance, before), 'dataops.submitAndWaitForJob');
     });
   });
 
   test('a cancel during a profiling wait that may submit the test run reaches the profiling run at once', async () => {
     const before = known();
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('dataQualityPipeline', {
+      const handle = await s.d.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
         workflowId: `prompt-then-${taskQueue}`,
         args: [{ tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration: 'skip', ...LATE_HEARING }],
@@ -101,7 +101,7 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
       await eventually('running', () => s.sim.controls.job(job.id)?.status === 'running');
       await eventually('the workflow to know it', async () => (await handle.query(progressQuery)).jobs.length === 1);
       await handle.cancel();
-      await expectCancelled(handle, job, 'submitAndWaitForJob');
+      await expectCancelled(handle, job, 'dataops.submitAndWaitForJob');
       assert.equal(s.sim.controls.jobs().filter((j) => !before.has(j.id)).length, 1, 'no test run was submitted');
     });
   });

@@ -40,7 +40,7 @@ describe('the wait that submits its own job', () => {
     during: (handle: WorkflowHandle) => Promise<void> = async () => undefined,
   ) {
     return withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('profileTableGroup', {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `own-${taskQueue}`,
         args: [{ tableGroupId, ...poll, ...input }],

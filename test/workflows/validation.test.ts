@@ -84,7 +84,7 @@ describe('every workflow rejects a bad input with the full list of problems', ()
         t.env,
         { workflowsPath, activities: createActivities({ profiles: {} }) },
         (taskQueue) =>
-          t.env.client.workflow.execute(workflow, {
+          t.env.client.workflow.execute(`dataops.${workflow}`, {
             taskQueue,
             workflowId: `bad-${taskQueue}`,
             args: input === undefined ? [] : [input],
@@ -114,7 +114,7 @@ describe('a workflow given more than its one input is refused, not run on the fi
       t.env,
       { workflowsPath, activities: createActivities({ profiles: {} }) },
       (taskQueue) =>
-        t.env.client.workflow.execute('runTestSuite', {
+        t.env.client.workflow.execute('dataops.runTestSuite', {
           taskQueue,
           workflowId: `two-args-${taskQueue}`,
           args: [{ testSuiteId: 's' }, { pollIntervalMs: 100 }],
@@ -148,7 +148,7 @@ describe("a promotion whose approval could outlast the worker's claim-check rete
       t.env,
       { workflowsPath, activities: createActivities({ profiles: {}, claimCheckRetentionMs: 7 * DAY }) },
       (taskQueue) =>
-        t.env.client.workflow.execute('promoteTestDefinitions', {
+        t.env.client.workflow.execute('dataops.promoteTestDefinitions', {
           taskQueue,
           workflowId: `retention-${taskQueue}`,
           args: [input],

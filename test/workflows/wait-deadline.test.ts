@@ -49,7 +49,7 @@ describe('the wait deadline, maxWaitMs', () => {
   test('a score rolled up after the wait would have timed out is read by the workflow', async () => {
     // The run completes within a second or two; TestGen shows its score 12 s after that, past the wait's 10 s.
     const out = await run<RunTestSuiteResult>(
-      'runTestSuite',
+      'dataops.runTestSuite',
       { testSuiteId: TS.salesDev, ...DEADLINE },
       { variants: { scoreRollupMs: 12_000 } },
     );
@@ -64,7 +64,7 @@ describe('the wait deadline, maxWaitMs', () => {
       // Followed inline for up to 10 polls (10 s) from the run's end: past the profiling wait's 10 s. It must hand over
       // in time, and the workflow's own wait (10 s more) sees the follow-up end.
       const out = await run<DataQualityPipelineResult>(
-        'dataQualityPipeline',
+        'dataops.dataQualityPipeline',
         {
           tableGroupId: TG.sales,
           testSuiteId: TS.salesProd,
@@ -92,7 +92,7 @@ describe('the wait deadline, maxWaitMs', () => {
   for (const waitStrategy of ['heartbeat', 'deferrable'] as const)
     test(`a job still running at maxWaitMs is cancelled, and the workflow fails JobWaitTimedOut (${waitStrategy})`, async () => {
       const out = await run<RunTestSuiteResult>(
-        'runTestSuite',
+        'dataops.runTestSuite',
         { testSuiteId: TS.salesDev, waitStrategy, ...DEADLINE, maxWaitMs: 3_000 },
         { jobDurations: { ...JOBS, runMs: 3_600_000 } },
       );

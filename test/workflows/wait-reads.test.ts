@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
-import type { dataQualityPipeline, runTestSuite } from '../../src/workflows/index.js';
+import type { dataQualityPipeline } from '../../src/workflows/pipeline.js';
+import type { runTestSuite } from '../../src/workflows/jobs.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -33,7 +34,7 @@ describe('what the wait reads when the job completes', () => {
 
   async function run(waitStrategy: 'heartbeat' | 'deferrable') {
     return withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+      const handle = await t.env.client.workflow.start<typeof runTestSuite>('dataops.runTestSuite', {
         taskQueue,
         workflowId: `reads-${waitStrategy}-${taskQueue}`,
         args: [{ testSuiteId: TS.financeProd, waitStrategy, pollIntervalMs: 100, maxPollIntervalMs: 100 }],
@@ -73,7 +74,7 @@ describe('what the wait reads when the job completes', () => {
       const listing = '^/api/v1/projects/[^/]+/jobs';
       const fault = bare.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: listing, skip: 1 });
       const { result, history } = await withProjectWorker(t.env, await simDeps(bare), async (taskQueue) => {
-        const handle = await t.env.client.workflow.start<typeof dataQualityPipeline>('dataQualityPipeline', {
+        const handle = await t.env.client.workflow.start<typeof dataQualityPipeline>('dataops.dataQualityPipeline', {
           taskQueue,
           workflowId: `reads-generation-${taskQueue}`,
           args: [{ tableGroupId: TG.sales, testSuiteId: TS.salesProd, testGeneration: 'wait', pollIntervalMs: 100 }],

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createActivities } from '../../src/activities/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
-import type { runTestSuite } from '../../src/workflows/index.js';
+import type { runTestSuite } from '../../src/workflows/jobs.js';
 import { simDeps, workflowsPath } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, withWorker, type TestEnv } from '../helpers/temporal.js';
@@ -38,7 +38,7 @@ describe('the waits task queue', () => {
       { workflowsPath, activities, maxConcurrentActivityTaskExecutions: 1 },
       async (taskQueue) => {
         const start = (testSuiteId: string) =>
-          t.env.client.workflow.start<typeof runTestSuite>('runTestSuite', {
+          t.env.client.workflow.start<typeof runTestSuite>('dataops.runTestSuite', {
             taskQueue,
             workflowId: `slots-${testSuiteId}-${taskQueue}`,
             args: [{ testSuiteId, waitStrategy: 'heartbeat', pollIntervalMs: 200, maxPollIntervalMs: 200 }],

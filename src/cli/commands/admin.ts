@@ -120,9 +120,11 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
           ]),
         );
         if (end && 'result' in end) {
-          const format = FORMATS[d.type];
+          // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
+          const kind = d.type.replace(/^dataops\./, '');
+          const format = FORMATS[kind];
           // A pipeline's result names its gates' limits; one from before contract 0.3 does not: its input does.
-          const oldVerdict = d.type === 'dataQualityPipeline' && !(end.result as PipelineOut)?.gates?.limits;
+          const oldVerdict = kind === 'dataQualityPipeline' && !(end.result as PipelineOut)?.gates?.limits;
           const gates = oldVerdict ? ((await startInput(handle)) as PipelineIn)?.gates : undefined;
           s().print(`result:\n${format ? format(end.result, gates) : JSON.stringify(end.result, null, 2)}`);
         }
