@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the two Temporal servers the tests and the demo run on, from package registries only:
-#   - the Temporal CLI (dev server: `temporal server start-dev`), built from the Go module proxy;
-#   - the Java time-skipping test server, resolved from Maven Central with its runtime classpath.
+#   - the Temporal CLI's dev server (`temporal server start-dev`), built from the Go module proxy (tools/devserver);
+#   - the Java time-skipping test server, resolved from Maven Central with its runtime classpath;
+#   - the whole Temporal CLI of the newest version the proxy builds ("config.temporalCallerCli"), which a test uses as an
+#     outside caller (`temporal workflow start`), as docs/contract.md shows.
 # Both land in a cache directory outside the repository, reused when present, rebuilt when missing.
 # Versions are pinned in package.json ("config.temporalCli", "config.temporalTestServer").
 #
 # Overrides:
 #   TEMPORAL_CLI_PATH, TEMPORAL_TEST_SERVER_PATH   use these executables, install nothing for them
+#   TEMPORAL_CALLER_CLI_PATH                       the whole Temporal CLI the caller test runs
 #   DATAOPS_TEMPORAL_CACHE_DIR                     cache directory (default: $XDG_CACHE_HOME or ~/.cache, /dataops-temporal)
 #   DATAOPS_TEMPORAL_SKIP_INSTALL=1                install nothing: the SDK downloads its servers itself
 # Without Go or Java, the matching server is skipped with a note, and the SDK's own download is used; under CI=true
@@ -16,6 +19,7 @@ set -euo pipefail
 tag=install-temporal
 source "$(dirname "${BASH_SOURCE[0]}")/install-common.sh"
 cli_version="$(node -p "require('$here/package.json').config.temporalCli")"
+caller_version="$(node -p "require('$here/package.json').config.temporalCallerCli")"
 ts_version="$(node -p "require('$here/package.json').config.temporalTestServer")"
 
 if [[ "${DATAOPS_TEMPORAL_SKIP_INSTALL:-}" == "1" ]]; then
@@ -31,8 +35,11 @@ install_cli() {
     say "TEMPORAL_CLI_PATH is set ($TEMPORAL_CLI_PATH): not building the CLI."
     return
   fi
-  if [[ -x "$dest/temporal" ]]; then
-    say "Temporal CLI $cli_version present: $dest/temporal"
+  # Rebuilt when tools/devserver/main.go changes.
+  local source_sum
+  source_sum="$(sha256sum "$here/tools/devserver/main.go" | cut -c1-16)"
+  if [[ -x "$dest/temporal" && "$(cat "$dest/.source" 2>/dev/null)" == "$source_sum" ]]; then
+    say "Temporal CLI $cli_version dev server present: $dest/temporal"
     return
   fi
   if ! command -v go >/dev/null 2>&1; then
@@ -41,18 +48,29 @@ install_cli() {
     skipped=1
     return
   fi
-  say "Building Temporal CLI $cli_version with $(go version) ..."
+  say "Building the dev server of Temporal CLI $cli_version with $(go version) ..."
   local tmp
   tmp="$(mktemp -d "$cache/.cli-build.XXXXXX")"
   # The checksum database is reached through the module proxy when sum.golang.org itself is not reachable:
   # this is the same database, verified with the same key, so go.sum verification is never skipped.
   local sumdb="${GOSUMDB:-sum.golang.org https://proxy.golang.org/sumdb/sum.golang.org}"
   if [[ "${GOPROXY:-}" == "off" ]]; then sumdb="${GOSUMDB:-sum.golang.org}"; fi
-  GOBIN="$tmp/bin" GOSUMDB="$sumdb" GOFLAGS="${GOFLAGS:-} -buildvcs=false" CGO_ENABLED=0 \
-    go install -trimpath -ldflags "-s -w -X github.com/temporalio/cli/temporalcli.Version=$cli_version" \
-    "github.com/temporalio/cli/cmd/temporal@v$cli_version"
+  # The CLI's module (verified against the checksum database), built as the main module with tools/devserver/main.go
+  # as one more command: its own command tree needs the nested module cliext, which the module proxy does not serve
+  # (a module's zip leaves nested modules out), and the dev server does not use it, so cliext is an empty stand-in.
+  local module
+  module="$(cd "$tmp" && GOSUMDB="$sumdb" go mod download -json "github.com/temporalio/cli@v$cli_version" |
+    node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>{const m=JSON.parse(s);if(m.Error){console.error(m.Error);process.exit(1)}console.log(m.Dir)})')"
+  mkdir -p "$tmp/src" && cp -r "$module/." "$tmp/src"
+  chmod -R u+w "$tmp/src"
+  mkdir -p "$tmp/src/cliext" "$tmp/src/cmd/dataops-devserver"
+  printf 'module github.com/temporalio/cli/cliext\n\ngo 1.26\n' >"$tmp/src/cliext/go.mod"
+  cp "$here/tools/devserver/main.go" "$tmp/src/cmd/dataops-devserver/main.go"
+  (cd "$tmp/src" && GOSUMDB="$sumdb" GOFLAGS="${GOFLAGS:-} -buildvcs=false" CGO_ENABLED=0 \
+    go build -trimpath -ldflags "-s -w -X main.version=$cli_version" -o "$tmp/temporal" ./cmd/dataops-devserver)
   mkdir -p "$dest"
-  mv "$tmp/bin/temporal" "$dest/temporal.new" && mv "$dest/temporal.new" "$dest/temporal"
+  mv "$tmp/temporal" "$dest/temporal.new" && mv "$dest/temporal.new" "$dest/temporal"
+  printf '%s\n' "$source_sum" >"$dest/.source"
   rm -rf "$tmp"
   "$dest/temporal" --version >&2
 }
@@ -126,5 +144,37 @@ build_class_archive() {
   if [[ -f "$dest/classes.jsa" ]]; then say "class-data archive written"; else say "no class-data archive (start-up is slower, still works)"; fi
 }
 
+# The whole CLI, for the test that calls our workflows as an outside service would: `go install` works up to 1.5.1 (see
+# above for later versions). Its `workflow` commands are those of the current CLI.
+install_caller_cli() {
+  local dest="$cache/temporal-cli-$caller_version-full"
+  if [[ -n "${TEMPORAL_CALLER_CLI_PATH:-}" ]]; then
+    say "TEMPORAL_CALLER_CLI_PATH is set ($TEMPORAL_CALLER_CLI_PATH): not building the caller CLI."
+    return
+  fi
+  if [[ -x "$dest/temporal" ]]; then
+    say "Temporal CLI $caller_version (the caller) present: $dest/temporal"
+    return
+  fi
+  if ! command -v go >/dev/null 2>&1; then
+    [[ "${CI:-}" == "true" ]] && fail "Go not found: the caller CLI cannot be built (CI=true)."
+    say "Go not found: skipping the caller CLI; its test uses a temporal on PATH, or is skipped."
+    skipped=1
+    return
+  fi
+  say "Building Temporal CLI $caller_version (the caller) with $(go version) ..."
+  local tmp sumdb="${GOSUMDB:-sum.golang.org https://proxy.golang.org/sumdb/sum.golang.org}"
+  if [[ "${GOPROXY:-}" == "off" ]]; then sumdb="${GOSUMDB:-sum.golang.org}"; fi
+  tmp="$(mktemp -d "$cache/.cli-build.XXXXXX")"
+  GOBIN="$tmp/bin" GOSUMDB="$sumdb" GOFLAGS="${GOFLAGS:-} -buildvcs=false" CGO_ENABLED=0 \
+    go install -trimpath -ldflags "-s -w -X github.com/temporalio/cli/temporalcli.Version=$caller_version" \
+    "github.com/temporalio/cli/cmd/temporal@v$caller_version"
+  mkdir -p "$dest"
+  mv "$tmp/bin/temporal" "$dest/temporal.new" && mv "$dest/temporal.new" "$dest/temporal"
+  rm -rf "$tmp"
+  "$dest/temporal" --version >&2
+}
+
 install_cli
 install_test_server
+install_caller_cli

@@ -105,6 +105,7 @@ function install(name) {
     .map(([key, value]) => `${key}=${value}`)
     .join('\n');
   const inputs = [script, join(root, 'scripts', 'install-common.sh'), join(root, 'package.json')];
+  if (name === 'temporal') inputs.push(join(root, 'tools', 'devserver', 'main.go'));
   const key = hashOf([...inputs, join(root, 'examples', 'python', 'requirements.txt')], environment);
   const stamp = join(cache, 'stamps', `install-${name}`);
   if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === key) return;

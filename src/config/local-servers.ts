@@ -16,6 +16,8 @@ export interface LocalServersConfig {
   cliPath?: string;
   /** An existing time-skipping test server executable (or launcher). @default $TEMPORAL_TEST_SERVER_PATH, unset */
   testServerPath?: string;
+  /** The whole Temporal CLI a test runs as an outside caller. @default $TEMPORAL_CALLER_CLI_PATH, unset */
+  callerCliPath?: string;
 }
 
 export function localServersConfig(env: Env = processEnv()): LocalServersConfig {
@@ -26,6 +28,7 @@ export function localServersConfig(env: Env = processEnv()): LocalServersConfig 
       XDG_CACHE_HOME: text(),
       TEMPORAL_CLI_PATH: text(),
       TEMPORAL_TEST_SERVER_PATH: text(),
+      TEMPORAL_CALLER_CLI_PATH: text(),
     },
     env,
     problems,
@@ -35,5 +38,6 @@ export function localServersConfig(env: Env = processEnv()): LocalServersConfig 
     cacheDir: v.DATAOPS_TEMPORAL_CACHE_DIR ?? join(v.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dataops-temporal'),
     ...(v.TEMPORAL_CLI_PATH ? { cliPath: v.TEMPORAL_CLI_PATH } : {}),
     ...(v.TEMPORAL_TEST_SERVER_PATH ? { testServerPath: v.TEMPORAL_TEST_SERVER_PATH } : {}),
+    ...(v.TEMPORAL_CALLER_CLI_PATH ? { callerCliPath: v.TEMPORAL_CALLER_CLI_PATH } : {}),
   };
 }

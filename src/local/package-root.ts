@@ -25,6 +25,8 @@ export interface PinnedVersions {
   cli: string;
   /** The Java time-skipping test server version, from Maven Central. */
   testServer: string;
+  /** The whole Temporal CLI a test runs as an outside caller (the newest `go install` builds). */
+  callerCli: string;
   /** The TestGen version the peer tests run against, from PyPI. */
   testgen: string;
   /** The moto server version the object-store tests run against, from PyPI. */
@@ -35,11 +37,23 @@ export interface PinnedVersions {
 export function pinnedVersions(root: string = packageRoot()): PinnedVersions {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     devDependencies?: Record<string, string>;
-    config: { temporalCli: string; temporalTestServer: string; testgen: string; objectStore: string };
+    config: {
+      temporalCli: string;
+      temporalTestServer: string;
+      temporalCallerCli: string;
+      testgen: string;
+      objectStore: string;
+    };
   };
   // The SDK is a peer of the package; the version it is developed and tested with is pinned among its dev dependencies.
   const sdk = pkg.devDependencies?.['@temporalio/client'];
   if (!sdk) throw new Error('package.json has no @temporalio/client dev dependency');
-  const { temporalCli: cli, temporalTestServer: testServer, testgen, objectStore } = pkg.config;
-  return { sdk, cli, testServer, testgen, objectStore };
+  const {
+    temporalCli: cli,
+    temporalTestServer: testServer,
+    temporalCallerCli: callerCli,
+    testgen,
+    objectStore,
+  } = pkg.config;
+  return { sdk, cli, testServer, callerCli, testgen, objectStore };
 }

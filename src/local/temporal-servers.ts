@@ -47,6 +47,15 @@ export function resolveDevServer(config: LocalServersConfig): ResolvedServer {
   );
 }
 
+/**
+ * The whole Temporal CLI, as an outside caller runs it (`temporal workflow start …`; the dev server above is only
+ * `server start-dev`): TEMPORAL_CALLER_CLI_PATH, else the installed one, else `temporal` on the PATH.
+ */
+export function resolveCallerCli(config: LocalServersConfig): string {
+  const installed = join(config.cacheDir, `temporal-cli-${pinnedVersions().callerCli}-full`, 'temporal');
+  return config.callerCliPath ?? (isExecutable(installed) ? installed : 'temporal');
+}
+
 /** The time-skipping test server: TEMPORAL_TEST_SERVER_PATH, else the installed one, else the SDK's download. */
 export function resolveTestServer(config: LocalServersConfig): ResolvedServer {
   const { testServer } = pinnedVersions();

@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { localServersConfig } from '../../src/config/local-servers.js';
+import { resolveCallerCli } from '../../src/local/temporal-servers.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
 import {
@@ -173,10 +175,10 @@ describe('end to end: separate processes on the dev server', () => {
     }
   });
 
-  test('the Temporal CLI as an outside caller starts dataQualityPipeline by name', async () => {
+  test('the Temporal CLI as an outside caller starts dataops.dataQualityPipeline by name', async () => {
     const taskQueue = uniqueTaskQueue('outside');
     workers.push(startWorkerProcess(workerEnv(taskQueue)));
-    const temporal = t.server.path ?? 'temporal';
+    const temporal = resolveCallerCli(localServersConfig());
     const workflowId = `outside-${taskQueue}`;
     const input = JSON.stringify({
       tableGroupId: TG.sales,
