@@ -29,6 +29,20 @@ if [[ "${DATAOPS_TEMPORAL_SKIP_INSTALL:-}" == "1" ]]; then
 fi
 mkdir -p "$cache"
 
+# Whether Go is here to build "$1" (what, for the messages). Without it, outside CI, the caller falls back ("$2").
+have_go() {
+  command -v go >/dev/null 2>&1 && return 0
+  [[ "${CI:-}" == "true" ]] && fail "Go not found: $1 cannot be built (CI=true: no fallback)."
+  say "Go not found: skipping $1; $2."
+  skipped=1
+  return 1
+}
+
+# The checksum database, reached through the module proxy when sum.golang.org itself is not reachable: this is the
+# same database, verified with the same key, so go.sum verification is never skipped.
+sumdb="${GOSUMDB:-sum.golang.org https://proxy.golang.org/sumdb/sum.golang.org}"
+if [[ "${GOPROXY:-}" == "off" ]]; then sumdb="${GOSUMDB:-sum.golang.org}"; fi
+
 install_cli() {
   local dest="$cache/temporal-cli-$cli_version"
   if [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then
@@ -42,19 +56,10 @@ install_cli() {
     say "Temporal CLI $cli_version dev server present: $dest/temporal"
     return
   fi
-  if ! command -v go >/dev/null 2>&1; then
-    [[ "${CI:-}" == "true" ]] && fail "Go not found: the Temporal CLI cannot be built (CI=true: no SDK download)."
-    say "Go not found: skipping the Temporal CLI; the SDK will download the dev server instead."
-    skipped=1
-    return
-  fi
+  have_go "the Temporal CLI's dev server" "the SDK will download the dev server instead" || return 0
   say "Building the dev server of Temporal CLI $cli_version with $(go version) ..."
   local tmp
   tmp="$(mktemp -d "$cache/.cli-build.XXXXXX")"
-  # The checksum database is reached through the module proxy when sum.golang.org itself is not reachable:
-  # this is the same database, verified with the same key, so go.sum verification is never skipped.
-  local sumdb="${GOSUMDB:-sum.golang.org https://proxy.golang.org/sumdb/sum.golang.org}"
-  if [[ "${GOPROXY:-}" == "off" ]]; then sumdb="${GOSUMDB:-sum.golang.org}"; fi
   # The CLI's module (verified against the checksum database), built as the main module with tools/devserver/main.go
   # as one more command: its own command tree needs the nested module cliext, which the module proxy does not serve
   # (a module's zip leaves nested modules out), and the dev server does not use it, so cliext is an empty stand-in.
@@ -156,15 +161,9 @@ install_caller_cli() {
     say "Temporal CLI $caller_version (the caller) present: $dest/temporal"
     return
   fi
-  if ! command -v go >/dev/null 2>&1; then
-    [[ "${CI:-}" == "true" ]] && fail "Go not found: the caller CLI cannot be built (CI=true)."
-    say "Go not found: skipping the caller CLI; its test uses a temporal on PATH, or is skipped."
-    skipped=1
-    return
-  fi
+  have_go "the whole Temporal CLI (the caller)" "its test runs the temporal on the PATH" || return 0
   say "Building Temporal CLI $caller_version (the caller) with $(go version) ..."
-  local tmp sumdb="${GOSUMDB:-sum.golang.org https://proxy.golang.org/sumdb/sum.golang.org}"
-  if [[ "${GOPROXY:-}" == "off" ]]; then sumdb="${GOSUMDB:-sum.golang.org}"; fi
+  local tmp
   tmp="$(mktemp -d "$cache/.cli-build.XXXXXX")"
   GOBIN="$tmp/bin" GOSUMDB="$sumdb" GOFLAGS="${GOFLAGS:-} -buildvcs=false" CGO_ENABLED=0 \
     go install -trimpath -ldflags "-s -w -X github.com/temporalio/cli/temporalcli.Version=$caller_version" \
