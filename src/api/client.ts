@@ -6,7 +6,6 @@ import type { z } from 'zod';
 import { BearerSource, type Surface } from './bearer.js';
 import {
   AuthenticationFailed,
-  FreshTokenRefused,
   GarbledResponse,
   UnexpectedResponse,
   describeErrorBody,
@@ -175,16 +174,7 @@ export class ServiceClient {
     if ((req.ok ?? isSuccess)(res.status)) return res;
     const query = queryString(req.searchParams);
     const url = query ? `${req.path}?${query}` : req.path;
-    const err = errorForResponse(req.method, url, res);
-    if (res.status === 401 && res.refreshed)
-      throw new FreshTokenRefused(`${err.message} (to a token granted for this call)`, {
-        status: err.status,
-        code: err.code,
-        body: err.body,
-        method: err.method,
-        url: err.url,
-      });
-    throw err;
+    throw errorForResponse(req.method, url, res, { refreshed: res.refreshed });
   }
 
   /** Sends with the bearer of its surface; on a 401, gets a fresh token once and repeats the request once. */

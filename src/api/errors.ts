@@ -224,16 +224,20 @@ export interface ErrorResponse {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** The error for a non-success answer to `method url`, chosen by status (and, for a 400, by the body). */
+/**
+ * The error for a non-success answer to `method url`, chosen by status (and, for a 400, by the body). `refreshed`: the
+ * request carried a token granted for it, after the one before was refused; a 401 to it is FreshTokenRefused.
+ */
 export function errorForResponse(
   method: string,
   url: string,
   res: ErrorResponse,
-  extra: Pick<ServiceErrorInit, 'auth'> = {},
+  extra: Pick<ServiceErrorInit, 'auth'> & { refreshed?: boolean | undefined } = {},
 ): ServiceError {
+  const { refreshed, ...more } = extra;
   const body = parseMaybeJson(res.text);
   const { code, detail } = describeErrorBody(body);
-  const init: ServiceErrorInit = { status: res.status, code, body, method, url, ...extra };
+  const init: ServiceErrorInit = { status: res.status, code, body, method, url, ...more };
   const message = `${method} ${url} answered ${res.status}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`;
   const s = res.status;
   if (s === 400) {
@@ -241,6 +245,7 @@ export function errorForResponse(
     if (importResult !== undefined) return new StrictImportRejected(message, init, importResult);
     return new InvalidRequest(message, init);
   }
+  if (s === 401 && refreshed) return new FreshTokenRefused(`${message} (to a token granted for this call)`, init);
   if (s === 401) return new AuthenticationFailed(message, init);
   if (s === 403) return new PermissionDenied(message, init);
   if (s === 404) return new NotFound(message, init);

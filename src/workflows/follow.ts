@@ -3,29 +3,23 @@
  * decision 6 — every ending of the wait cancels the job, and only a confirmed cancel is reported as one.
  */
 import type { ActivityFailure } from '@temporalio/workflow';
-import {
-  ActivityCancellationType,
-  ApplicationFailure,
-  CancelledFailure,
-  isCancellation,
-  type ActivityOptions,
-} from '@temporalio/workflow';
+import { ActivityCancellationType, CancelledFailure, isCancellation, type ActivityOptions } from '@temporalio/workflow';
 import type { WaitResult } from '../activities/completion.js';
 import type { WaitInput } from '../activities/job-inputs.js';
 import { DEFAULT_STATUS_REPORTS, SUBMIT, deferredPolling } from '../contract/activity-options.js';
-import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
+import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
 import { asCancelled, cancelRequested, dropUnanswered, findsUnanswered } from './chained.js';
 import { cancelFollowUp } from './follow-up.js';
 import { cancelledByUs, cancellingPromptly } from './prompt-cancel.js';
 import {
   cancelRemoteJob,
   heartbeatWait,
-  leftRunning,
   unconfirmedCancel,
   type CancelReason,
   type RemoteCancel,
 } from './remote-cancel.js';
-import { ranOutOfMaxWait, type Tracker } from './shared.js';
+import { type Tracker } from './shared.js';
+import { concluded, jobStuck, waitTimedOut } from './job-endings.js';
 import { ourActivities } from './ours.js';
 
 export function strategyOf(opts: JobOptions): 'heartbeat' | 'deferrable' {
@@ -228,19 +222,7 @@ export async function followJob(
     t.stuck(submitted.jobId, outcome.stuck);
     if (opts.onStatusStuck === 'fail') {
       if (opts.cancelRemoteJob) await cancelFollowed(t, opts, submitted.jobId, after, 'job_stuck');
-      throw ApplicationFailure.create({
-        type: 'JobStuck',
-        nonRetryable: true,
-        message: `${role} job ${submitted.jobId} stayed ${outcome.stuck.status} for ${outcome.stuck.forMs} ms, longer than maxStatusDurationMs ${bound}; ${fate(t, opts)}`,
-        details: [
-          {
-            job: outcome.job,
-            stuck: outcome.stuck,
-            remoteCancel: t.progress.remoteCancel,
-            leftRunning: leftRunning(t),
-          },
-        ],
-      });
+      throw jobStuck(t, role, opts, submitted.jobId, outcome.job, outcome.stuck, bound);
     }
     bound = undefined;
   }
@@ -256,53 +238,4 @@ export async function followJob(
       ...(generationWait ? { generationWait } : {}),
     },
   };
-}
-
-/** What became of the job after its wait ended for good: the sentence a failure's message ends with. */
-function fate(t: Tracker, opts: JobOptions): string {
-  const cancel = t.progress.remoteCancel;
-  if (!opts.cancelRemoteJob) return 'it was left running (cancelRemoteJob is false)';
-  if (cancel?.alreadyTerminal) return `it had already ended (final status ${cancel.finalStatus})`;
-  if (cancel?.confirmed) return `it was cancelled (final status ${cancel.finalStatus})`;
-  return `it could not be confirmed cancelled (final status ${cancel?.finalStatus ?? 'unknown'})`;
-}
-
-/**
- * The wait ran out of `maxWaitMs` (its activity timed out, or its last retry would have started past that time):
- * the workflow's failure says so, as `JobWaitTimedOut`, with what the wait last saw as its cause. Other failures
- * pass through as they are.
- */
-function waitTimedOut(t: Tracker, role: string, opts: JobOptions, jobId: string, err: unknown) {
-  if (!ranOutOfMaxWait(err)) return undefined;
-  return ApplicationFailure.create({
-    type: 'JobWaitTimedOut',
-    nonRetryable: true,
-    message: `gave up waiting for ${role} job ${jobId} after maxWaitMs ${opts.maxWaitMs} ms; ${fate(t, opts)}`,
-    cause: err,
-    details: [{ jobId, maxWaitMs: opts.maxWaitMs, remoteCancel: t.progress.remoteCancel, leftRunning: leftRunning(t) }],
-  });
-}
-
-/**
- * A job's wait has ended with `wait`: records it, and fails JobFailed for a job that ended in `error` (with its
- * error_message), JobCanceled for one canceled outside this workflow.
- */
-export function concluded(t: Tracker, role: string, submitted: JobSubmitted, wait: JobWaitOutcome): JobRun {
-  t.waited(wait);
-  const job = wait.job;
-  if (job.status === 'error')
-    throw ApplicationFailure.create({
-      type: 'JobFailed',
-      nonRetryable: true,
-      message: `${role} job ${job.id} failed: ${job.error_message ?? '(no error_message)'}`,
-      details: [{ job }],
-    });
-  if (job.status === 'canceled')
-    throw ApplicationFailure.create({
-      type: 'JobCanceled',
-      nonRetryable: true,
-      message: `${role} job ${job.id} was canceled outside this workflow`,
-      details: [{ job }],
-    });
-  return { jobId: submitted.jobId, reconciled: submitted.reconciled, wait };
 }

@@ -6,7 +6,8 @@
 import { ApplicationFailure, isCancellation, log, sleep } from '@temporalio/workflow';
 import type { JobRun, JobSnapshot } from '../contract/index.js';
 import type { JobOptions } from '../contract/workflows.js';
-import { concluded, followJob, type Fetched } from './follow.js';
+import { followJob, type Fetched } from './follow.js';
+import { concluded } from './job-endings.js';
 import { runJob } from './submit-and-wait.js';
 import { cancelFollowUp } from './follow-up.js';
 import { unconfirmedCancel } from './remote-cancel.js';
