@@ -2,14 +2,15 @@
  * The worker of the scale benchmark's bound (bound-workflow.ts), as a process of its own so that its CPU is read
  * apart: `node dist/bench/scale/bound-worker.js <temporal address> <task queue> <cached workflows> <service url>`.
  * Its one activity makes the plain loop's calls (loop.ts) with the loop's client, heartbeats while it polls (throttled
- * as the project's worker is, 5 s), and takes `locks` of its two submissions' locks (the profiling run's first) the
- * way the project's do: a delayed execution started with `workflowIdConflictPolicy: FAIL`, a describe of its own
- * workflow after the send, and a terminate that records the job.
+ * as the project's worker is by default, DEFAULT_HEARTBEAT_THROTTLE_MS), and takes `locks` of its two submissions'
+ * locks (the profiling run's first) the way the project's do: a delayed execution started with
+ * `workflowIdConflictPolicy: FAIL`, a describe of its own workflow after the send, and a terminate that records the job.
  */
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context, heartbeat } from '@temporalio/activity';
 import { ServiceClient } from '../../src/api/index.js';
+import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import { isTerminalJobStatus } from '../../src/vocabulary.js';
 import type { BoundArgs } from './bound-workflow.js';
@@ -69,8 +70,8 @@ try {
     workflowsPath: fileURLToPath(new URL('./bound-workflow.js', import.meta.url)),
     activities: { boundSteps },
     maxCachedWorkflows: Number(cache),
-    maxHeartbeatThrottleInterval: 5_000,
-    defaultHeartbeatThrottleInterval: 5_000,
+    maxHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,
+    defaultHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,
   });
 } finally {
   service.close();
