@@ -6,6 +6,7 @@
  *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets | --same-target] [--bound 0,1,2]
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 
 /** `K=V,K=V` as pairs; `flag` names the option in the error. */
 function pairs(flag: string, text: string): Record<string, string> {
@@ -102,5 +103,21 @@ export function benchOptions(args: string[]) {
     serverConfig: pairs('--server-config', values['server-config']),
     /** The options as given, for the run's header line. */
     given: values,
+  };
+}
+
+/**
+ * The worker's variables in a run: the worker's own heartbeat throttle (the test helper that starts worker processes
+ * throttles to 500 ms, which would count heartbeats that no worker run with its defaults sends), room for every wait,
+ * then `--worker-env`.
+ */
+export function workerEnvOf(sizes: number[], extraEnv: Record<string, string>): Record<string, string> {
+  return {
+    DATAOPS_HEARTBEAT_THROTTLE_MS: String(DEFAULT_HEARTBEAT_THROTTLE_MS),
+    DATAOPS_TIMEOUT_MS: '30000',
+    DATAOPS_SUBMIT_SETTLE_MS: '60000',
+    DATAOPS_MAX_CONCURRENT_WAITS: String(Math.max(2_000, 2 * Math.max(...sizes))),
+    LOG_LEVEL: 'ERROR',
+    ...extraEnv,
   };
 }

@@ -7,7 +7,7 @@
  *   npm run bench:scale -- [--n 10,100,1000] [--run-spread-ms 5000] [--no-floor] …   (every option: options.ts)
  */
 import { ServiceClient } from '../../src/api/index.js';
-import { DEFAULT_HEARTBEAT_THROTTLE_MS, DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { SEED_USERS, defaultSeed, type SeedInput } from '../../src/simulator/index.js';
 import { bulkSuites } from '../../test/helpers/bulk-seed.js';
@@ -24,7 +24,7 @@ import { boundSides, startBoundWorker } from './bound.js';
 import { startLine, startSteps } from './start-phase.js';
 import { PHASES, jobMsOf, planRunTimes } from './durations.js';
 import { capacityRun } from './capacity.js';
-import { benchOptions } from './options.js';
+import { benchOptions, workerEnvOf } from './options.js';
 
 const {
   sizes,
@@ -101,16 +101,7 @@ async function main(): Promise<void> {
         ? targets.slice(nextTarget, (nextTarget += n))
         : targets.slice(0, n);
   const w = await startWorld(seed, { temporalDb: 'memory', simState: 'none', serverConfig });
-  const workerEnv = {
-    // The worker's own default: the test helper that starts worker processes throttles heartbeats to 500 ms, which
-    // would count heartbeats no worker run with its defaults sends.
-    DATAOPS_HEARTBEAT_THROTTLE_MS: String(DEFAULT_HEARTBEAT_THROTTLE_MS),
-    DATAOPS_TIMEOUT_MS: '30000',
-    DATAOPS_SUBMIT_SETTLE_MS: '60000',
-    DATAOPS_MAX_CONCURRENT_WAITS: String(Math.max(2_000, 2 * Math.max(...sizes))),
-    LOG_LEVEL: 'ERROR',
-    ...extraEnv,
-  };
+  const workerEnv = workerEnvOf(sizes, extraEnv);
   const client = new ServiceClient({ baseUrl: w.controls.url, credentials: { ...SEED_USERS.admin } });
   const lines: string[] = [];
   const serverWork: string[] = [];

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { benchOptions } from '../../bench/scale/options.js';
+import { benchOptions, workerEnvOf } from '../../bench/scale/options.js';
+import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { waitsCompleted } from '../../bench/scale/pipelines.js';
 import { counters, delta, perPipeline, persistenceLoad } from '../../bench/scale/server-metrics.js';
 import { actionsLine, costRow, totalActions } from '../../bench/scale/actions.js';
@@ -126,4 +127,11 @@ test('bench:scale actions: as the server counts them, in our namespace, single m
     '13.0 actions per pipeline, $0.650 per 1,000 pipelines (RecordActivityTaskHeartbeat 7.0, StartWorkflowExecution 3.0)',
   );
   assert.equal(costRow(10, 'ours', c, 31), '| 10 | ours | 13.0 | $0.650 | 31 | 0.0 |');
+});
+
+test("bench:scale's worker heartbeats at the worker's default throttle, not the test helper's 500 ms", () => {
+  const env = workerEnvOf([10, 1000], {});
+  assert.equal(env['DATAOPS_HEARTBEAT_THROTTLE_MS'], String(DEFAULT_HEARTBEAT_THROTTLE_MS));
+  assert.equal(env['DATAOPS_MAX_CONCURRENT_WAITS'], '2000');
+  assert.equal(workerEnvOf([10], { DATAOPS_HEARTBEAT_THROTTLE_MS: '5000' })['DATAOPS_HEARTBEAT_THROTTLE_MS'], '5000');
 });
