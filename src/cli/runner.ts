@@ -16,7 +16,7 @@ import {
 import type { Env } from '../config/env.js';
 import type { StarterConfig } from '../config/starter.js';
 import { temporalConnectionOptions } from '../config/temporal.js';
-import type { DataQualityPipelineResult } from '../contract/index.js';
+import { ownName, type DataQualityPipelineResult } from '../contract/index.js';
 import { describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
 import { EXIT, formatPipeline } from './format.js';
@@ -107,7 +107,7 @@ export class Starter {
     // The id names the workflow by its own name (its type less the `dataops.` prefix), as ids did before 1.0.
     const workflowId =
       flags.workflowId ??
-      `${type.replace(/^dataops\./, '')}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${randomUUID().slice(0, 8)}`;
+      `${ownName(type)}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${randomUUID().slice(0, 8)}`;
     const handle = await client.workflow
       .start(type, { taskQueue: this.config.temporal.taskQueue, workflowId, args: [input] })
       .catch((err: unknown) => {

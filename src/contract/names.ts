@@ -5,6 +5,9 @@
  */
 export const NAME_PREFIX = 'dataops.';
 
+/** A workflow or activity type by its own name: `dataops.` left off (a 0.x type, which had none, as it is). */
+export const ownName = (type: string): string => (type.startsWith(NAME_PREFIX) ? type.slice(NAME_PREFIX.length) : type);
+
 /** `fns` with each key prefixed: what a worker registers. */
 export type Prefixed<T> = { [K in keyof T & string as `dataops.${K}`]: T[K] };
 

@@ -5,7 +5,7 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
-import { progressQuery, type Progress } from '../../src/contract/index.js';
+import { ownName, progressQuery, type Progress } from '../../src/contract/index.js';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from './activities.js';
 import { startTestSimulator } from './sim.js';
@@ -27,9 +27,9 @@ export interface FreshRun<R, A> {
   sim: RunningSimulator;
 }
 
-/** Every activity scheduled in `events`, in order, by its own name (its type less the `dataops.` prefix). */
+/** Every activity scheduled in `events`, in order, by its own name (ownName). */
 export const activityTypes = (events: Event[]): string[] =>
-  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name?.replace(/^dataops\./, '') ?? []);
+  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).map(ownName);
 
 /** The activities that create a job or an order (each holds its target's lock while it runs). */
 const SUBMISSIONS = new Set(['submitProfilingRun', 'submitTestRun', 'submitTestGeneration', 'runOrder']);

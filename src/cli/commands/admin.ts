@@ -3,7 +3,7 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { progressQuery, type DataQualityPipelineResult } from '../../contract/index.js';
+import { ownName, progressQuery, type DataQualityPipelineResult } from '../../contract/index.js';
 import { type RootCause, describeRoot, rootCause } from '../failure.js';
 import {
   type GateLimits,
@@ -121,7 +121,7 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
         );
         if (end && 'result' in end) {
           // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
-          const kind = d.type.replace(/^dataops\./, '');
+          const kind = ownName(d.type);
           const format = FORMATS[kind];
           // A pipeline's result names its gates' limits; one from before contract 0.3 does not: its input does.
           const oldVerdict = kind === 'dataQualityPipeline' && !(end.result as PipelineOut)?.gates?.limits;
