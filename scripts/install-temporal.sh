@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs the two Temporal servers the tests and the demo run on, from package registries only:
+# Installs the two Temporal servers the tests and the demo run on, and a Temporal CLI, from package registries only:
 #   - the Temporal CLI's dev server (`temporal server start-dev`), built from the Go module proxy (tools/devserver);
 #   - the Java time-skipping test server, resolved from Maven Central with its runtime classpath;
 #   - the whole Temporal CLI of the newest version the proxy builds ("config.temporalCallerCli"), which a test uses as an
 #     outside caller (`temporal workflow start`), as docs/contract.md shows.
-# Both land in a cache directory outside the repository, reused when present, rebuilt when missing.
-# Versions are pinned in package.json ("config.temporalCli", "config.temporalTestServer").
+# All three land in a cache directory outside the repository, reused when present, rebuilt when missing.
+# Versions are pinned in package.json ("config.temporalCli", "config.temporalTestServer", "config.temporalCallerCli").
 #
 # Overrides:
 #   TEMPORAL_CLI_PATH, TEMPORAL_TEST_SERVER_PATH   use these executables, install nothing for them
