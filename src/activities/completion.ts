@@ -6,14 +6,7 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Job } from '../api/index.js';
-import type {
-  JobSnapshot,
-  JobSubmitted,
-  JobWaitOutcome,
-  ProfilingSummary,
-  TestRunSummary,
-  WaitProgress,
-} from '../contract/types.js';
+import type { JobSnapshot, JobWaitOutcome, ProfilingSummary, TestRunSummary, WaitProgress } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { toFailure } from './errors.js';
 import { snapshot } from './job-inputs.js';
@@ -48,8 +41,6 @@ export interface WaitResult extends JobWaitOutcome {
   generationJob?: JobSnapshot | null;
   /** That job's own outcome, when the wait followed it to its end (`followUpMs`); else the workflow waits for it. */
   generationWait?: JobWaitOutcome;
-  /** The next job, submitted by the wait itself (its input's `then`): the workflow follows it without submitting. */
-  next?: JobSubmitted;
 }
 
 /** Records a waited job's duration (the `dataops_job_duration` histogram), by kind and final status. */

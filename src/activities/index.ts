@@ -12,7 +12,7 @@ import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
 import { submissionActivities } from './submission.js';
 import { waitingActivities } from './waiting.js';
-import { chainedActivities } from './chained.js';
+import { ownJobActivities } from './own-job.js';
 import { orderActivities } from './orders.js';
 import { orderStopActivities } from './order-stop.js';
 import { prefixed } from '../contract/names.js';
@@ -36,7 +36,7 @@ export function activityFunctions(deps: ActivityDeps) {
     ...orderStopActivities(ctx),
     ...submissionActivities(ctx),
     ...waitingActivities(ctx),
-    ...chainedActivities(ctx),
+    ...ownJobActivities(ctx),
     ...jobActivities(ctx),
     ...definitionActivities(ctx),
   };

@@ -56,7 +56,7 @@ const AfterCompletion = {
   followUpMs: z.number().int().min(0).max(600_000).optional(),
 };
 
-/** A submission a wait makes itself (chained.ts): its own job's, or the next job's. */
+/** The submission a wait makes of its own job (own-job.ts). */
 const Submission = z.object({
   kind: z.enum(['profiling', 'tests', 'generation']),
   targetId: Id,
@@ -66,23 +66,13 @@ const Submission = z.object({
 });
 export type Submission = z.output<typeof Submission>;
 
-/** The next job, submitted by the wait itself when the job completed and what it read lets it go (chained.ts). */
-const Then = Submission.extend({
-  /**
-   * What must have become of the generation follow-up: `not-looked-for` (none asked), `absent-or-completed`
-   * (none will come, or the wait followed it to completion), `completed` (the wait followed it to completion).
-   */
-  generation: z.enum(['not-looked-for', 'absent-or-completed', 'completed']),
-});
-export type Then = z.output<typeof Then>;
-
 /**
- * A wait that may have submitted a job (its own, or its `then`) ended unanswered: which submission, which activity
- * it was, and its last heartbeat details.
+ * A wait that may have submitted its own job ended unanswered: which submission, which activity it was, and its last
+ * heartbeat details.
  */
 export const UnansweredInput = z.object({
   profile: Profile,
-  then: Submission,
+  submit: Submission,
   /** The wait's activity id, part of the submission's identity. */
   activityId: Id,
   /** The wait's last heartbeat details (its progress, with the submission's phase), when the failure carried them. */
@@ -103,11 +93,10 @@ export const WaitInput = z.object({
   maxStatusDurationMs: z.number().int().min(1).optional(),
   ...StatusReports,
   ...AfterCompletion,
-  then: Then.optional(),
 });
 export type WaitInput = z.input<typeof WaitInput>;
 
-/** A heartbeating wait that first submits its own job (chained.ts), then waits for it as `waitForJob` does. */
+/** A heartbeating wait that first submits its own job (own-job.ts), then waits for it as `waitForJob` does. */
 export const SubmitAndWaitInput = WaitInput.omit({ jobId: true }).extend({ submit: Submission });
 export type SubmitAndWaitInput = z.input<typeof SubmitAndWaitInput>;
 
@@ -118,7 +107,6 @@ export const CheckInput = JobInput.extend({
   maxStatusDurationMs: z.number().int().min(1).optional(),
   ...StatusReports,
   ...AfterCompletion,
-  then: Then.optional(),
 });
 export type CheckInput = z.input<typeof CheckInput>;
 

@@ -88,15 +88,15 @@ async function recordingRefusal<T>(outstanding: Outstanding, record: RecordPhase
 /** Where a submission records its phase: its own heartbeat details, or those of the activity it runs in. */
 type RecordPhase = (phase: Phase) => void;
 
-/** A locked submission made from inside another activity (see chained.ts). */
-export interface ChainedSubmission {
+/** A locked submission made by a wait of its own job (see own-job.ts). */
+export interface WaitSubmission {
   profile: string;
   targetId: string;
   projectCode?: string | undefined;
   lock: string;
 }
 
-/** Submissions, for their own activities and for the waits that submit the next job themselves. */
+/** Submissions, for their own activities and for the waits that submit their own job first. */
 export function submitter(ctx: ActivityContext) {
   /** After a send that may have landed: the job it created, if any (lost-answer.ts). */
   const settle = (t: LookupTarget, sentAt: number, mark: Watermark | null, until: number, sinceMs?: number) =>
@@ -144,20 +144,18 @@ export function submitter(ctx: ActivityContext) {
   }
 
   /**
-   * Submits from inside another activity: a wait that saw its job complete submits the next one (chained.ts). Its
-   * phase goes where `record` puts it (the wait's heartbeat details, read back as `recorded`). An earlier attempt of
+   * Submits from inside a wait, the job it then follows (own-job.ts). Its phase goes where `record` puts it (the wait's heartbeat details, read back as `recorded`). An earlier attempt of
    * that activity may have sent only if it took the lock (then kept, or released with its outcome, which the lock
    * returns) or recorded a send, unless the attempt just before this one recorded that it ended with nothing
    * outstanding. The workflow's cancel does not abort it: the workflow waits for the answer and cancels the job; a
-   * workflow that is gone has it undone here. Bounded by one submission's time. `ownJob`: the wait's own job, which
-   * it then follows: its lock is free once the wait's heartbeat details name that job, even if its release failed.
+   * workflow that is gone has it undone here. Bounded by one submission's time. The wait follows the job for hours:
+   * its lock is free once the wait's heartbeat details name that job, even if its release failed.
    */
   async function submitWithin(
     kind: JobKind,
-    input: ChainedSubmission,
+    input: WaitSubmission,
     recorded: unknown,
     record: RecordPhase,
-    ownJob = false,
   ): Promise<JobSubmitted | LockHeld> {
     const sending = recordedSend(recorded);
     const certain = nothingOutstanding(recorded);
@@ -174,8 +172,7 @@ export function submitter(ctx: ActivityContext) {
           return sendOnce(kind, input, signal, prior, record, outstanding, until);
         },
         (r) => undo(input.profile, r.jobId, signal),
-        // The wait's own job: it then follows the job for hours, and its details name it once submitted.
-        ownJob ? 'submitted' : undefined,
+        'submitted',
       ),
     );
   }
@@ -200,11 +197,11 @@ export function submitter(ctx: ActivityContext) {
 
   /**
    * The job a submission made from inside activity `activityId` created, when that activity ended unanswered and
-   * will not run again (chained.ts): the lookup its next attempt would have made. `recorded`: its last phase.
+   * will not run again (own-job.ts): the lookup its next attempt would have made. `recorded`: its last phase.
    */
   async function findUnanswered(
     kind: JobKind,
-    input: ChainedSubmission,
+    input: WaitSubmission,
     activityId: string,
     recorded: unknown,
   ): Promise<JobSubmitted | undefined> {

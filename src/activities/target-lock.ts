@@ -26,8 +26,8 @@ export type { Locked } from '../contract/lock-held.js';
 export { LOCK_WORKFLOW_TYPE, createdByEarlierHolders } from './lock-records.js';
 
 /**
- * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits the
- * next job puts on that submission (chained.ts). It is how long after its owner's workflow closed a lock may still
+ * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits its
+ * own job puts on that submission (own-job.ts). It is how long after its owner's workflow closed a lock may still
  * cover an attempt that had not heard of it (whichever activity the owner, or the waiter, is).
  */
 export const SUBMISSION_BOUND_MS = 30 * 60_000;
@@ -215,7 +215,7 @@ export async function underTargetLock<T extends { reconciled: boolean }>(
 
 /**
  * What activity `activityId` of this workflow created under the lock `lockId`, once it ended unanswered (timed out,
- * or cancelled between attempts) and no attempt of it will run again (chained.ts): the outcome it recorded when it
+ * or cancelled between attempts) and no attempt of it will run again (own-job.ts): the outcome it recorded when it
  * released the lock; else, when it took the lock or says it `sent`, what `find` finds (given when the lock was
  * taken: nothing was sent before). A lock it still holds is then released, with what was found.
  */
@@ -243,8 +243,8 @@ export async function afterUnanswered<T extends { reconciled: boolean }>(
 /**
  * The signal a locked submission sends and settles with: the activity's cancellation, except the one that says its
  * workflow is gone. That send still finishes, so what it created is known and undone, not left running unwatched.
- * `throughCancel`: nor the workflow's cancel (a wait that submits the next job returns it to the workflow, which
- * waits for the answer and cancels the job: see chained.ts).
+ * `throughCancel`: nor the workflow's cancel (a wait that submits its own job returns it to the workflow, which
+ * waits for the answer and cancels the job: see own-job.ts).
  */
 export function sendSignal(throughCancel = false): AbortSignal {
   const context = Context.current();

@@ -13,7 +13,7 @@ import { beat, note } from './keep-alive.js';
 import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, SubmitAndWaitInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
-import { goOn, naming, ownJob } from './chained.js';
+import { naming, ownJob } from './own-job.js';
 import { isLockHeld, type LockHeld } from '../contract/lock-held.js';
 import { submitter } from './submission.js';
 import { freshProgress, observe, untilNextPoll } from './wait-progress.js';
@@ -44,7 +44,7 @@ const NOT_REPORTED = new Set(['pending', 'claimed']);
  */
 const NAME_WITHIN_MS = 1_000;
 
-/** Whether the workflow has not heard yet of the job this wait submitted (chained.ts). */
+/** Whether the workflow has not heard yet of the job this wait submitted (own-job.ts). */
 const ownJobUnnamed = (progress: WaitProgress): boolean =>
   progress.submitted !== undefined && progress.reportedStatus === null;
 
@@ -118,7 +118,7 @@ function resumeProgress(seenStatus: string | undefined): { progress: WaitProgres
 }
 
 export function waitingActivities(ctx: ActivityContext) {
-  // The job a wait may submit (its own, or the next: chained.ts), made as its own activity would make it.
+  // The job a wait may submit first (own-job.ts), made as its own activity would make it.
   const submissions = submitter(ctx);
 
   /** Polls job `jobId` with heartbeats until it is terminal, or has held one status past the bound. */
@@ -136,8 +136,7 @@ export function waitingActivities(ctx: ActivityContext) {
       // goes with the next tick of the heartbeat ticker (keep-alive.ts).
       if (await reportStatus(job, progress, input.statusReports)) beat(progress);
       else note(progress);
-      if (isTerminalJobStatus(job.status))
-        return goOn(submissions, input.profile, input.then, await finished(ctx, input, job, progress), progress);
+      if (isTerminalJobStatus(job.status)) return finished(ctx, input, job, progress);
       const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
       if (stuck) return stuck;
       if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
@@ -171,7 +170,7 @@ export function waitingActivities(ctx: ActivityContext) {
     },
 
     /**
-     * Submits the job, then waits for it as `waitForJob` does (chained.ts): the workflow needs no submission activity
+     * Submits the job, then waits for it as `waitForJob` does (own-job.ts): the workflow needs no submission activity
      * and no workflow task for it. Answers `{ lockHeldBy }`, having sent nothing, while another submission holds the
      * target's lock. Every way it ends names the job it submitted: its result (`submitted`), its cancellation's
      * details and its failures' last details, and its heartbeat details for a timeout.
@@ -225,7 +224,7 @@ export function waitingActivities(ctx: ActivityContext) {
               progress,
               next,
             );
-          return goOn(submissions, input.profile, input.then, result, progress);
+          return result;
         }
         const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
         if (stuck) return stuck;

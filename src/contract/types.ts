@@ -62,8 +62,7 @@ export const WaitProgress = z.object({
   /** Reports sent so far by this wait, across its attempts: they are bounded by its `statusReports`. */
   reports: z.number().int().default(0),
   /**
-   * Where a submission made by this wait got to (see chained.ts): its own job's while `submitted` is absent, then
-   * the next job's, made once its own completed.
+   * Where the submission of this wait's own job got to (src/activities/own-job.ts), while `submitted` is absent.
    */
   submission: z.unknown().optional(),
   /** The job a wait that submits its own submitted, and when (epoch ms, worker clock): later attempts follow it. */

@@ -2,15 +2,13 @@
  * Running a remote job: waiting for it with the chosen strategy, and the cancellation rules of ARCHITECTURE
  * decision 6 — every ending of the wait cancels the job, and only a confirmed cancel is reported as one.
  */
-import type { ActivityFailure } from '@temporalio/workflow';
-import { ActivityCancellationType, CancelledFailure, isCancellation, type ActivityOptions } from '@temporalio/workflow';
+import { CancelledFailure, isCancellation } from '@temporalio/workflow';
 import type { WaitResult } from '../activities/completion.js';
-import type { WaitInput } from '../activities/job-inputs.js';
-import { DEFAULT_STATUS_REPORTS, SUBMIT, deferredPolling } from '../contract/activity-options.js';
+import { DEFAULT_STATUS_REPORTS, deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
-import { asCancelled, cancelRequested, dropUnanswered, findsUnanswered } from './chained.js';
+import { asCancelled, cancelRequested } from './own-job.js';
 import { cancelFollowUp } from './follow-up.js';
-import { cancelledByUs, cancellingPromptly } from './prompt-cancel.js';
+import { cancelledByUs } from './prompt-cancel.js';
 import {
   cancelRemoteJob,
   heartbeatWait,
@@ -36,15 +34,10 @@ export interface AfterCompletion {
   awaitScoreMs?: number;
   generationOutlookOf?: string;
   projectCode?: string;
-  /** The next job, submitted by the heartbeating wait itself when it may (src/activities/chained.ts). */
-  then?: WaitInput['then'];
 }
 
-/**
- * What the wait read after completion; a read it could not make is absent, and the caller makes it itself. `next`:
- * the job the wait submitted (its `then`); whoever receives it follows it, or cancels it.
- */
-export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook' | 'generationJob' | 'generationWait' | 'next'>;
+/** What the wait read after completion; a read it could not make is absent, and the caller makes it itself. */
+export type Fetched = Pick<WaitResult, 'summary' | 'generationOutlook' | 'generationJob' | 'generationWait'>;
 
 /**
  * How long the profiling wait follows the generation follow-up itself once it finds it (ten polls, at least 5 s, at
@@ -56,18 +49,7 @@ function followUpMs(opts: JobOptions, after: AfterCompletion): number {
   return Math.min(60_000, Math.max(5_000, 10 * opts.pollIntervalMs), opts.maxStatusDurationMs ?? Infinity);
 }
 
-/**
- * A deferrable poll that may submit the next job (src/activities/chained.ts): its attempts have a submission's time,
- * a crashed worker is seen by the heartbeat timeout instead, and a cancel waits for its answer (it may carry a job).
- */
-const submittingPoll = (polling: ActivityOptions): ActivityOptions => ({
-  ...polling,
-  startToCloseTimeout: SUBMIT.startToCloseTimeout,
-  heartbeatTimeout: SUBMIT.heartbeatTimeout,
-  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-});
-
-/** What a wait is told besides its job: its bounds, its reports, and what to read (and submit) at the end. */
+/** What a wait is told besides its job: its bounds, its reports, and what to read at the end. */
 export function waitBound(
   opts: JobOptions,
   maxStatusDurationMs: number | undefined,
@@ -105,15 +87,14 @@ export async function waitForTerminal(
   const bound = waitBound(opts, maxStatusDurationMs, after, seenStatus);
   if (strategyOf(opts) === 'deferrable') {
     const polling = deferredPolling(opts.pollIntervalMs, opts.maxPollIntervalMs, opts.maxWaitMs);
-    const acts = ourActivities(after.then ? submittingPoll(polling) : polling);
-    return acts.checkJob({ profile: opts.profile, jobId, pollIntervalMs: opts.pollIntervalMs, ...bound });
+    return ourActivities(polling).checkJob({
+      profile: opts.profile,
+      jobId,
+      pollIntervalMs: opts.pollIntervalMs,
+      ...bound,
+    });
   }
-  return heartbeatWait(
-    t,
-    opts.maxWaitMs,
-    opts.heartbeatTimeoutMs,
-    after.then !== undefined,
-  )({ ...heartbeatInput(opts, bound), jobId });
+  return heartbeatWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs)({ ...heartbeatInput(opts, bound), jobId });
 }
 
 /**
@@ -144,10 +125,8 @@ async function cancelForCancellation(
   jobId: string,
   after: AfterCompletion,
   err: unknown,
-  unanswered?: ActivityFailure,
 ): Promise<never> {
   const unconfirmed = await cancelFollowed(t, opts, jobId, after, 'workflow_cancelled');
-  await dropUnanswered(t, opts, after.then, unanswered);
   if (unconfirmed) throw unconfirmedCancel(t, unconfirmed);
   throw asCancelled(err);
 }
@@ -155,8 +134,7 @@ async function cancelForCancellation(
 /**
  * The wait for job `jobId` ended without an outcome (`err`). Whatever ended it (a cancel, a failure retries cannot
  * fix: a schema break, a 404, a 401; the wait's own deadline), the job may still be running: it is cancelled rather
- * than left running with nobody watching. So is the next job, when a wait that may submit it ended without an answer
- * (chained.ts). A cancel that is not confirmed fails the workflow RemoteCancelUnconfirmed, which names every job
+ * than left running with nobody watching. A cancel that is not confirmed fails the workflow RemoteCancelUnconfirmed, which names every job
  * left running. `submittedItself`: the wait submitted the job, so one the cancel kept from being retried ends the
  * workflow cancelled too.
  */
@@ -169,15 +147,12 @@ export async function waitEnded(
   err: unknown,
   submittedItself = false,
 ): Promise<never> {
-  const unanswered = findsUnanswered(after.then, err) ? (err as ActivityFailure) : undefined;
-  if (isCancellation(err) || ((unanswered || submittedItself) && cancelRequested(err))) {
-    if (opts.cancelRemoteJob) return cancelForCancellation(t, opts, jobId, after, err, unanswered);
+  if (isCancellation(err) || (submittedItself && cancelRequested(err))) {
+    if (opts.cancelRemoteJob) return cancelForCancellation(t, opts, jobId, after, err);
     // Left running as asked; a wait the cancel kept from being retried still ends the workflow cancelled.
-    const looked = await dropUnanswered(t, opts, after.then, unanswered);
-    throw looked || submittedItself ? asCancelled(err) : err;
+    throw submittedItself ? asCancelled(err) : err;
   }
   const unconfirmed = opts.cancelRemoteJob ? await cancelFollowed(t, opts, jobId, after, 'workflow_failed') : null;
-  await dropUnanswered(t, opts, after.then, unanswered);
   // A job whose cancel was not confirmed is named in the failure (with every other job left running).
   throw waitTimedOut(t, role, opts, jobId, err) ?? (unconfirmed ? unconfirmedCancel(t, unconfirmed, err) : err);
 }
@@ -208,10 +183,7 @@ export async function followJob(
   let bound = opts.maxStatusDurationMs;
   for (let waited = first; ; waited = undefined) {
     try {
-      // A wait that may submit the next job answers its cancel: the job is cancelled at once meanwhile.
-      const waiting = () => waitForTerminal(t, opts, submitted.jobId, bound, after, seenStatus);
-      outcome =
-        waited ?? (await (after.then ? cancellingPromptly(t, opts, () => submitted.jobId, waiting) : waiting()));
+      outcome = waited ?? (await waitForTerminal(t, opts, submitted.jobId, bound, after, seenStatus));
     } catch (err) {
       return waitEnded(t, role, opts, submitted.jobId, after, err);
     }
@@ -226,12 +198,11 @@ export async function followJob(
     }
     bound = undefined;
   }
-  const { summary, generationOutlook, generationJob, generationWait, next, ...wait } = outcome;
+  const { summary, generationOutlook, generationJob, generationWait, ...wait } = outcome;
   const run = concluded(t, role, submitted, wait);
   return {
     run,
     fetched: {
-      ...(next ? { next } : {}),
       ...(summary ? { summary } : {}),
       ...(generationOutlook ? { generationOutlook } : {}),
       ...(generationJob !== undefined ? { generationJob } : {}),

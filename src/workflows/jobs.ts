@@ -1,13 +1,12 @@
 /** The single-job workflows, profileTableGroup and runTestSuite, and the steps the pipeline reuses from them. */
 import type {
-  JobSubmitted,
   ProfileTableGroupResult,
   ProfilingSummary,
   RunTestSuiteResult,
   TestRunSummary,
 } from '../contract/index.js';
 import type { JobOptions, ProfileTableGroupInput, RunTestSuiteInput } from '../contract/workflows.js';
-import { followJob, type AfterCompletion, type Fetched } from './follow.js';
+import type { Fetched } from './follow.js';
 import { runJob } from './submit-and-wait.js';
 import { checkedInput } from './input.js';
 import { Tracker, activitiesWithin } from './shared.js';
@@ -32,14 +31,12 @@ export async function profileStep(
   opts: JobOptions,
   tableGroupId: string,
   generationOutlookOf?: string,
-  then?: AfterCompletion['then'],
 ): Promise<{ result: ProfileTableGroupResult; fetched: Fetched }> {
   const after = {
     summary: 'profiling' as const,
     awaitScoreMs: SCORE_ROLLUP_MS,
     ...(generationOutlookOf ? { generationOutlookOf } : {}),
     ...(generationOutlookOf && opts.projectCode ? { projectCode: opts.projectCode } : {}),
-    ...(then ? { then } : {}),
   };
   const { run: job, fetched } = await runJob(t, 'profiling', opts, 'profiling', tableGroupId, after);
   const summary = await readUnlessFetched(t, 'profiling', fetched.summary as ProfilingSummary | undefined, () =>
@@ -52,20 +49,10 @@ export async function profileStep(
   return { result: { job, summary }, fetched };
 }
 
-/**
- * Runs a test suite and reads its summary (read by the wait when it can, as in profileStep). `submitted`: the run
- * the previous wait submitted itself, followed as it is.
- */
-export async function testRunStep(
-  t: Tracker,
-  opts: JobOptions,
-  testSuiteId: string,
-  submitted?: JobSubmitted,
-): Promise<RunTestSuiteResult> {
+/** Runs a test suite and reads its summary (read by the wait when it can, as in profileStep). */
+export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
   const after = { summary: 'test_run' as const, awaitScoreMs: SCORE_ROLLUP_MS };
-  const { run: job, fetched } = submitted
-    ? await followJob(t, 'test_run', opts, submitted, after)
-    : await runJob(t, 'test_run', opts, 'tests', testSuiteId, after);
+  const { run: job, fetched } = await runJob(t, 'test_run', opts, 'tests', testSuiteId, after);
   const summary = await readUnlessFetched(t, 'test run', fetched.summary as TestRunSummary | undefined, () =>
     activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
       profile: opts.profile,

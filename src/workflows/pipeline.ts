@@ -8,7 +8,6 @@ import { orderStep } from './orders.js';
 import { checkedInput } from './input.js';
 import { Tracker } from './shared.js';
 import { generationStep } from './generation.js';
-import { dropUnfollowed, testRunAfterProfiling } from './chained.js';
 
 /** Applies the quality gates to a test-run summary. */
 export function evaluateGates(summary: TestRunSummary, gates: Gates): GateVerdict {
@@ -76,22 +75,12 @@ export async function dataQualityPipeline(raw: DataQualityPipelineInput): Promis
       input,
       input.tableGroupId,
       looksForGeneration ? input.tableGroupId : undefined,
-      testRunAfterProfiling(input, input.testGeneration, input.testSuiteId),
     );
     const profiling = profiled.result;
-    // The test run the profiling wait may have submitted itself: followed below, or cancelled if never reached.
-    const submitted = profiled.fetched.next;
-
-    let generation;
-    try {
-      generation = await generationStep(t, input, profiling.job.wait.job.completed_at, profiled.fetched);
-    } catch (err) {
-      if (submitted) await dropUnfollowed(t, input, submitted, err);
-      throw err;
-    }
+    const generation = await generationStep(t, input, profiling.job.wait.job.completed_at, profiled.fetched);
 
     t.search.set({ stage: 'test_run' });
-    const testRun = await testRunStep(t, input, input.testSuiteId, submitted);
+    const testRun = await testRunStep(t, input, input.testSuiteId);
     t.stage('applying quality gates');
     const gates = evaluateGates(testRun.summary, input.gates);
     t.search.set({ verdict: gates.passed ? 'passed' : 'failed' });

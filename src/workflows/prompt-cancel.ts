@@ -1,6 +1,6 @@
 /**
- * A workflow cancel that reaches the job at once. A wait whose answer may carry a job (one that submits its own job,
- * or the next one: src/activities/chained.ts) is cancelled with WAIT_CANCELLATION_COMPLETED, so the workflow hears
+ * A workflow cancel that reaches the job at once. A wait whose answer may carry a job (one that submits its own job:
+ * src/activities/own-job.ts) is cancelled with WAIT_CANCELLATION_COMPLETED, so the workflow hears
  * the wait's answer only once the wait hears of the cancel, at its next heartbeat: seconds, during which a short job
  * could complete. Meanwhile the job the workflow knows (from the wait's first report, which names it within a second) is
  * cancelled here, without waiting; the wait's ending then finds that cancel made (cancelRemoteJob cancels a job once).

@@ -18,8 +18,8 @@ import { ourActivities } from './ours.js';
 
 /**
  * The heartbeating wait, on the worker's waits task queue (its own slots: see waitsTaskQueue; the workflow's tracker
- * has its name). `answerOnCancel`: a cancel waits for the activity's answer, which may carry a job it submitted
- * (src/activities/chained.ts).
+ * has its name). `answerOnCancel`: a cancel waits for the activity's answer, which may carry the job it submitted
+ * (src/activities/own-job.ts).
  */
 const heartbeatWaits = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: boolean) =>
   ourActivities({
@@ -28,8 +28,8 @@ const heartbeatWaits = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: numbe
     ...(answerOnCancel ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
   });
 
-export const heartbeatWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel = false) =>
-  heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, answerOnCancel).waitForJob;
+export const heartbeatWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number) =>
+  heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, false).waitForJob;
 
 /** The heartbeating wait that submits its own job first; a cancel waits for its answer, which names the job. */
 export const submitAndWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number) =>

@@ -68,7 +68,7 @@ async function sleepUnless(ms: number, outer: CancellationScope | undefined): Pr
 export const submissionLockId = (kind: SubmissionKind, profile: string, targetId: string): string =>
   `dataops-submit/${profile}/${kind}/${targetId}`;
 
-/** A submission a wait makes itself (src/activities/chained.ts): the job's kind and target, and its lock. */
+/** A submission a wait makes itself (src/activities/own-job.ts): the job's kind and target, and its lock. */
 export const waitSubmission = (
   kind: SubmissionKind,
   opts: { profile: string; projectCode?: string | undefined },

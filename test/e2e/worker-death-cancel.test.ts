@@ -1,7 +1,7 @@
 /**
  * A worker dies while a wait submits a job (the POST is sent and commits), and the workflow is cancelled before any
- * other attempt of that wait runs: the profiling wait submitting the pipeline's test run, or the profiling wait
- * submitting its own profiling run (`submitAndWaitForJob`). The job the dead attempt created must still be found and
+ * other attempt of that wait runs: the pipeline's test run (submitted by its own wait, or, deferrable, by its submission
+ * activity), or the profiling run (`submitAndWaitForJob`). The job the dead attempt created must still be found and
  * cancelled: the workflow ends cancelled only with no job of its own left running. With `cancelRemoteJob: false` it is
  * found and left running, named in the workflow's progress, its lock released, and the workflow still ends cancelled.
  */
@@ -26,18 +26,18 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
   }, LONG);
   after(async () => w?.close());
 
-  /** The job the dying wait submits: the next one (the test run), or its own (the profiling run). */
+  /** The job the dying worker submits: the test run, or the profiling run. */
   const submissions = (cell: number) => {
     const ids = cellIds(cell);
     return {
-      next: {
+      tests: {
         role: 'test_run',
         jobKey: 'run-tests',
         target: ids.target,
         post: `/test-suites/${ids.target}/test-runs`,
         lock: `dataops-submit/default/tests/${ids.target}`,
       },
-      own: {
+      profiling: {
         role: 'profiling',
         jobKey: 'run-profile',
         target: ids.tableGroup,
@@ -48,7 +48,12 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
   };
 
   const scenario =
-    (strategy: 'heartbeat' | 'deferrable', cell: number, cancelRemoteJob = true, which: 'next' | 'own' = 'next') =>
+    (
+      strategy: 'heartbeat' | 'deferrable',
+      cell: number,
+      cancelRemoteJob = true,
+      which: 'tests' | 'profiling' = 'tests',
+    ) =>
     async () => {
       const queue = `death-then-cancel-${strategy}-${cell}`;
       const job = submissions(cell)[which];
@@ -73,8 +78,8 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
             maxPollIntervalMs: 400,
             waitStrategy: strategy,
             // Longer than a dead worker's sticky workflow task takes to time out (10 s): the cancel is taken while the
-            // dead attempt still counts as running, so the wait times out and is not retried. (A deferrable poll that
-            // submits has a submission's heartbeat timeout, 20 s.)
+            // dead attempt still counts as running, so the wait times out and is not retried. (A deferrable pipeline's
+            // submission activity has a submission's heartbeat timeout, 20 s, and is retried: it finds the job.)
             heartbeatTimeoutMs: 30_000,
             cancelTimeoutMs: 30_000,
             cancelRemoteJob,
@@ -119,7 +124,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
         : await jobsOnTarget();
       assert.equal(runs.length, 1, `one ${job.role} job (the workflow ended ${outcome})`);
       assert.equal(outcome, 'cancelled');
-      if (which === 'own') {
+      if (which === 'profiling') {
         const types = ((await handle.fetchHistory()).events ?? []).flatMap(
           (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
         );
@@ -158,11 +163,11 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
   test(
     "the wait's own profiling run, submitted as the worker died, is found and cancelled; the workflow ends cancelled",
     LONG,
-    scenario('heartbeat', 3, true, 'own'),
+    scenario('heartbeat', 3, true, 'profiling'),
   );
   test(
     "cancelRemoteJob false: the wait's own profiling run is found and left running, its lock released",
     LONG,
-    scenario('heartbeat', 4, false, 'own'),
+    scenario('heartbeat', 4, false, 'profiling'),
   );
 });

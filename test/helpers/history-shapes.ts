@@ -65,6 +65,10 @@ export function pipelineShapes(tg: typeof SEED_IDS.tableGroups): PipelineShape[]
     { name: 'order, profile, generation, tests', input: { ...generating, order } },
     { name: 'profile, generation, tests (deferrable)', input: { ...generating, waitStrategy: 'deferrable' } },
     {
+      name: 'order, profile, generation, tests (deferrable)',
+      input: { ...generating, order, waitStrategy: 'deferrable' },
+    },
+    {
       // Longer than the profiling wait follows it (ten polls, at least 5 s): the workflow waits for it itself.
       name: 'profile, long generation, tests',
       input: generating,

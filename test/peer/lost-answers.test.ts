@@ -4,7 +4,7 @@
  *   - a submission whose answer is lost after TestGen created the job: the retry finds that job, by the metadata
  *     TestGen echoes (test runs) or by the run's own record (profiling runs: TestGen's listing names no target), and
  *     no second job is created;
- *   - the pipeline cancelled while its profiling wait submits the test run, and that wait's worker killed before the
+ *   - the pipeline cancelled while the test run's own wait submits it, and that wait's worker killed before the
  *     held request commits: the test run it creates is found on TestGen, named in the progress, and canceled.
  * The simulator's fault injection covers the same paths (test/activities/exactly-once.test.ts,
  * test/e2e/worker-death-cancel.test.ts); these hold them to what a real deployment answers.
@@ -120,7 +120,7 @@ describe(
       });
 
     test(
-      'the profiling wait is cancelled while it submits the test run, and its worker dies: that run is found and canceled',
+      "the test run's wait is cancelled while it submits the run, and its worker dies: that run is found and canceled",
       LONG,
       async () => {
         const queue = uniqueTaskQueue('cancel-death');

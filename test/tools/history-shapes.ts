@@ -28,7 +28,7 @@ async function main(): Promise<void> {
       );
       const d = describeEvents(events);
       console.log(
-        `${shape.name.padEnd(40)} ${String(events.length).padStart(3)} events, ${d.reports} status reports, ${d.tasks} workflow tasks`,
+        `${shape.name.padEnd(48)} ${String(events.length).padStart(3)} events, ${d.reports} status reports, ${d.tasks} workflow tasks`,
       );
       if (printEvents) for (const line of d.lines) console.log(`  ${line}`);
       await sim.close();

@@ -118,13 +118,13 @@ describe('history bounds with live status (dev server, search attributes)', () =
     assert.ok(run.events <= 50, `${run.events} events`);
   });
 
-  test('an order, then profiling and tests: within the bound, the test run submitted by the profiling wait', async () => {
+  test('an order, then profiling and tests: within the bound, each job submitted by its own wait', async () => {
     const ordered = pipelineShapes(TG).find((s) => s.name === 'order, profile, tests');
     assert.ok(ordered);
     const run = await runPipeline(d.env, sim, ordered.input);
     assert.deepEqual(
       run.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
-      ['dataops.runOrder', 'dataops.waitForOrderRun', 'dataops.submitAndWaitForJob', 'dataops.waitForJob'],
+      ['dataops.runOrder', 'dataops.waitForOrderRun', 'dataops.submitAndWaitForJob', 'dataops.submitAndWaitForJob'],
       'no submission activity for the profiling run nor the test run',
     );
     assert.equal(describeEvents(run.events).reports, 2, 'the live reports are kept');

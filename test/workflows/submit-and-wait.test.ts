@@ -1,5 +1,5 @@
 /**
- * The heartbeating wait that submits its own job (`submitAndWaitForJob`, src/activities/chained.ts): no submission
+ * The heartbeating wait that submits its own job (`submitAndWaitForJob`, src/activities/own-job.ts): no submission
  * activity and no workflow task of its own, the same lock and exactly-once rules as a submission, the job named in
  * the progress from the wait's first report, and every way the wait ends naming the job, so that it is cancelled,
  * never left running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.

@@ -1,8 +1,8 @@
 /**
- * The pipeline's test run, submitted by the profiling wait as it sees the run complete (src/activities/chained.ts):
- * no submission activity and no workflow task of its own, the same lock and exactly-once rules as a submission, and
- * a cancel that waits for the wait's answer so that a run it created is cancelled, never left running unwatched.
- * Dev server (the lock reads visibility) and the simulator, through real sockets.
+ * The pipeline's test run is submitted as every job is, by the workflow once the profiling step is over: by its own
+ * wait (heartbeating, src/activities/own-job.ts) or its own submission activity (deferrable), never by the profiling
+ * wait. The same lock and exactly-once rules, and a cancel while it is submitted cancels the run it created, never
+ * leaves it running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -26,7 +26,7 @@ const base = {
   onGateFailure: 'report',
 };
 
-describe('the test run submitted by the profiling wait', () => {
+describe("the pipeline's test run", () => {
   const s = devServerAndSimulator();
 
   const testRuns = () => s.sim.controls.jobs().filter((j) => j.job_key === 'run-tests');
@@ -41,7 +41,7 @@ describe('the test run submitted by the profiling wait', () => {
     return withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
       const handle = await s.d.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
-        workflowId: `chained-${taskQueue}`,
+        workflowId: `test-run-${taskQueue}`,
         args: [{ ...base, ...input }],
       });
       await during(handle);
@@ -55,37 +55,40 @@ describe('the test run submitted by the profiling wait', () => {
   }
 
   for (const waitStrategy of ['heartbeat', 'deferrable'] as const)
-    test(`${waitStrategy}: the wait submits the run; no submission activity, one run, linked to the pipeline`, async () => {
+    test(`${waitStrategy}: submitted after the profiling step by its own activity; one run, linked to the pipeline`, async () => {
       const before = testRuns().length;
       const run = await pipeline({ waitStrategy, testGeneration: 'skip' });
       assert.equal(run.error, undefined, String(run.error));
-      const wait = waitStrategy === 'heartbeat' ? 'waitForJob' : 'checkJob';
-      // The heartbeating wait submits its own profiling run too (submit-and-wait.test.ts).
-      const profiling = waitStrategy === 'heartbeat' ? ['submitAndWaitForJob'] : ['submitProfilingRun', wait];
-      assert.deepEqual(activityTypes(run.events), [...profiling, wait]);
+      // The heartbeating wait submits its own job (submit-and-wait.test.ts); the deferrable one has a submission.
+      const [profiling, tests] =
+        waitStrategy === 'heartbeat'
+          ? [['submitAndWaitForJob'], ['submitAndWaitForJob']]
+          : [
+              ['submitProfilingRun', 'checkJob'],
+              ['submitTestRun', 'checkJob'],
+            ];
+      assert.deepEqual(activityTypes(run.events), [...profiling, ...tests]);
       const created = testRuns().slice(before);
       assert.equal(created.length, 1, 'exactly one test run');
       assert.equal(run.result?.testRun.job.jobId, created[0]?.id);
       assert.equal(run.result?.testRun.job.reconciled, false);
       assert.equal(run.result?.testRun.job.wait.job.status, 'completed');
-      // The run points back at the pipeline, and at the wait that submitted it.
+      // The run points back at the pipeline, and at the activity that submitted it: the test run's own.
       const link = created[0]?.caller_metadata;
       assert.equal(link?.['workflow_id'], run.handle.workflowId);
       assert.equal(link?.['workflow_type'], 'dataops.dataQualityPipeline');
-      const profilingWait = profiling.at(-1);
-      const waitScheduled = run.events.find(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === `dataops.${profilingWait}`,
+      const submitter = run.events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === `dataops.${tests[0]}`,
       );
       assert.match(
         String(link?.['submission_id']),
-        new RegExp(`/${waitScheduled?.activityTaskScheduledEventAttributes?.activityId}$`),
+        new RegExp(`/${submitter.at(-1)?.activityTaskScheduledEventAttributes?.activityId}$`),
       );
     });
 
-  test("testGeneration 'generate' starts a job between the two: the workflow submits the run itself", async () => {
+  test("testGeneration 'generate' starts a job between the two: each wait submits its own job", async () => {
     const run = await pipeline({ testGeneration: 'generate' });
     assert.equal(run.error, undefined, String(run.error));
-    // Each wait submits its own job; the profiling wait does not submit the test run.
     assert.deepEqual(activityTypes(run.events), ['submitAndWaitForJob', 'submitAndWaitForJob', 'submitAndWaitForJob']);
     const testRunWait = run.events.filter((e) => e.activityTaskScheduledEventAttributes).at(-1);
     const input = testRunWait?.activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data;

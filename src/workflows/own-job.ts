@@ -1,0 +1,69 @@
+/**
+ * What became of the job a wait that submits its own (src/activities/own-job.ts) created, when the wait ended without
+ * an outcome: named in its failure, or looked up, so that the workflow cancels it rather than leave it unwatched.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  TimeoutFailure,
+  isCancellation,
+} from '@temporalio/workflow';
+import type { JobSubmitted } from '../contract/index.js';
+import type { JobOptions } from '../contract/workflows.js';
+import type { Submission } from '../activities/job-inputs.js';
+import { activitiesWithin } from './shared.js';
+
+/**
+ * The wait ended without an answer: it timed out (its attempt's worker died, and the workflow's cancel or the wait's
+ * deadline let no other attempt run), or was cancelled while no attempt ran.
+ */
+function unanswered(err: unknown): err is ActivityFailure {
+  return (
+    err instanceof ActivityFailure && (err.cause instanceof TimeoutFailure || err.cause instanceof CancelledFailure)
+  );
+}
+
+/** An activity the workflow's cancel stopped from being retried: the workflow was cancelled, not failed. */
+export const cancelRequested = (err: unknown): boolean =>
+  err instanceof ActivityFailure && err.retryState === 'CANCEL_REQUESTED';
+
+/** The wait's last heartbeat details, as its failure carries them. */
+function lastHeartbeat(err: ActivityFailure): unknown {
+  if (err.cause instanceof TimeoutFailure) return err.cause.lastHeartbeatDetails;
+  if (err.cause instanceof CancelledFailure) return err.cause.details[0];
+  return undefined;
+}
+
+/** The wait's own job, when its details name it (src/activities/own-job.ts `naming`). */
+function ownJobNamed(err: ActivityFailure): JobSubmitted | undefined {
+  const details = err.cause instanceof ApplicationFailure ? (err.cause.details ?? []) : [lastHeartbeat(err)];
+  for (const d of details)
+    if (typeof d === 'object' && d !== null && 'submitted' in d && d.submitted) return d.submitted as JobSubmitted;
+  return undefined;
+}
+
+/**
+ * The job a wait that submits its own (`submit`) created, once it ended without an outcome: named in its failure;
+ * else, when it timed out or was cancelled before naming one, the one the lookup finds (which also releases the lock
+ * a dead attempt held). Null when it created none: it failed in its submission (as the submission's own activity
+ * would), or the workflow was cancelled before it ran.
+ */
+export async function ownJobAfter(opts: JobOptions, submit: Submission, err: unknown): Promise<JobSubmitted | null> {
+  if (!(err instanceof ActivityFailure)) return null;
+  const named = ownJobNamed(err);
+  if (named) return named;
+  if (!unanswered(err) || err.activityId === undefined) return null;
+  const input = { profile: opts.profile, submit, activityId: err.activityId, heartbeat: lastHeartbeat(err) };
+  const { job } = await CancellationScope.nonCancellable(() =>
+    activitiesWithin(opts.outageToleranceMs).submit.findUnansweredSubmission(input),
+  );
+  return job;
+}
+
+/** A wait the workflow's cancel kept from being retried timed out: the workflow still ends cancelled. */
+export const asCancelled = (err: unknown): unknown =>
+  isCancellation(err)
+    ? err
+    : new CancelledFailure('the workflow was cancelled while a job ran', [], err instanceof Error ? err : undefined);
