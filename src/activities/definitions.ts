@@ -4,14 +4,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Context, activityInfo, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import {
-  ExportFile,
-  RateLimited,
-  ServiceError,
-  StrictImportRejected,
-  UnexpectedResponse,
-  type ImportResult,
-} from '../api/index.js';
+import { ExportFile, StrictImportRejected, type ImportResult } from '../api/index.js';
 import { issueLines } from '../contract/issues.js';
 import {
   BlobRef,
@@ -23,7 +16,7 @@ import {
 } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { ImportOutcomeUnknown, InvalidInput, parseInput, translated } from './errors.js';
-import { nothingOutstanding, refused } from './settle.js';
+import { nothingOutstanding, recordingRefusal, writeOnce, type Phase } from './write-once.js';
 import { beat } from './keep-alive.js';
 
 export const ExportInput = z.object({
@@ -66,10 +59,6 @@ const ApplyPhase = z.object({
   attempt: z.number().int().optional(),
 });
 
-/** A refusal: the service answered and changed nothing (4xx, a strict rejection, 429). */
-const isRefusal = (err: unknown): boolean =>
-  err instanceof RateLimited || (err instanceof ServiceError && !err.retryable && !(err instanceof UnexpectedResponse));
-
 const describe = (s: ImportSummary) =>
   `${s.created} to create, ${s.updated} to update, ${s.skipped} to skip, ${s.deleted} to delete`;
 
@@ -107,6 +96,82 @@ export function definitionActivities(ctx: ActivityContext) {
       itemsRef: inline ? null : await ctx.store().putJson(items),
       reconciled: false,
     };
+  }
+
+  /**
+   * Applies once (write-once.ts). The mark is the preview the apply is checked against: the approved one, else one
+   * taken now. What a lost apply did is read from a fresh preview, once the held request can no longer commit: the
+   * same creates and deletes as the approved preview (or none to make) mean it did not land, none left to make mean
+   * it landed, anything else cannot be told (ImportOutcomeUnknown).
+   */
+  async function applyOnce(
+    input: z.output<typeof ImportInput>,
+    file: ExportFile,
+    apply: () => Promise<ImportOutcome>,
+  ): Promise<ImportOutcome> {
+    const client = ctx.profile(input.profile).client;
+    const signal = Context.current().cancellationSignal;
+    const recorded: unknown = activityInfo().heartbeatDetails;
+    const prior = ApplyPhase.safeParse(recorded).data;
+    let expected = prior?.expected ?? input.expected;
+    const preview = () =>
+      client.testDefinitions.import(input.testSuiteId, { ...input.config, mode: 'preview' }, file, { signal });
+    const outstanding = { value: false };
+    const record = (phase: Phase<Expected>) =>
+      beat(
+        phase.phase === 'sending'
+          ? { phase: 'sending', sentAt: phase.sentAt, expected: phase.mark }
+          : { ...phase, expected },
+      );
+    return recordingRefusal(outstanding, record, () =>
+      writeOnce<Expected, ImportOutcome>(
+        {
+          // No preview to compare with: no earlier attempt got as far as its send (the record precedes it).
+          prior:
+            !expected || nothingOutstanding(recorded)
+              ? { mayHaveSent: false }
+              : {
+                  mayHaveSent: true,
+                  sending: prior?.sentAt === undefined ? undefined : { sentAt: prior.sentAt, mark: expected },
+                },
+          mark: async () => {
+            if (!expected) {
+              const before = await preview();
+              expected = { summary: before.summary, counts: countsOf(before) };
+            }
+            return expected;
+          },
+          send: apply,
+          find: async (sending) => {
+            const approved = sending?.mark ?? expected;
+            if (!approved) return undefined;
+            // With no send time recorded (an attempt that died before its heartbeat reached Temporal), it may have
+            // been sent a moment ago: the whole window.
+            const settleLeft = (sending?.sentAt ?? Date.now()) + ctx.submitSettleMs - Date.now();
+            if (settleLeft > 0) await Context.current().sleep(settleLeft);
+            const now = await preview();
+            const landed = compareWithExpected(approved.summary, now.summary);
+            if (landed === 'none') return undefined;
+            if (landed === 'partly')
+              throw new ImportOutcomeUnknown(
+                `an apply into ${input.testSuiteId} lost its answer, and a fresh preview (${describe(now.summary)}) matches neither the approved one (${describe(approved.summary)}) nor its full application; check the suite before importing again`,
+              );
+            log.warn('the apply landed; its answer was lost', { testSuiteId: input.testSuiteId });
+            const { summary, counts } = approved;
+            return {
+              summary,
+              definitions: file.definitions.length,
+              counts,
+              items: null,
+              itemsRef: null,
+              reconciled: true,
+            };
+          },
+          record,
+        },
+        outstanding,
+      ),
+    );
   }
 
   return {
@@ -161,56 +226,18 @@ export function definitionActivities(ctx: ActivityContext) {
         const client = ctx.profile(input.profile).client;
         const signal = Context.current().cancellationSignal;
         const definitions = file.data.definitions.length;
-        let expected: Expected | undefined;
-        if (input.config.mode !== 'preview') {
-          // An apply is not idempotent in what it reports: before any retry, find out whether the last one landed.
-          const prior = ApplyPhase.safeParse(activityInfo().heartbeatDetails).data;
-          expected = prior?.expected ?? input.expected;
-          // No approved preview and no heartbeat: this is the first attempt, or an earlier one failed before it sent
-          // anything (its heartbeat precedes the send). Take the preview now, before applying.
-          const preview = () =>
-            client.testDefinitions.import(input.testSuiteId, { ...input.config, mode: 'preview' }, file.data, {
-              signal,
-            });
-          if (!expected) {
-            const before = await preview();
-            expected = { summary: before.summary, counts: countsOf(before) };
-          } else if (!nothingOutstanding(prior)) {
-            // A request the service held past our timeout may still commit: let that time pass before comparing.
-            // With no send time recorded (an attempt that died before its heartbeat reached Temporal), it may have
-            // been sent a moment ago: the whole window.
-            const settleLeft = (prior?.sentAt ?? Date.now()) + ctx.submitSettleMs - Date.now();
-            if (settleLeft > 0) await Context.current().sleep(settleLeft);
-            const now = await preview();
-            const landed = compareWithExpected(expected.summary, now.summary);
-            if (landed === 'all') {
-              log.warn('the earlier apply landed; its answer was lost', { testSuiteId: input.testSuiteId });
-              return {
-                summary: expected.summary,
-                definitions,
-                counts: expected.counts,
-                items: null,
-                itemsRef: null,
-                reconciled: true,
-              };
-            }
-            if (landed === 'partly')
-              throw new ImportOutcomeUnknown(
-                `an earlier apply into ${input.testSuiteId} lost its answer, and a fresh preview (${describe(now.summary)}) matches neither the approved one (${describe(expected.summary)}) nor its full application; check the suite before importing again`,
-              );
-          }
-          beat({ phase: 'sending', expected, sentAt: Date.now() });
-        }
-        try {
+        const apply = async () => {
           const result = await client.testDefinitions.import(input.testSuiteId, input.config, file.data, { signal });
           log.info('test definitions imported', {
             testSuiteId: input.testSuiteId,
             mode: input.config.mode,
             ...result.summary,
           });
-          return await shrink(result, definitions);
+          return shrink(result, definitions);
+        };
+        try {
+          return input.config.mode === 'preview' ? await apply() : await applyOnce(input, file.data, apply);
         } catch (err) {
-          if (expected && isRefusal(err)) beat({ ...refused(), expected });
           if (!(err instanceof StrictImportRejected)) throw err;
           const parsed = z.object({ summary: z.any(), items: z.array(z.any()) }).safeParse(err.importResult);
           const wouldBe = parsed.success ? await shrink(parsed.data, definitions) : null;

@@ -1,17 +1,12 @@
 /** Order activities: run an order (once: a lost answer is reconciled through the order listing) and wait for its run. */
 import { Context, activityInfo, log } from '@temporalio/activity';
 import { z } from 'zod';
-import {
-  ConnectionFailed,
-  RateLimited,
-  ServiceError,
-  UnexpectedResponse,
-  isTerminalOrderRunStatus,
-} from '../api/index.js';
+import { ServiceError, isTerminalOrderRunStatus } from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat, note } from './keep-alive.js';
-import { Refused, lookUntilSettled, nothingOutstanding, refused } from './settle.js';
+import { lookUntilSettled } from './settle.js';
+import { Refused, nothingOutstanding, recordingRefusal, writeOnce, type Outstanding } from './write-once.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
@@ -35,21 +30,12 @@ export const WaitOrderInput = z.object({
 });
 export type WaitOrderInput = z.input<typeof WaitOrderInput>;
 
-/** Failures after which the order was certainly not created, so a retry cannot duplicate it. */
-function notProcessed(err: unknown): boolean {
-  if (err instanceof ServiceError && err.auth) return true; // no token: the request was never sent
-  if (err instanceof RateLimited) return true;
-  if (err instanceof ConnectionFailed) return ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '');
-  // Rejected outright (4xx): not created. A 2xx whose body breaks its schema did create it.
-  return err instanceof ServiceError && !err.retryable && !(err instanceof UnexpectedResponse);
-}
-
 /**
- * Heartbeat details of an order creation: the orders listed before sending, or `rejected`: the attempt ended with the
- * order certainly not created (refused, or failed before it was sent).
+ * Heartbeat details of an order creation (write-once.ts): the orders listed before sending (null: no listing), or
+ * `rejected`: the attempt ended with the order certainly not created (refused, or failed before it was sent).
  */
 const OrderPhase = z.union([
-  z.object({ phase: z.literal('sending'), sentAt: z.number(), before: z.array(z.string()).nullable() }),
+  z.object({ phase: z.literal('sending'), sentAt: z.number(), mark: z.array(z.string()).nullable() }),
   Refused,
 ]);
 
@@ -61,7 +47,11 @@ const WaitProgress = z.object({
 
 export function orderActivities(ctx: ActivityContext) {
   /** Creates the order once: an attempt after one that may have sent looks for its order first. */
-  async function createOnce(input: z.output<typeof RunOrderInput>, signal: AbortSignal): Promise<OrderResult> {
+  async function createOnce(
+    input: z.output<typeof RunOrderInput>,
+    signal: AbortSignal,
+    outstanding: Outstanding,
+  ): Promise<OrderResult> {
     const { client } = ctx.profile(input.profile);
     const where = `${input.kitchen}/${input.recipe}/${input.variation}`;
     const listed = async () =>
@@ -88,57 +78,47 @@ export function orderActivities(ctx: ActivityContext) {
     };
 
     const recorded: unknown = activityInfo().heartbeatDetails;
-    const prior = OrderPhase.safeParse(recorded).data;
-    if (!nothingOutstanding(recorded)) {
-      if (prior?.phase !== 'sending')
-        throw new OrderOutcomeUnknown(
-          `an earlier attempt to create the order ${where} may have succeeded, and what was listed before it is lost; check the kitchen before running it again`,
-        );
-      if (!prior.before)
-        throw new OrderOutcomeUnknown(
-          `an earlier attempt to create the order ${where} may have succeeded, and this deployment has no order listing to find it; check the kitchen before running it again`,
-        );
-      const found = await settle(prior.sentAt, prior.before);
-      if (found) return found;
-    }
-    // A deployment without the listing (or one this client cannot read) still runs orders; only a lost answer
-    // then cannot be reconciled. Any other failure here comes before the order is sent: the next attempt starts over.
-    const before = await listed().catch((err: unknown) => {
-      if (err instanceof ServiceError && !err.retryable) {
-        log.warn('no usable order listing; a lost answer will not be reconciled', { error: err.message });
-        return null;
-      }
-      beat(refused());
-      throw err;
-    });
-    const sentAt = Date.now();
-    beat({ phase: 'sending', sentAt, before });
-    try {
-      const created = await client.orders.create(
-        { kitchen: input.kitchen, recipe: input.recipe, variation: input.variation, parameters: input.parameters },
-        { signal },
+    const phase = OrderPhase.safeParse(recorded).data;
+    const unknown = (why: string) =>
+      new OrderOutcomeUnknown(
+        `an order ${where} may have been created${why}; check the kitchen before running it again`,
       );
-      log.info('order created', { orderId: created.order_id, kitchen: input.kitchen, recipe: input.recipe });
-      return {
-        orderId: created.order_id,
-        status: created.status ?? null,
-        variableOverrides: created.variable_overrides,
-        reconciled: false,
-      };
-    } catch (err) {
-      if (notProcessed(err)) {
-        beat(refused());
-        throw err;
-      }
-      if (!before)
-        throw new OrderOutcomeUnknown(
-          `the order ${where} may have been created (${(err as Error).message}), and this deployment has no order listing to find it; check the kitchen before running it again`,
-        );
-      const found = await settle(sentAt, before);
-      if (found) return found;
-      beat(refused());
-      throw err; // nothing was created: the next attempt creates it at once
-    }
+    return writeOnce(
+      {
+        prior: nothingOutstanding(recorded)
+          ? { mayHaveSent: false }
+          : { mayHaveSent: true, sending: phase?.phase === 'sending' ? phase : undefined },
+        // A deployment without the listing (or one this client cannot read) still runs orders; only a lost answer
+        // then cannot be reconciled.
+        mark: () =>
+          listed().catch((err: unknown) => {
+            if (!(err instanceof ServiceError) || err.retryable) throw err;
+            log.warn('no usable order listing; a lost answer will not be reconciled', { error: err.message });
+            return null;
+          }),
+        send: async () => {
+          const created = await client.orders.create(
+            { kitchen: input.kitchen, recipe: input.recipe, variation: input.variation, parameters: input.parameters },
+            { signal },
+          );
+          log.info('order created', { orderId: created.order_id, kitchen: input.kitchen, recipe: input.recipe });
+          return {
+            orderId: created.order_id,
+            status: created.status ?? null,
+            variableOverrides: created.variable_overrides,
+            reconciled: false,
+          };
+        },
+        find: async (sending, cause) => {
+          if (!sending) throw unknown(', and what was listed before its send is lost');
+          const why = cause instanceof Error ? ` (${cause.message})` : '';
+          if (!sending.mark) throw unknown(`${why}, and this deployment has no order listing to find it`);
+          return settle(sending.sentAt, sending.mark);
+        },
+        record: beat,
+      },
+      outstanding,
+    );
   }
 
   /** Stops an order its workflow will never hear of (see target-lock.ts). */
@@ -159,15 +139,18 @@ export function orderActivities(ctx: ActivityContext) {
      */
     runOrder: async <I extends RunOrderInput>(raw: I): Promise<Locked<I, OrderResult>> => {
       const input = parseInput(RunOrderInput, raw, 'runOrder');
-      const result = translated(async () => {
-        if (!input.lock) return createOnce(input, Context.current().cancellationSignal);
-        const signal = sendSignal();
-        return underTargetLock(
-          input.lock,
-          () => createOnce(input, signal),
-          (r) => undo(input.profile, r.orderId, signal),
-        );
-      });
+      const outstanding = { value: false };
+      const result = translated(() =>
+        recordingRefusal(outstanding, beat, async () => {
+          if (!input.lock) return createOnce(input, Context.current().cancellationSignal, outstanding);
+          const signal = sendSignal();
+          return underTargetLock(
+            input.lock,
+            () => createOnce(input, signal, outstanding),
+            (r) => undo(input.profile, r.orderId, signal),
+          );
+        }),
+      );
       return result as Promise<Locked<I, OrderResult>>;
     },
 

@@ -1,33 +1,9 @@
 /**
  * Waiting out a request the service may still be holding. After a send whose answer was lost, what it created is
  * looked for at once, then again until `settleMs` after sending, when a held request can no longer commit; only
- * then may anything be sent again. Shared by job submissions and order creation.
+ * then may anything be sent again. Shared by job submissions and order creation (write-once.ts).
  */
-import { activityInfo, CancelledFailure } from '@temporalio/activity';
-import { z } from 'zod';
-
-/**
- * The phase an attempt records when it ends with nothing outstanding: refused before or at the send, or a lost answer
- * settled with nothing found. It goes with the attempt's failure, so the next attempt sends at once, with no settle
- * window. It names its attempt: a later attempt that started from it repeats it (keep-alive.ts) until it records its
- * own send, and a worker that dies before that send's heartbeat reaches Temporal must not leave it looking current.
- */
-export const Refused = z.object({ phase: z.literal('rejected'), attempt: z.number().int().optional() });
-
-/** The record of an attempt that ends with nothing outstanding. */
-export const refused = (): z.infer<typeof Refused> => ({ phase: 'rejected', attempt: activityInfo().attempt });
-
-/**
- * Whether the previous attempt certainly created nothing: the first attempt has no previous one, and a later one
- * trusts only a refusal that the attempt just before it recorded (an untagged one, from before this rule, is not
- * trusted: the cost is one settle window).
- */
-export function nothingOutstanding(recorded: unknown): boolean {
-  const { attempt } = activityInfo();
-  if (attempt === 1) return true;
-  const r = Refused.safeParse(recorded).data;
-  return r?.attempt === attempt - 1;
-}
+import { CancelledFailure } from '@temporalio/activity';
 
 export interface Cadence {
   /** Pause before the second look. */

@@ -7,16 +7,7 @@
  */
 import { activityInfo, Context, log } from '@temporalio/activity';
 import { z } from 'zod';
-import {
-  Conflict,
-  ConnectionFailed,
-  GarbledResponse,
-  RequestAborted,
-  RequestTimedOut,
-  ServerError,
-  ServiceError,
-  UnexpectedResponse,
-} from '../api/index.js';
+import { Conflict } from '../api/index.js';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { attemptDeadline } from './deadline.js';
@@ -26,20 +17,17 @@ import { beat } from './keep-alive.js';
 import { KINDS, linkTo } from './job-kinds.js';
 import { takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
 import { findLostJob } from './lost-answer.js';
-import { Refused, nothingOutstanding, refused } from './settle.js';
+import {
+  Refused,
+  nothingOutstanding,
+  recordingRefusal,
+  writeOnce,
+  type Outstanding,
+  type Phase,
+  type Prior,
+} from './write-once.js';
 import { SUBMISSION_BOUND_MS, afterUnanswered, sendSignal, underTargetLock, type Locked } from './target-lock.js';
 import type { LockHeld } from '../contract/lock-held.js';
-
-/** Failures after which the request may have been processed and its answer lost. */
-function isAmbiguous(err: unknown): boolean {
-  // Getting a token failed: the submission itself was never sent, so it cannot have created a job.
-  if (err instanceof ServiceError && err.auth) return false;
-  if (err instanceof RequestTimedOut || err instanceof ServerError || err instanceof RequestAborted) return true;
-  // A 2xx whose body we cannot read: the job was created.
-  if (err instanceof GarbledResponse || err instanceof UnexpectedResponse) return true;
-  if (err instanceof ConnectionFailed) return !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(err.code ?? '');
-  return false;
-}
 
 /** Kept back from an attempt's end for the send that may follow a lookup. */
 const SEND_ROOM_MS = 60_000;
@@ -47,46 +35,22 @@ const SEND_ROOM_MS = 60_000;
 /** Until when this attempt may look for a lost answer: its deadline (or `bound`, if sooner), less the send's room. */
 const lookingUntil = (bound = Infinity): number => Math.min(attemptDeadline(), bound) - SEND_ROOM_MS;
 
-/** Heartbeat details of a submission: where the previous attempt got to. */
+/** Heartbeat details of a submission: where the previous attempt got to (write-once.ts). */
 const Sending = z.object({
   phase: z.literal('sending'),
   sentAt: z.number(),
-  before: z.object({ ids: z.array(z.string()), newest: z.string().nullable() }).nullable(),
+  mark: z.object({ ids: z.array(z.string()), newest: z.string().nullable() }).nullable(),
 });
-const Phase = z.union([Sending, Refused]);
-type Phase = z.infer<typeof Phase>;
+type Sending = z.infer<typeof Sending>;
 
 /** The send an attempt recorded in its phase, if it got that far. */
-function recordedSend(recorded: unknown): z.infer<typeof Sending> | undefined {
-  const phase = Phase.safeParse(recorded).data;
+function recordedSend(recorded: unknown): Sending | undefined {
+  const phase = z.union([Sending, Refused]).safeParse(recorded).data;
   return phase?.phase === 'sending' ? phase : undefined;
 }
 
-/** What an earlier attempt may have done: sent (as recorded, when it was), or certainly nothing. */
-type Prior = { mayHaveSent: false } | { mayHaveSent: true; sending?: z.infer<typeof Sending> | undefined };
-
-/**
- * Whether this attempt may have left a job behind it: true from its send (or from a prior that may have sent) until
- * a refusal or a settled lookup proves otherwise. A failure while it is false is recorded as `refused()`, so the next
- * attempt sends at once: a login, lock or listing failure before the send costs no settle window, and no lookup that
- * could take an earlier job for ours.
- */
-interface Outstanding {
-  value: boolean;
-}
-
-/** Runs `fn`; a failure with nothing outstanding is recorded as such before it ends the attempt. */
-async function recordingRefusal<T>(outstanding: Outstanding, record: RecordPhase, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!outstanding.value) record(refused());
-    throw err;
-  }
-}
-
-/** Where a submission records its phase: its own heartbeat details, or those of the activity it runs in. */
-type RecordPhase = (phase: Phase) => void;
+/** Where a submission records its phase: its own heartbeat details, or those of the wait it runs in. */
+type RecordPhase = (phase: Phase<Watermark | null>) => void;
 
 /** A locked submission made by a wait of its own job (see own-job.ts). */
 export interface WaitSubmission {
@@ -123,7 +87,7 @@ export function submitter(ctx: ActivityContext) {
     // An attempt after one that certainly created nothing (refused, or failed before its send) sends at once. Any
     // other earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
     const recorded: unknown = activityInfo().heartbeatDetails;
-    const prior: Prior = nothingOutstanding(recorded)
+    const prior: Prior<Watermark | null> = nothingOutstanding(recorded)
       ? { mayHaveSent: false }
       : { mayHaveSent: true, sending: recordedSend(recorded) };
     const outstanding = { value: prior.mayHaveSent };
@@ -167,8 +131,8 @@ export function submitter(ctx: ActivityContext) {
       underTargetLock(
         input.lock,
         ({ kept }) => {
-          const prior: Prior = !certain && (kept || sending) ? { mayHaveSent: true, sending } : { mayHaveSent: false };
-          outstanding.value = prior.mayHaveSent;
+          const prior: Prior<Watermark | null> =
+            !certain && (kept || sending) ? { mayHaveSent: true, sending } : { mayHaveSent: false };
           return sendOnce(kind, input, signal, prior, record, outstanding, until);
         },
         (r) => undo(input.profile, r.jobId, signal),
@@ -213,56 +177,42 @@ export function submitter(ctx: ActivityContext) {
           `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
         );
       const since = sending?.sentAt ?? takenAtMs ?? activityInfo().scheduledTimestampMs;
-      return settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null, lookingUntil(), since);
+      return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, lookingUntil(), since);
     });
   }
 
-  /** Sends the submission once: an attempt after one that may have sent looks for its job first. */
-  async function sendOnce(
+  /** Sends the submission once (write-once.ts): an attempt after one that may have sent looks for its job first. */
+  function sendOnce(
     kind: JobKind,
     input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller' | 'lock'>,
     signal: AbortSignal,
-    prior: Prior,
+    prior: Prior<Watermark | null>,
     record: RecordPhase,
     outstanding: Outstanding,
     until: number,
   ): Promise<JobSubmitted> {
     const { send, jobKey } = KINDS[kind];
     const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal);
-
-    if (prior.mayHaveSent) {
-      if (!target)
-        throw new SubmissionOutcomeUnknown(
-          `an earlier attempt to submit for ${input.targetId} may have created a job, and no project code is configured to look it up; not submitting again`,
-        );
-      const { sending } = prior;
-      const found = await settle(target, sending?.sentAt ?? Date.now(), sending?.before ?? null, until);
-      if (found) return found;
-      outstanding.value = false; // settled: what an earlier attempt sent created nothing
-    }
-
-    const before = target ? await takeWatermark(target) : null;
-    const sentAt = Date.now();
-    outstanding.value = true;
-    record({ phase: 'sending', sentAt, before });
-    try {
-      const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
-      log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
-      return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
-    } catch (err) {
-      if (!isAmbiguous(err)) {
-        outstanding.value = false;
-        throw err;
-      }
-      if (!target)
-        throw new SubmissionOutcomeUnknown(
-          `the submission for ${input.targetId} may have created a job (${(err as Error).message}), and no project code is configured to look it up; not submitting again`,
-        );
-      const found = await settle(target, sentAt, before, until);
-      if (found) return found;
-      outstanding.value = false;
-      throw err; // retryable: nothing was created, so the next attempt sends again at once
-    }
+    return writeOnce(
+      {
+        prior,
+        mark: async () => (target ? takeWatermark(target) : null),
+        send: async () => {
+          const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
+          log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
+          return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
+        },
+        find: async (sending, cause) => {
+          if (!target)
+            throw new SubmissionOutcomeUnknown(
+              `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
+            );
+          return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
+        },
+        record,
+      },
+      outstanding,
+    );
   }
 
   return { submit, submitWithin, findUnanswered };

@@ -88,19 +88,60 @@ describe('order and test-definition activities', () => {
       const expected = { summary: preview.summary, counts: preview.counts };
       const before = own.controls.definitions(TS.salesProd).length;
 
+      // The attempt whose answer is lost looks itself, once the held request could no longer commit.
       own.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: 'test-definition-import' });
+      const out = await run(acts.importTestDefinitions, { ...input, expected });
+      assert.equal(out.reconciled, true);
+      assert.deepEqual(out.summary, preview.summary, 'what the lost apply did, not "created 0, updated 6"');
+      assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'applied once');
+
+      // A retry after a worker that died with its send recorded (the apply landed): found, not applied again.
+      const retry = new MockActivityEnvironment(
+        { attempt: 2, heartbeatDetails: { phase: 'sending', sentAt: Date.now(), expected } },
+        quiet,
+      );
+      const again = await runIn(retry, acts.importTestDefinitions, { ...input, expected });
+      assert.equal(again.reconciled, true);
+      assert.deepEqual(again.summary, preview.summary);
+      assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'not applied twice');
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('an apply that failed before it left (its token could not be renewed) is retried at once: no settle, no re-preview', async () => {
+    const { sim: own } = await startTestSimulator();
+    try {
+      const acts = activityFunctions(await simDeps(own));
+      const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
+      const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
+      const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
+      const expected = { summary: preview.summary, counts: preview.counts };
+      const before = own.controls.definitions(TS.salesProd).length;
+      const imports = () => own.controls.requests().filter((r) => r.path.endsWith('/test-definition-import')).length;
+
+      // The session expires and the login that would renew it fails: the apply is refused with a 401 and never resent.
+      own.controls.expireTokens();
+      own.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login', count: 5 });
       const beats: unknown[] = [];
       const first = new MockActivityEnvironment({ attempt: 1 }, quiet);
       first.on('heartbeat', (d: unknown) => beats.push(d));
-      const lost = await first.run(acts.importTestDefinitions, { ...input, expected }).catch((e: unknown) => e);
-      assert.ok(lost instanceof ApplicationFailure && !lost.nonRetryable, `a retryable failure: ${String(lost)}`);
-      assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'the first apply landed');
+      const failed = await first.run(acts.importTestDefinitions, { ...input, expected }).catch((e: unknown) => e);
+      assert.ok(failed instanceof ApplicationFailure && !failed.nonRetryable, String(failed));
+      assert.equal(own.controls.definitions(TS.salesProd).length, before, 'nothing applied');
+      assert.equal(
+        (beats.at(-1) as { phase?: string }).phase,
+        'rejected',
+        'certain: the apply never reached the service',
+      );
 
+      own.controls.clearFaults();
+      const sent = imports();
       const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats.at(-1) }, quiet);
       const out = await runIn(retry, acts.importTestDefinitions, { ...input, expected });
-      assert.equal(out.reconciled, true);
-      assert.deepEqual(out.summary, preview.summary, 'what the lost apply did, not "created 0, updated 6"');
-      assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'not applied twice');
+      assert.equal(imports() - sent, 1, 'the retry applied at once, with no preview to compare');
+      assert.equal(out.reconciled, false);
+      assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
     } finally {
       await own.close();
     }

@@ -1,0 +1,135 @@
+/**
+ * The one state machine every remote write goes through: a job submission (submission.ts), an order (orders.ts) and
+ * an apply of test definitions (definitions.ts). Each attempt records its phase in its heartbeat details:
+ *
+ *   not sent ──(mark; record `sending`)──> sending ──(answer)──> answered
+ *      ^  ^                                  │
+ *      │  └── certain refusal: `rejected` ───┤
+ *      │                                     │ lost: timeout, reset after the send, abort, 5xx, garbled 2xx
+ *      │                                     v
+ *      └─── nothing, once settled ───── outcome lost ──(found, once settled)──> answered (reconciled)
+ *
+ * A refusal before or at the send (no token, a refused connection, a 4xx, a 429) is certain: the attempt records
+ * `rejected`, and the next one sends at once, with no settle window and no lookup that could take an earlier write
+ * for ours. Only an outcome that may have committed is looked for (`find`), and only until `settleMs` after the send,
+ * when a held request can no longer commit. A later attempt whose predecessor may have sent (it recorded a send, or
+ * recorded nothing the next attempt can trust) looks first.
+ */
+import { activityInfo } from '@temporalio/activity';
+import { z } from 'zod';
+import { ConnectionFailed, RateLimited, RequestAborted, ServiceError, UnexpectedResponse } from '../api/index.js';
+
+/**
+ * The phase an attempt records when it ends with nothing outstanding: refused before or at the send, or a lost answer
+ * settled with nothing found. It goes with the attempt's failure, so the next attempt sends at once, with no settle
+ * window. It names its attempt: a later attempt that started from it repeats it (keep-alive.ts) until it records its
+ * own send, and a worker that dies before that send's heartbeat reaches Temporal must not leave it looking current.
+ */
+export const Refused = z.object({ phase: z.literal('rejected'), attempt: z.number().int().optional() });
+
+/** The record of an attempt that ends with nothing outstanding. */
+export const refused = (): z.infer<typeof Refused> => ({ phase: 'rejected', attempt: activityInfo().attempt });
+
+/**
+ * Whether the previous attempt certainly created nothing: the first attempt has no previous one, and a later one
+ * trusts only a refusal that the attempt just before it recorded (an untagged one, from before this rule, is not
+ * trusted: the cost is one settle window).
+ */
+export function nothingOutstanding(recorded: unknown): boolean {
+  const { attempt } = activityInfo();
+  if (attempt === 1) return true;
+  const r = Refused.safeParse(recorded).data;
+  return r?.attempt === attempt - 1;
+}
+
+/** Connection failures that happen before a byte of the request left. */
+const BEFORE_CONNECT = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'];
+
+/**
+ * Whether a failed write certainly changed nothing: it failed while getting a token (never sent), the connection was
+ * refused, or the service answered with a refusal (a 4xx, a 429). Everything else may have committed: a timeout, a
+ * reset, an abort after the send, a 5xx, a 2xx whose body is garbled or breaks its schema, and any error we do not
+ * know.
+ */
+export function certainlyNotCommitted(err: unknown): boolean {
+  if (!(err instanceof ServiceError)) return false;
+  if (err.auth || err instanceof RateLimited) return true;
+  if (err instanceof ConnectionFailed) return BEFORE_CONNECT.includes(err.code ?? '');
+  // A refusal is an answer that is not retryable; a 2xx that breaks its schema is not a refusal.
+  return !err.retryable && !(err instanceof UnexpectedResponse) && !(err instanceof RequestAborted);
+}
+
+/** A send: when it left, and what was there before it (the watermark the lookup compares with). */
+export interface Sent<M> {
+  sentAt: number;
+  mark: M;
+}
+
+/** What an earlier attempt may have left: certainly nothing, or a send (as recorded, when its record survived). */
+export type Prior<M> = { mayHaveSent: false } | { mayHaveSent: true; sending?: Sent<M> | undefined };
+
+/** The phase an attempt records. */
+export type Phase<M> = ({ phase: 'sending' } & Sent<M>) | z.infer<typeof Refused>;
+
+/** Whether the write in progress may have left something behind: from its send until a lookup proves otherwise. */
+export interface Outstanding {
+  value: boolean;
+}
+
+export interface Write<M, R> {
+  prior: Prior<M>;
+  /** Notes what is there before the send. A failure here comes before the send. */
+  mark: () => Promise<M>;
+  send: () => Promise<R>;
+  /**
+   * What the send (`sending`; undefined when its record was lost) created, once it can no longer commit; undefined
+   * when it created nothing. Throws an `…OutcomeUnknown` failure when that cannot be told. `cause`: how this
+   * attempt's own send failed (absent for an earlier attempt's).
+   */
+  find: (sending: Sent<M> | undefined, cause?: unknown) => Promise<R | undefined>;
+  /** Records the phase where the next attempt reads it (the heartbeat details). */
+  record: (phase: Phase<M>) => void;
+}
+
+/**
+ * Runs `fn`; a failure while nothing is outstanding is recorded as a refusal before it ends the attempt, so the next
+ * attempt sends at once. Wraps a write and whatever comes before it in the same attempt (a lock, a preview).
+ */
+export async function recordingRefusal<T>(
+  outstanding: Outstanding,
+  record: (phase: z.infer<typeof Refused>) => void,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!outstanding.value) record(refused());
+    throw err;
+  }
+}
+
+/** Writes once: looks for what an earlier attempt may have sent, else marks, records the send, and sends. */
+export async function writeOnce<M, R>(w: Write<M, R>, outstanding: Outstanding): Promise<R> {
+  outstanding.value = w.prior.mayHaveSent;
+  if (w.prior.mayHaveSent) {
+    const found = await w.find(w.prior.sending);
+    if (found !== undefined) return found;
+    outstanding.value = false; // settled: what an earlier attempt sent created nothing
+  }
+  const mark = await w.mark();
+  const sending = { sentAt: Date.now(), mark };
+  outstanding.value = true;
+  w.record({ phase: 'sending', ...sending });
+  try {
+    return await w.send();
+  } catch (err) {
+    if (certainlyNotCommitted(err)) {
+      outstanding.value = false;
+      throw err;
+    }
+    const found = await w.find(sending, err);
+    if (found !== undefined) return found;
+    outstanding.value = false;
+    throw err; // nothing was created: the next attempt sends again at once
+  }
+}
