@@ -153,15 +153,14 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     const start = spans.find((s) => s.name === 'StartWorkflow:dataops.dataQualityPipeline');
     assert.equal(start?.service, 'nightly-dq', 'OTEL_SERVICE_NAME names the CLI');
     const trace = spans.filter((s) => s.traceId === start?.traceId);
-    for (const name of [
-      'RunWorkflow:dataops.dataQualityPipeline',
-      'RunActivity:dataops.submitAndWaitForJob',
-      'RunActivity:dataops.waitForJob',
-    ])
+    for (const name of ['RunWorkflow:dataops.dataQualityPipeline', 'RunActivity:dataops.submitAndWaitForJob'])
       assert.ok(
         trace.some((s) => s.name === name),
         `${name} in the CLI's trace: ${[...new Set(trace.map((s) => s.name))].join(', ')}`,
       );
+    // Each job is submitted and waited for by its own wait: the profiling run's and the test run's.
+    const waits = trace.filter((s) => s.name === 'RunActivity:dataops.submitAndWaitForJob');
+    assert.ok(waits.length >= 2, `a wait per job (and per retry): ${waits.length}`);
     const submit = trace.find((s) => s.name === 'POST /api/v1/table-groups/{id}/profiling-runs');
     assert.ok(submit, 'the service call, in the same trace');
     assert.equal(attr(submit, 'http.request.method')?.stringValue, 'POST');
