@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Job } from '../api/index.js';
 import { DEFAULT_STATUS_REPORTS } from '../contract/activity-options.js';
+import { JOB_KIND_NAMES } from '../contract/job-kinds.js';
 import type { JobSnapshot } from '../contract/types.js';
 
 export const Profile = z.string().min(1).default('default');
@@ -58,7 +59,7 @@ const AfterCompletion = {
 
 /** The submission a wait makes of its own job (own-job.ts). */
 const Submission = z.object({
-  kind: z.enum(['profiling', 'tests', 'generation']),
+  kind: z.enum(JOB_KIND_NAMES),
   targetId: Id,
   projectCode: z.string().min(1).optional(),
   /** The per-target lock it is submitted under. */

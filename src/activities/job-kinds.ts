@@ -1,10 +1,10 @@
 /**
- * What each kind of job sends, and the link back to the workflow that a submitted job carries (TestGen shows it on
- * the run's page). Used by the exactly-once submission (submission.ts).
+ * How each kind of job (src/contract/job-kinds.ts) is sent, and the link back to the workflow that a submitted job
+ * carries (TestGen shows it on the run's page). Used by the exactly-once submission (submission.ts).
  */
 import { activityInfo } from '@temporalio/activity';
 import type { ServiceClient, TestRunLink } from '../api/index.js';
-import type { JobKind } from './reconcile.js';
+import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import type { SubmitInput } from './job-inputs.js';
 
 /** The workflow a job points back to: the caller (the lock's parent) when given, else this activity's workflow. */
@@ -41,20 +41,11 @@ type Send = (
   link: TestRunLink,
 ) => Promise<{ id: string; created_at?: string }>;
 
-export const KINDS: Record<JobKind, { activity: string; jobKey: string; send: Send }> = {
-  profiling: {
-    activity: 'submitProfilingRun',
-    jobKey: 'run-profile',
-    send: (client, id, signal) => client.profilingRuns.submit(id, { signal }),
-  },
-  tests: {
-    activity: 'submitTestRun',
-    jobKey: 'run-tests',
-    send: (client, id, signal, link) => client.testRuns.submit(id, { signal, ...link }),
-  },
-  generation: {
-    activity: 'submitTestGeneration',
-    jobKey: 'run-test-generation',
-    send: (client, id, signal) => client.testGeneration.submit(id, { signal }),
-  },
+const SEND: Record<JobKind, Send> = {
+  profiling: (client, id, signal) => client.profilingRuns.submit(id, { signal }),
+  tests: (client, id, signal, link) => client.testRuns.submit(id, { signal, ...link }),
+  generation: (client, id, signal) => client.testGeneration.submit(id, { signal }),
 };
+
+/** Each kind: its activity and job key (the contract's list), and how it is sent. */
+export const KINDS = (kind: JobKind) => ({ ...JOB_KINDS[kind], send: SEND[kind] });

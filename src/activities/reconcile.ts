@@ -8,8 +8,9 @@
  * lock (src/workflows/submission.ts) ensures no other submission of ours to that target is in flight meanwhile.
  */
 import { GarbledResponse, NotFound, UnexpectedResponse, type Job, type ServiceClient } from '../api/index.js';
+import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 
-export type JobKind = 'profiling' | 'tests' | 'generation';
+export type { JobKind } from '../contract/job-kinds.js';
 
 /** The newest jobs of one kind before a submission was sent. */
 export interface Watermark {
@@ -79,8 +80,6 @@ async function newJobs(
   return out;
 }
 
-const TARGET_FIELD = { profiling: 'table_group_id', tests: 'test_suite_id', generation: 'test_suite_id' } as const;
-
 type Verdict = 'ours' | 'other' | 'undetermined';
 
 /**
@@ -101,7 +100,7 @@ async function identify(t: LookupTarget, job: Job): Promise<Verdict> {
 async function identifyBy(t: LookupTarget, job: Job): Promise<Verdict> {
   if (typeof job.source === 'string' && job.source !== 'api') return 'other';
   if (typeof job.created_by === 'string' && t.client.username && job.created_by !== t.client.username) return 'other';
-  const field = TARGET_FIELD[t.kind];
+  const field = JOB_KINDS[t.kind].targetField;
   let target: unknown = job[field];
   if (t.kind === 'tests') {
     const run = await t.client.testRuns.summary(job.id, { signal: t.signal });

@@ -15,7 +15,8 @@ import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
 import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { KINDS, linkTo } from './job-kinds.js';
-import { takeWatermark, type JobKind, type LookupTarget, type Watermark } from './reconcile.js';
+import { takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
+import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import {
   Refused,
@@ -83,7 +84,7 @@ export function submitter(ctx: ActivityContext) {
   }
 
   async function submit<I extends SubmitInput>(kind: JobKind, raw: I): Promise<Locked<I, JobSubmitted>> {
-    const input = parseInput(SubmitInput, raw, KINDS[kind].activity);
+    const input = parseInput(SubmitInput, raw, KINDS(kind).activity);
     // An attempt after one that certainly created nothing (refused, or failed before its send) sends at once. Any
     // other earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
     const recorded: unknown = activityInfo().heartbeatDetails;
@@ -152,7 +153,7 @@ export function submitter(ctx: ActivityContext) {
     const projectCode = input.projectCode ?? profileProject;
     const own = activityInfo().workflowExecution;
     const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${activityId}`;
-    const { jobKey } = KINDS[kind];
+    const { jobKey } = KINDS(kind);
     const target: LookupTarget | undefined = projectCode
       ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, lockId: input.lock }
       : undefined;
@@ -191,7 +192,7 @@ export function submitter(ctx: ActivityContext) {
     outstanding: Outstanding,
     until: number,
   ): Promise<JobSubmitted> {
-    const { send, jobKey } = KINDS[kind];
+    const { send, jobKey } = KINDS(kind);
     const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal);
     return writeOnce(
       {
@@ -220,14 +221,19 @@ export function submitter(ctx: ActivityContext) {
 
 export type Submitter = ReturnType<typeof submitter>;
 
-export function submissionActivities(ctx: ActivityContext) {
+/** Submits a job of one kind once: a retry reattaches to the job a lost response created. */
+type SubmitActivity = <I extends SubmitInput>(input: I) => Promise<Locked<I, JobSubmitted>>;
+
+/** One submitting activity per kind of job (src/contract/job-kinds.ts): `submitProfilingRun`, `submitTestRun`, … */
+export function submissionActivities(ctx: ActivityContext): Record<SubmitActivityName, SubmitActivity> {
   const { submit } = submitter(ctx);
-  return {
-    /** Submits a profiling run once: a retry reattaches to the job a lost response created. */
-    submitProfilingRun: async <I extends SubmitInput>(input: I) => submit('profiling', input),
-    /** Submits a test run once: a retry reattaches to the job a lost response created. */
-    submitTestRun: async <I extends SubmitInput>(input: I) => submit('tests', input),
-    /** Starts test generation for a test suite once (TestGen's explicit call); a retry reattaches likewise. */
-    submitTestGeneration: async <I extends SubmitInput>(input: I) => submit('generation', input),
-  };
+  const kinds = Object.keys(JOB_KINDS) as JobKind[];
+  const one =
+    (kind: JobKind): SubmitActivity =>
+    (input) =>
+      submit(kind, input);
+  return Object.fromEntries(kinds.map((kind) => [JOB_KINDS[kind].activity, one(kind)])) as Record<
+    SubmitActivityName,
+    SubmitActivity
+  >;
 }

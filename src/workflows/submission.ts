@@ -7,15 +7,8 @@
 import { CancellationScope, log, sleep } from '@temporalio/workflow';
 import type { JobSubmitted, OrderResult } from '../contract/index.js';
 import { isLockHeld, type LockHeld } from '../contract/lock-held.js';
+import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { activitiesWithin, type Tracker } from './shared.js';
-
-export type SubmissionKind = 'profiling' | 'tests' | 'generation';
-
-const ACTIVITY = {
-  profiling: 'submitProfilingRun',
-  tests: 'submitTestRun',
-  generation: 'submitTestGeneration',
-} as const;
 
 export interface CreateOrderInput {
   profile: string;
@@ -65,12 +58,12 @@ async function sleepUnless(ms: number, outer: CancellationScope | undefined): Pr
 }
 
 /** The per-target lock of a submission: one in flight per profile, kind of job and target. */
-export const submissionLockId = (kind: SubmissionKind, profile: string, targetId: string): string =>
+export const submissionLockId = (kind: JobKind, profile: string, targetId: string): string =>
   `dataops-submit/${profile}/${kind}/${targetId}`;
 
 /** A submission a wait makes itself (src/activities/own-job.ts): the job's kind and target, and its lock. */
 export const waitSubmission = (
-  kind: SubmissionKind,
+  kind: JobKind,
   opts: { profile: string; projectCode?: string | undefined },
   targetId: string,
 ) => ({
@@ -83,13 +76,13 @@ export const waitSubmission = (
 /** Submits a job under the per-target lock. */
 export async function submitUnderLock(
   t: Tracker,
-  kind: SubmissionKind,
+  kind: JobKind,
   opts: { profile: string; projectCode?: string | undefined; outageToleranceMs: number },
   targetId: string,
   outer?: CancellationScope,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
-  const submit = activitiesWithin(opts.outageToleranceMs).submit[ACTIVITY[kind]];
+  const submit = activitiesWithin(opts.outageToleranceMs).submit[JOB_KINDS[kind].activity];
   const lock = submissionLockId(kind, opts.profile, targetId);
   return untilLockTaken(t, `submission to ${targetId}`, () => submit({ ...args, lock }), false, outer);
 }

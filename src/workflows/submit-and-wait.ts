@@ -22,7 +22,8 @@ import {
 } from './follow.js';
 import { cancellingPromptly } from './prompt-cancel.js';
 import { submitAndWait } from './remote-cancel.js';
-import { submitUnderLock, untilLockTaken, waitSubmission, type SubmissionKind } from './submission.js';
+import { submitUnderLock, untilLockTaken, waitSubmission } from './submission.js';
+import type { JobKind } from '../contract/job-kinds.js';
 import type { Tracker } from './shared.js';
 
 /**
@@ -38,7 +39,7 @@ export async function runJob(
   t: Tracker,
   role: string,
   opts: JobOptions,
-  kind: SubmissionKind,
+  kind: JobKind,
   targetId: string,
   after: AfterCompletion = {},
 ): Promise<{ run: JobRun; fetched: Fetched }> {
@@ -62,7 +63,7 @@ async function submitThenFollow(
   t: Tracker,
   role: string,
   opts: JobOptions,
-  kind: SubmissionKind,
+  kind: JobKind,
   targetId: string,
   after: AfterCompletion,
 ): Promise<{ run: JobRun; fetched: Fetched }> {
