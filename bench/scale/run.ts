@@ -53,6 +53,10 @@ const {
 })();
 
 const hex = (i: number) => i.toString(16).padStart(12, '0');
+
+const began = Date.now();
+/** Says on stderr which step the benchmark is at, so a run that hangs shows where (the tables go to stdout). */
+const step = (what: string): void => console.error(`[bench:scale ${f((Date.now() - began) / 1000, 1)} s] ${what}`);
 function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
   const targets = Array.from({ length: n }, (_, i) => ({
     tableGroupId: `a5000000-0000-4000-8000-${hex(i)}`,
@@ -100,7 +104,14 @@ async function main(): Promise<void> {
       : freshTargets
         ? targets.slice(nextTarget, (nextTarget += n))
         : targets.slice(0, n);
+  step('starting the dev server and the simulator');
   const w = await startWorld(seed, { temporalDb: 'memory', simState: 'none', serverConfig });
+  // Stopped from outside (a test's time limit, Ctrl-C): the servers and workers it started go with it.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => {
+      step(`${signal}: stopping its servers and workers`);
+      void w.close().finally(() => process.exit(143));
+    });
   const workerEnv = workerEnvOf(sizes, extraEnv);
   const client = new ServiceClient({ baseUrl: w.controls.url, credentials: { ...SEED_USERS.admin } });
   const lines: string[] = [];
@@ -118,6 +129,7 @@ async function main(): Promise<void> {
     const workerPid = worker.child.pid!;
     const floorWorker = floor ? await startFloorWorker(w, DEFAULT_MAX_CACHED_WORKFLOWS) : undefined;
     const boundWorker = bound.length ? await startBoundWorker(w, DEFAULT_MAX_CACHED_WORKFLOWS) : undefined;
+    step('the warm-up pipeline');
     const warm = startPipelines(w.client, queue, 'warm', targets.slice(0, 1), {
       pollIntervalMs: pollMs,
       extra: extraInput,
@@ -144,6 +156,7 @@ async function main(): Promise<void> {
         const plan = () => planRunTimes(w.controls, batch, runMs, spreadMs);
         const sides: Record<'loop' | 'worker', Side> = {} as never;
         // The bound goes first, on a dev server that holds no batch yet: the least any design reaches.
+        step(`N = ${n}, round ${r + 1}: ${boundWorker ? 'the bound, then ' : ''}the loop and the worker`);
         const bounds = boundWorker ? await boundSides(w, boundWorker, bound, batch, `n${n}-r${r}`, pollMs, plan) : [];
         serverWork.push(
           ...bounds.map(
@@ -156,6 +169,7 @@ async function main(): Promise<void> {
         for (const side of order) {
           const dropped = await plan();
           if (dropped) console.warn(`${dropped} job plan(s) left unused by the side before were dropped`);
+          step(`N = ${n}, round ${r + 1}: ${side === 'loop' ? 'the plain loop' : 'our worker'}`);
           if (side === 'loop')
             sides.loop = await measured(w, workerPid, async () => {
               const t0 = Date.now();
@@ -184,7 +198,7 @@ async function main(): Promise<void> {
             lagWork.push(
               `N = ${n}: jobs ran ${f(Math.min(...figures.ranS), 1)}–${f(Math.max(...figures.ranS), 1)} s; ` +
                 `profiling ${f(percentile(profiling, 50), 0)} / ${f(percentile(profiling, 99), 0)} ms ` +
-                `(its wait also reads the summary and submits the test run), ` +
+                `(its wait also reads the summary), ` +
                 `test run ${f(percentile(testRun, 50), 0)} / ${f(percentile(testRun, 99), 0)} ms`,
             );
           }
@@ -192,6 +206,7 @@ async function main(): Promise<void> {
         const { loop, worker: wk } = sides;
         let floorStartSteps: Record<string, number[]> | undefined;
         if (floorWorker) {
+          step(`N = ${n}, round ${r + 1}: the Temporal floor`);
           const fl = await measured(w, floorWorker.child.pid!, async () => ({
             lags: [],
             timelines: [],
@@ -279,6 +294,7 @@ async function main(): Promise<void> {
       '',
       ...startWork.map((l) => `- ${l}`),
     );
+    if (capacity > 0) step(`capacity: ${capacity} pipelines waiting${promotion > 0 ? ', then a promotion' : ''}`);
     if (capacity > 0)
       lines.push('', await capacityRun(w, targets.slice(0, capacity), workerEnv, capacityCache, extraInput, promotion));
   } finally {

@@ -17,9 +17,12 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     ...['--rounds', '2', '--fresh-targets', '--bound', '0,2'],
     ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
-  const { code, out, left } = await runScriptInOwnTmp(bench, args);
+  // It takes about a minute; one run in 13 once hung with no output. Stopped short of the test's own limit, it prints
+  // the step it was at (its stderr) instead of timing out silently.
+  const { code, out, left } = await runScriptInOwnTmp(bench, args, 240_000);
   assert.equal(code, 0, out);
   assert.deepEqual(left, [], "the benchmark removes its servers' files when it ends");
+  assert.match(out, /\[bench:scale [\d.]+ s\] N = 2, round 2: our worker/, 'it says each step as it starts');
   // N = 2: worker against the loop; 0 failures on both sides; every job detected.
   const row = out.split('\n').find((l) => /^\| 2 \| [\d.]+ s \/ [\d.]+ s = .*\| \d+ \/ \d+ = [\d.]+× \|/.test(l));
   assert.ok(row, `no row for N = 2 in:\n${out}`);

@@ -67,27 +67,42 @@ export function runProcess(
   command: string,
   args: string[],
   env: Record<string, string>,
+  stopAfterMs?: number,
 ): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => resolve({ code, out }));
+    // A process still running after `stopAfterMs` is stopped (SIGTERM, then SIGKILL), and its output so far returned,
+    // so that a test that would otherwise hit its own time limit says where the process was.
+    const stop =
+      stopAfterMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            out += `\n[still running after ${stopAfterMs} ms: stopped]\n`;
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+          }, stopAfterMs);
+    child.once('exit', (code) => {
+      clearTimeout(stop);
+      resolve({ code, out });
+    });
   });
 }
 
 /**
- * Runs a node script to its end with a temporary directory (TMPDIR) of its own, then removes that directory;
- * resolves with the exit code, the output and what the script left in the directory.
+ * Runs a node script to its end (or until `stopAfterMs`, see runProcess) with a temporary directory (TMPDIR) of its
+ * own, then removes that directory; resolves with the exit code, the output and what the script left in the directory.
  */
 export async function runScriptInOwnTmp(
   script: string,
   args: string[] = [],
+  stopAfterMs?: number,
 ): Promise<{ code: number | null; out: string; left: string[] }> {
   const tmp = mkdtempSync(join(tmpdir(), 'own-tmp-'));
   try {
-    const { code, out } = await runProcess(process.execPath, [script, ...args], { TMPDIR: tmp });
+    const { code, out } = await runProcess(process.execPath, [script, ...args], { TMPDIR: tmp }, stopAfterMs);
     return { code, out, left: readdirSync(tmp) };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
