@@ -8,6 +8,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { activityFunctions, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import type { BlobRef, ImportOutcome } from '../../src/contract/index.js';
 import { simDeps } from '../helpers/activities.js';
 import { clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
 import { eventually } from '../helpers/wait.js';
@@ -25,6 +26,34 @@ function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A)
   return runIn(new MockActivityEnvironment(undefined, quiet), fn, ...args);
 }
 const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
+
+/**
+ * What each apply test starts from: a simulator of its own, the sales dev suite exported, and the preview of its
+ * upsert into sales prod (`expected`), with the definitions sales prod had before (`before`).
+ */
+async function withApply(
+  extra: Partial<ActivityDeps>,
+  fn: (a: {
+    own: RunningSimulator;
+    acts: ReturnType<typeof activityFunctions>;
+    input: { testSuiteId: string; config: typeof UPSERT; file: BlobRef };
+    preview: ImportOutcome;
+    expected: { summary: ImportOutcome['summary']; counts: ImportOutcome['counts'] };
+    before: number;
+  }) => Promise<void>,
+): Promise<void> {
+  const { sim: own } = await startTestSimulator();
+  try {
+    const acts = activityFunctions(await simDeps(own, extra));
+    const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
+    const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
+    const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
+    const expected = { summary: preview.summary, counts: preview.counts };
+    await fn({ own, acts, input, preview, expected, before: own.controls.definitions(TS.salesProd).length });
+  } finally {
+    await own.close();
+  }
+}
 
 describe('order and test-definition activities', () => {
   let sim: RunningSimulator;
@@ -79,15 +108,7 @@ describe('order and test-definition activities', () => {
   });
 
   test("an apply whose answer was lost is not sent again: a fresh preview shows it landed; the counts are the preview's", async () => {
-    const { sim: own } = await startTestSimulator();
-    try {
-      const acts = activityFunctions(await simDeps(own));
-      const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
-      const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
-      const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
-      const expected = { summary: preview.summary, counts: preview.counts };
-      const before = own.controls.definitions(TS.salesProd).length;
-
+    await withApply({}, async ({ own, acts, input, preview, expected, before }) => {
       // The attempt whose answer is lost looks itself, once the held request could no longer commit.
       own.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: 'test-definition-import' });
       const out = await run(acts.importTestDefinitions, { ...input, expected });
@@ -104,20 +125,11 @@ describe('order and test-definition activities', () => {
       assert.equal(again.reconciled, true);
       assert.deepEqual(again.summary, preview.summary);
       assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'not applied twice');
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   test('an apply that failed before it left (its token could not be renewed) is retried at once: no settle, no re-preview', async () => {
-    const { sim: own } = await startTestSimulator();
-    try {
-      const acts = activityFunctions(await simDeps(own));
-      const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
-      const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
-      const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
-      const expected = { summary: preview.summary, counts: preview.counts };
-      const before = own.controls.definitions(TS.salesProd).length;
+    await withApply({}, async ({ own, acts, input, preview, expected, before }) => {
       const imports = () => own.controls.requests().filter((r) => r.path.endsWith('/test-definition-import')).length;
 
       // The session expires and the login that would renew it fails: the apply is refused with a 401 and never resent.
@@ -142,22 +154,11 @@ describe('order and test-definition activities', () => {
       assert.equal(imports() - sent, 1, 'the retry applied at once, with no preview to compare');
       assert.equal(out.reconciled, false);
       assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   test('a retried apply whose first attempt never landed (a 503) applies, and says what it did', async () => {
-    const { sim: own } = await startTestSimulator();
-    try {
-      const acts = activityFunctions(await simDeps(own));
-      const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
-      const config = UPSERT;
-      const input = { testSuiteId: TS.salesProd, config, file: exported.file };
-      const preview = await run(acts.importTestDefinitions, { ...input, config: { ...config, mode: 'preview' } });
-      const expected = { summary: preview.summary, counts: preview.counts };
-      const before = own.controls.definitions(TS.salesProd).length;
-
+    await withApply({}, async ({ own, acts, input, preview, expected, before }) => {
       own.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: 'test-definition-import' });
       const beats: unknown[] = [];
       const first = new MockActivityEnvironment({ attempt: 1 }, quiet);
@@ -171,20 +172,11 @@ describe('order and test-definition activities', () => {
       assert.equal(out.reconciled, false, 'the fresh preview matched the approved one, so the retry applied');
       assert.equal(out.summary.created, preview.summary.created);
       assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   test('a retried apply with no recorded send waits out the settle window: a held apply that commits meanwhile is found, not sent again', async () => {
-    const { sim: own } = await startTestSimulator();
-    try {
-      const acts = activityFunctions(await simDeps(own, { submitSettleMs: 2_500 }));
-      const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
-      const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
-      const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
-      const expected = { summary: preview.summary, counts: preview.counts };
-      const before = own.controls.definitions(TS.salesProd).length;
+    await withApply({ submitSettleMs: 2_500 }, async ({ own, acts, input, preview, expected, before }) => {
       // The first attempt sent its apply and died before its heartbeat reached Temporal: the service holds the
       // request for a second, then commits it. The retry has the approved preview and no send time.
       const held = own.controls.addFault({
@@ -209,9 +201,7 @@ describe('order and test-definition activities', () => {
       // Logged as they end: the held apply, then the retry's one preview. A second apply would be a third.
       assert.equal(imports() - sent, 2, 'the held apply and one preview; no second apply');
       assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   test('large import items go to the store instead of the result', async () => {
