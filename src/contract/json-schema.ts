@@ -7,19 +7,21 @@ import { z } from 'zod';
 import * as progress from './progress.js';
 import * as promotion from './promotion.js';
 import * as jobs from './workflows.js';
+import { WORKFLOW_INPUTS } from './inputs.js';
 
 const w = { ...jobs, ...promotion, ...progress };
 
-const INPUTS = {
-  RunOrderInput: w.RunOrderInput,
-  ProfileTableGroupInput: w.ProfileTableGroupInput,
-  RunTestSuiteInput: w.RunTestSuiteInput,
-  DataQualityPipelineInput: w.DataQualityPipelineInput,
-  PromoteTestDefinitionsInput: w.PromoteTestDefinitionsInput,
-  ExportTestDefinitionsInput: w.ExportTestDefinitionsInput,
+/** Each workflow's input (`RunOrderInput` for `runOrder`: the worker's list, inputs.ts), and the updates' arguments. */
+const INPUTS: Record<string, z.ZodType> = {
+  ...Object.fromEntries(
+    Object.entries(WORKFLOW_INPUTS).map(([workflow, schema]) => [
+      `${workflow[0]!.toUpperCase()}${workflow.slice(1)}Input`,
+      schema,
+    ]),
+  ),
   ApproveInput: w.ApproveInput,
   RejectInput: w.RejectInput,
-} as const;
+};
 
 /** What queries and updates answer. */
 const ANSWERS = {
