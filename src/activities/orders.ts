@@ -139,7 +139,9 @@ export function orderActivities(ctx: ActivityContext) {
      */
     runOrder: async <I extends RunOrderInput>(raw: I): Promise<Locked<I, OrderResult>> => {
       const input = parseInput(RunOrderInput, raw, 'runOrder');
-      const outstanding = { value: false };
+      // Outstanding from the start when an earlier attempt may have sent: a failure before this one looks (the lock,
+      // visibility) must not be recorded as a refusal, or the next attempt would create the order without looking.
+      const outstanding = { value: !nothingOutstanding(activityInfo().heartbeatDetails) };
       const result = translated(() =>
         recordingRefusal(outstanding, beat, async () => {
           if (!input.lock) return createOnce(input, Context.current().cancellationSignal, outstanding);

@@ -31,6 +31,23 @@ function attemptOf<A extends unknown[], R>(
   return env.run<A, R, typeof fn>(fn, ...args);
 }
 
+/** A Temporal client whose visibility cannot answer: a lock's earlier releases cannot be read. */
+const visibilityDown = {
+  withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
+  options: { namespace: 'default' },
+  workflow: {
+    list: () => {
+      throw new Error('visibility unavailable');
+    },
+    start: async () => ({ firstExecutionRunId: 'lock-run' }),
+    getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }),
+  },
+  workflowService: { terminateWorkflowExecution: async () => ({}) },
+};
+
+/** The phase an order's first attempt recorded as it sent, before it died. */
+const sentBefore = { phase: 'sending', sentAt: Date.now(), mark: [] };
+
 describe('a refusal recorded by an attempt is trusted by the next attempt only', () => {
   const jobCase = (attempt: number, refusedBy: number) =>
     withFreshSimulator(
@@ -98,19 +115,10 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
     // before the heartbeat): read as "nothing released", the retry would take the lock afresh and send a second job.
     await withFreshSimulator(async (sim) => {
       const acts = activityFunctions(await simDeps(sim));
-      const client = {
-        withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
-        options: { namespace: 'default' },
-        workflow: {
-          list: () => {
-            throw new Error('visibility unavailable');
-          },
-          start: async () => ({ firstExecutionRunId: 'lock-run' }),
-          getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }),
-        },
-        workflowService: { terminateWorkflowExecution: async () => ({}) },
-      };
-      const env = new MockActivityEnvironment({ attempt: 2, heartbeatTimeoutMs: 0 }, { ...quiet, client } as never);
+      const env = new MockActivityEnvironment({ attempt: 2, heartbeatTimeoutMs: 0 }, {
+        ...quiet,
+        client: visibilityDown,
+      } as never);
       const before = sim.controls.jobs().length;
       const out = await env
         .run(acts.submitAndWaitForJob, {
@@ -123,6 +131,28 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
       assert.ok(out instanceof ApplicationFailure && !out.nonRetryable, `a retryable failure: ${String(out)}`);
       assert.match(out.message, /visibility unavailable/);
       assert.equal(sim.controls.jobs().length, before, 'nothing sent');
+    });
+  });
+
+  test('an order retry whose lock cannot be read fails without recording a refusal: its predecessor may have sent', async () => {
+    // The attempt before sent (its phase says so) and died. This one fails before it gets to look (visibility is down):
+    // recorded as "nothing outstanding", the next attempt would create the order again without looking.
+    await withFreshSimulator(async (sim) => {
+      const acts = activityFunctions(await simDeps(sim));
+      const env = new MockActivityEnvironment({ attempt: 2, heartbeatTimeoutMs: 0, heartbeatDetails: sentBefore }, {
+        ...quiet,
+        client: visibilityDown,
+      } as never);
+      const beats: unknown[] = [];
+      env.on('heartbeat', (d: unknown) => beats.push(d));
+      const order = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily', lock: 'dataops-order/x' };
+      const out = await env.run(acts.runOrder, order).catch((e: unknown) => e);
+      assert.ok(out instanceof ApplicationFailure && !out.nonRetryable, `a retryable failure: ${String(out)}`);
+      assert.deepEqual(
+        beats.filter((b) => (b as { phase?: string }).phase === 'rejected'),
+        [],
+        'no refusal recorded: the send before may have created the order',
+      );
     });
   });
 
