@@ -9,10 +9,10 @@
 import { ServiceClient } from '../../src/api/index.js';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/config/worker.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
-import { SEED_USERS, defaultSeed, type SeedInput } from '../../src/simulator/index.js';
-import { bulkSuites } from '../../test/helpers/bulk-seed.js';
+import { SEED_USERS } from '../../src/simulator/index.js';
+import { scaleSeed } from './seed.js';
 import { startWorld } from '../../test/helpers/matrix-world.js';
-import { plainPipeline, type Target } from './loop.js';
+import { plainPipeline } from './loop.js';
 import { f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
 import { historyFigures, results, startPipelines, timelinesOf, whileAlive, type Started } from './pipelines.js';
 import { phaseLine } from './phases.js';
@@ -52,51 +52,17 @@ const {
   }
 })();
 
-const hex = (i: number) => i.toString(16).padStart(12, '0');
-
 const began = Date.now();
 /** Says on stderr which step the benchmark is at, so a run that hangs shows where (the tables go to stdout). */
 const step = (what: string): void => console.error(`[bench:scale ${f((Date.now() - began) / 1000, 1)} s] ${what}`);
-function scaleSeed(n: number): { seed: SeedInput; targets: Target[] } {
-  const targets = Array.from({ length: n }, (_, i) => ({
-    tableGroupId: `a5000000-0000-4000-8000-${hex(i)}`,
-    testSuiteId: `b5000000-0000-4000-8000-${hex(i)}`,
-  }));
-  // The bulk suites the capacity run promotes (promotion.ts), when it does.
-  const bulk = promotion > 0 && capacity > 0 ? bulkSuites(promotion) : { table_groups: [], test_suites: [] };
-  return {
-    targets,
-    seed: {
-      ...defaultSeed,
-      table_groups: [
-        ...bulk.table_groups,
-        ...targets.map((t, i) => ({
-          id: t.tableGroupId,
-          name: `scale-${i}`,
-          project_code: 'DEMO',
-          schema_name: `scale_${i}`,
-          tables: [{ name: 'facts', columns: ['id', 'amount'], record_ct: 1_000 }],
-        })),
-      ],
-      test_suites: [
-        ...bulk.test_suites,
-        ...targets.map((t, i) => ({
-          id: t.testSuiteId,
-          name: `scale-${i}`,
-          project_code: 'DEMO',
-          table_group_id: t.tableGroupId,
-          definitions: [{ test_type: 'Unique', table_name: 'facts', column_name: 'id' }],
-        })),
-      ],
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const largest = Math.max(...sizes, capacity, 1);
   // With fresh targets, the warm-up pipeline has the first one to itself, then every round of every N its own.
   const fresh = 1 + rounds * sizes.reduce((a, b) => a + b, 0);
-  const { seed, targets } = scaleSeed(freshTargets ? Math.max(fresh, largest) : largest);
+  const { seed, targets } = scaleSeed(
+    freshTargets ? Math.max(fresh, largest) : largest,
+    promotion > 0 && capacity > 0 ? promotion : 0,
+  );
   let nextTarget = freshTargets ? 1 : 0;
   const batchOf = (n: number) =>
     sameTarget

@@ -144,7 +144,11 @@ export function definitionActivities(ctx: ActivityContext) {
           send: apply,
           find: async (sending) => {
             const approved = sending?.mark ?? expected;
-            if (!approved) return undefined;
+            // Never without one (an attempt that may have sent had a preview): "not landed" would apply again.
+            if (!approved)
+              throw new ImportOutcomeUnknown(
+                `an apply into ${input.testSuiteId} may have landed, with no preview to compare`,
+              );
             // With no send time recorded (an attempt that died before its heartbeat reached Temporal), it may have
             // been sent a moment ago: the whole window.
             const settleLeft = (sending?.sentAt ?? Date.now()) + ctx.submitSettleMs - Date.now();

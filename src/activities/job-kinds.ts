@@ -4,7 +4,7 @@
  */
 import { activityInfo } from '@temporalio/activity';
 import type { ServiceClient, TestRunLink } from '../api/index.js';
-import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
+import type { JobKind } from '../contract/job-kinds.js';
 import type { SubmitInput } from './job-inputs.js';
 
 /** The workflow a job points back to: the caller (the lock's parent) when given, else this activity's workflow. */
@@ -41,11 +41,9 @@ type Send = (
   link: TestRunLink,
 ) => Promise<{ id: string; created_at?: string }>;
 
-const SEND: Record<JobKind, Send> = {
+/** How each kind of job is sent (its activity and job key are the contract's: JOB_KINDS). */
+export const SENDERS: Record<JobKind, Send> = {
   profiling: (client, id, signal) => client.profilingRuns.submit(id, { signal }),
   tests: (client, id, signal, link) => client.testRuns.submit(id, { signal, ...link }),
   generation: (client, id, signal) => client.testGeneration.submit(id, { signal }),
 };
-
-/** Each kind: its activity and job key (the contract's list), and how it is sent. */
-export const KINDS = (kind: JobKind) => ({ ...JOB_KINDS[kind], send: SEND[kind] });

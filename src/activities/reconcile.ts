@@ -10,8 +10,6 @@
 import { GarbledResponse, NotFound, UnexpectedResponse, type Job, type ServiceClient } from '../api/index.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 
-export type { JobKind } from '../contract/job-kinds.js';
-
 /** The newest jobs of one kind before a submission was sent. */
 export interface Watermark {
   ids: string[];

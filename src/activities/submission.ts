@@ -14,7 +14,7 @@ import { attemptDeadline } from './deadline.js';
 import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
 import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
-import { KINDS, linkTo } from './job-kinds.js';
+import { SENDERS, linkTo } from './job-kinds.js';
 import { takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
@@ -84,7 +84,7 @@ export function submitter(ctx: ActivityContext) {
   }
 
   async function submit<I extends SubmitInput>(kind: JobKind, raw: I): Promise<Locked<I, JobSubmitted>> {
-    const input = parseInput(SubmitInput, raw, KINDS(kind).activity);
+    const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
     // An attempt after one that certainly created nothing (refused, or failed before its send) sends at once. Any
     // other earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
     const recorded: unknown = activityInfo().heartbeatDetails;
@@ -109,12 +109,13 @@ export function submitter(ctx: ActivityContext) {
   }
 
   /**
-   * Submits from inside a wait, the job it then follows (own-job.ts). Its phase goes where `record` puts it (the wait's heartbeat details, read back as `recorded`). An earlier attempt of
-   * that activity may have sent only if it took the lock (then kept, or released with its outcome, which the lock
-   * returns) or recorded a send, unless the attempt just before this one recorded that it ended with nothing
-   * outstanding. The workflow's cancel does not abort it: the workflow waits for the answer and cancels the job; a
-   * workflow that is gone has it undone here. Bounded by one submission's time. The wait follows the job for hours:
-   * its lock is free once the wait's heartbeat details name that job, even if its release failed.
+   * Submits from inside a wait, the job it then follows (own-job.ts). Its phase goes where `record` puts it (the
+   * wait's heartbeat details, read back as `recorded`). An earlier attempt of that activity may have sent only if it
+   * took the lock (then kept, or released with its outcome, which the lock returns) or recorded a send, unless the
+   * attempt just before this one recorded that it ended with nothing outstanding. The workflow's cancel does not
+   * abort it: the workflow waits for the answer and cancels the job; a workflow that is gone has it undone here.
+   * Bounded by one submission's time. The wait follows the job for hours: its lock is free once the wait's heartbeat
+   * details name that job, even if its release failed.
    */
   async function submitWithin(
     kind: JobKind,
@@ -153,7 +154,7 @@ export function submitter(ctx: ActivityContext) {
     const projectCode = input.projectCode ?? profileProject;
     const own = activityInfo().workflowExecution;
     const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${activityId}`;
-    const { jobKey } = KINDS(kind);
+    const { jobKey } = JOB_KINDS[kind];
     const target: LookupTarget | undefined = projectCode
       ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, lockId: input.lock }
       : undefined;
@@ -192,7 +193,8 @@ export function submitter(ctx: ActivityContext) {
     outstanding: Outstanding,
     until: number,
   ): Promise<JobSubmitted> {
-    const { send, jobKey } = KINDS(kind);
+    const { jobKey } = JOB_KINDS[kind];
+    const send = SENDERS[kind];
     const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal);
     return writeOnce(
       {

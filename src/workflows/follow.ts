@@ -134,9 +134,9 @@ async function cancelForCancellation(
 /**
  * The wait for job `jobId` ended without an outcome (`err`). Whatever ended it (a cancel, a failure retries cannot
  * fix: a schema break, a 404, a 401; the wait's own deadline), the job may still be running: it is cancelled rather
- * than left running with nobody watching. A cancel that is not confirmed fails the workflow RemoteCancelUnconfirmed, which names every job
- * left running. `submittedItself`: the wait submitted the job, so one the cancel kept from being retried ends the
- * workflow cancelled too.
+ * than left running with nobody watching. A cancel that is not confirmed fails the workflow RemoteCancelUnconfirmed,
+ * which names every job left running. `submittedItself`: the wait submitted the job, so one the cancel kept from
+ * being retried ends the workflow cancelled too.
  */
 export async function waitEnded(
   t: Tracker,
