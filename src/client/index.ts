@@ -11,32 +11,14 @@ import {
   WORKFLOW_TYPES,
   checkInput,
   invalidInputMessage,
-  type DataQualityPipelineInput,
-  type DataQualityPipelineResult,
-  type ExportTestDefinitionsInput,
-  type ExportTestDefinitionsResult,
-  type ProfileTableGroupInput,
-  type ProfileTableGroupResult,
-  type PromoteTestDefinitionsInput,
-  type PromoteTestDefinitionsResult,
-  type RunOrderInput,
-  type RunOrderResult,
-  type RunTestSuiteInput,
-  type RunTestSuiteResult,
+  type Workflows,
+  type WorkflowType,
 } from '../contract/index.js';
 
 export * from '../contract/index.js';
 
-/** Each workflow's input and result. */
-export interface Workflows {
-  dataQualityPipeline: [DataQualityPipelineInput, DataQualityPipelineResult];
-  profileTableGroup: [ProfileTableGroupInput, ProfileTableGroupResult];
-  runTestSuite: [RunTestSuiteInput, RunTestSuiteResult];
-  runOrder: [RunOrderInput, RunOrderResult];
-  promoteTestDefinitions: [PromoteTestDefinitionsInput, PromoteTestDefinitionsResult];
-  exportTestDefinitions: [ExportTestDefinitionsInput, ExportTestDefinitionsResult];
-}
-export type WorkflowName = keyof Workflows;
+/** A workflow of the contract by its own name (`Workflows` gives its input and result). */
+export type WorkflowName = WorkflowType;
 
 /** A handle whose `result()` is the workflow's result type. */
 export type DataopsHandle<T extends WorkflowName> = WorkflowHandle<

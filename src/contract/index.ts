@@ -4,19 +4,9 @@
  */
 export const DEFAULT_TASK_QUEUE = 'dataops-temporal';
 
-/** Workflow type names: start them by name from any language (each `dataops.` and its name: see names.ts). */
-export const WORKFLOW_TYPES = {
-  runOrder: 'dataops.runOrder',
-  profileTableGroup: 'dataops.profileTableGroup',
-  runTestSuite: 'dataops.runTestSuite',
-  dataQualityPipeline: 'dataops.dataQualityPipeline',
-  promoteTestDefinitions: 'dataops.promoteTestDefinitions',
-  exportTestDefinitions: 'dataops.exportTestDefinitions',
-} as const satisfies Record<string, `dataops.${string}`>;
-export type WorkflowType = keyof typeof WORKFLOW_TYPES;
-
 export * from './activity-options.js';
 export * from './names.js';
+export * from './workflow-types.js';
 export * from './messages.js';
 export * from './types.js';
 export * from './workflows.js';

@@ -143,3 +143,9 @@ export const ExportTestDefinitionsResult = z.object({
   writtenTo: z.string().nullable(),
 });
 export type ExportTestDefinitionsResult = z.infer<typeof ExportTestDefinitionsResult>;
+
+/** The input schema of each workflow above, by its name: part of WORKFLOW_INPUTS (inputs.ts). */
+export const PROMOTION_WORKFLOW_INPUTS = {
+  promoteTestDefinitions: PromoteTestDefinitionsInput,
+  exportTestDefinitions: ExportTestDefinitionsInput,
+} as const;

@@ -301,3 +301,11 @@ export const DataQualityPipelineResult = z.object({
   gates: GateVerdict,
 });
 export type DataQualityPipelineResult = z.infer<typeof DataQualityPipelineResult>;
+
+/** The input schema of each workflow above, by its name: part of WORKFLOW_INPUTS (inputs.ts). */
+export const JOB_WORKFLOW_INPUTS = {
+  dataQualityPipeline: DataQualityPipelineInput,
+  profileTableGroup: ProfileTableGroupInput,
+  runTestSuite: RunTestSuiteInput,
+  runOrder: RunOrderInput,
+} as const;

@@ -7,29 +7,39 @@
 import { WorkflowRunOperationHandler, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
 import type { z } from 'zod';
-import { WORKFLOW_TYPES, checkInput, invalidInputMessage, type WorkflowType } from '../contract/index.js';
+import {
+  WORKFLOW_TYPES,
+  checkInput,
+  invalidInputMessage,
+  type WorkflowType,
+  type Workflows,
+} from '../contract/index.js';
 import { WORKFLOW_INPUTS } from '../contract/inputs.js';
-import { dataopsNexusService } from '../contract/nexus.js';
+import { dataopsNexusService, type DataopsNexusService } from '../contract/nexus.js';
 
 /** The workflow id a Nexus operation's run gets. */
 export const nexusWorkflowId = (workflow: string, requestId: string) => `dataops-nexus/${workflow}/${requestId}`;
 
-function workflowRun<I, O>(workflow: WorkflowType, schema: z.ZodType): WorkflowRunOperationHandler<I, O> {
-  return new WorkflowRunOperationHandler<I, O>(async (ctx, input) => {
+function workflowRun<K extends WorkflowType>(
+  workflow: K,
+  schema: z.ZodType,
+): WorkflowRunOperationHandler<Workflows[K][0], Workflows[K][1]> {
+  return new WorkflowRunOperationHandler(async (ctx, input) => {
     const checked = checkInput(schema, input);
     if (!checked.ok) throw new nexus.HandlerError('BAD_REQUEST', invalidInputMessage(workflow, checked.problems));
-    return startWorkflow<(input: I) => Promise<O>>(ctx, WORKFLOW_TYPES[workflow], {
+    return startWorkflow<(input: Workflows[K][0]) => Promise<Workflows[K][1]>>(ctx, WORKFLOW_TYPES[workflow], {
       args: [input],
       workflowId: nexusWorkflowId(workflow, ctx.requestId),
     });
   });
 }
 
-export const dataopsNexusHandler = nexus.serviceHandler(dataopsNexusService, {
-  dataQualityPipeline: workflowRun('dataQualityPipeline', WORKFLOW_INPUTS.dataQualityPipeline),
-  profileTableGroup: workflowRun('profileTableGroup', WORKFLOW_INPUTS.profileTableGroup),
-  runTestSuite: workflowRun('runTestSuite', WORKFLOW_INPUTS.runTestSuite),
-  runOrder: workflowRun('runOrder', WORKFLOW_INPUTS.runOrder),
-  promoteTestDefinitions: workflowRun('promoteTestDefinitions', WORKFLOW_INPUTS.promoteTestDefinitions),
-  exportTestDefinitions: workflowRun('exportTestDefinitions', WORKFLOW_INPUTS.exportTestDefinitions),
-});
+/** One operation handler per workflow of the contract, each checking that workflow's input. */
+const handlers = Object.fromEntries(
+  (Object.keys(WORKFLOW_INPUTS) as WorkflowType[]).map((workflow) => [
+    workflow,
+    workflowRun(workflow, WORKFLOW_INPUTS[workflow]),
+  ]),
+) as unknown as nexus.ServiceHandlerFor<DataopsNexusService['operations']>;
+
+export const dataopsNexusHandler = nexus.serviceHandler(dataopsNexusService, handlers);

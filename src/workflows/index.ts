@@ -1,11 +1,14 @@
-// Every workflow of this project, registered by the worker under the names exported below.
-import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
-import { dataQualityPipeline } from './pipeline.js';
-import { profileTableGroup, runTestSuite } from './jobs.js';
-import { runOrder } from './orders.js';
-import { exportTestDefinitions, promoteTestDefinitions } from './promotion.js';
+/**
+ * Every workflow of this project, registered by the worker: each module below exports its workflows under their
+ * `dataops.` names only (WORKFLOW_TYPES, src/contract/workflow-types.ts), and nothing else, so what it exports is
+ * what is registered. `test/contract/registration.test.ts` pins the two together.
+ */
+import { setWorkflowOptions, workflowInfo, type Workflow } from '@temporalio/workflow';
+import * as jobs from './jobs.js';
+import * as pipeline from './pipeline.js';
+import * as promotion from './promotion.js';
 // Internal: the per-target lock (src/activities/target-lock.ts).
-import { targetLock } from './target-lock.js';
+import * as lock from './target-lock.js';
 
 // Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/versioning.md).
 // The behaviour is declared only on a versioned worker: an unversioned one must send none (the server refuses it).
@@ -15,21 +18,10 @@ import { targetLock } from './target-lock.js';
 // within its approval timeout, a lock within seconds (one that runs after its start delay completes at once).
 const pinned = () =>
   workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' as const } : {};
-setWorkflowOptions(pinned, dataQualityPipeline);
-setWorkflowOptions(pinned, profileTableGroup);
-setWorkflowOptions(pinned, runTestSuite);
-setWorkflowOptions(pinned, runOrder);
-setWorkflowOptions(pinned, exportTestDefinitions);
-setWorkflowOptions(pinned, promoteTestDefinitions);
-setWorkflowOptions(pinned, targetLock);
+const registered: Record<string, Workflow> = { ...jobs, ...pipeline, ...promotion, ...lock };
+for (const workflow of Object.values(registered)) setWorkflowOptions(pinned, workflow);
 
-// Registered under the contract's names (WORKFLOW_TYPES, names.ts): `dataops.` and the function's name.
-export {
-  dataQualityPipeline as 'dataops.dataQualityPipeline',
-  profileTableGroup as 'dataops.profileTableGroup',
-  runTestSuite as 'dataops.runTestSuite',
-  runOrder as 'dataops.runOrder',
-  exportTestDefinitions as 'dataops.exportTestDefinitions',
-  promoteTestDefinitions as 'dataops.promoteTestDefinitions',
-  targetLock as 'dataops.targetLock',
-};
+export * from './jobs.js';
+export * from './pipeline.js';
+export * from './promotion.js';
+export * from './target-lock.js';

@@ -1,70 +1,17 @@
-/** The single-job workflows, profileTableGroup and runTestSuite, and the steps the pipeline reuses from them. */
-import type {
-  ProfileTableGroupResult,
-  ProfilingSummary,
-  RunTestSuiteResult,
-  TestRunSummary,
-} from '../contract/index.js';
-import type { JobOptions, ProfileTableGroupInput, RunTestSuiteInput } from '../contract/workflows.js';
-import type { Fetched } from './follow.js';
-import { runJob } from './submit-and-wait.js';
-import { checkedInput } from './input.js';
-import { Tracker, activitiesWithin } from './shared.js';
-
-/** The summary the wait read, or, when it could not, the one the read's own activity fetches (retried as every call). */
-async function readUnlessFetched<S>(t: Tracker, kind: string, fetched: S | undefined, read: () => Promise<S>) {
-  if (fetched) return fetched;
-  t.stage(`fetching ${kind} summary`);
-  return read();
-}
-
-/** A score may be rolled up a moment after its run completes (TestGen, test and profiling runs): up to a minute. */
-const SCORE_ROLLUP_MS = 60_000;
-
 /**
- * Profiles a table group and reads its summary: the wait reads it as it sees the run complete, and only when that
- * read failed does a separate activity fetch it. With `generationOutlookOf`, the wait also reads whether a
- * test-generation job will follow (the pipeline's next step), and looks for it once.
+ * The single-job workflows: profileTableGroup, runTestSuite and runOrder, one step each (job-steps.ts, orders.ts).
+ * Exported only under their registered names, so every function exported here is a workflow the worker registers
+ * (index.ts); a new one is registered by being added here.
  */
-export async function profileStep(
-  t: Tracker,
-  opts: JobOptions,
-  tableGroupId: string,
-  generationOutlookOf?: string,
-): Promise<{ result: ProfileTableGroupResult; fetched: Fetched }> {
-  const after = {
-    summary: 'profiling' as const,
-    awaitScoreMs: SCORE_ROLLUP_MS,
-    ...(generationOutlookOf ? { generationOutlookOf } : {}),
-    ...(generationOutlookOf && opts.projectCode ? { projectCode: opts.projectCode } : {}),
-  };
-  const { run: job, fetched } = await runJob(t, 'profiling', opts, 'profiling', tableGroupId, after);
-  const summary = await readUnlessFetched(t, 'profiling', fetched.summary as ProfilingSummary | undefined, () =>
-    activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
-      profile: opts.profile,
-      jobId: job.jobId,
-      awaitScoreMs: SCORE_ROLLUP_MS,
-    }),
-  );
-  return { result: { job, summary }, fetched };
-}
-
-/** Runs a test suite and reads its summary (read by the wait when it can, as in profileStep). */
-export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
-  const after = { summary: 'test_run' as const, awaitScoreMs: SCORE_ROLLUP_MS };
-  const { run: job, fetched } = await runJob(t, 'test_run', opts, 'tests', testSuiteId, after);
-  const summary = await readUnlessFetched(t, 'test run', fetched.summary as TestRunSummary | undefined, () =>
-    activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
-      profile: opts.profile,
-      jobId: job.jobId,
-      awaitScoreMs: SCORE_ROLLUP_MS,
-    }),
-  );
-  return { job, summary };
-}
+import type { ProfileTableGroupResult, RunOrderResult, RunTestSuiteResult } from '../contract/index.js';
+import type { ProfileTableGroupInput, RunOrderInput, RunTestSuiteInput } from '../contract/workflows.js';
+import { checkedInput } from './input.js';
+import { profileStep, testRunStep } from './job-steps.js';
+import { orderStep } from './orders.js';
+import { Tracker } from './shared.js';
 
 /** Profiles a table group: submit, wait through interrupts, fetch the summary. */
-export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTableGroupResult> {
+async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTableGroupResult> {
   const t = new Tracker('profileTableGroup');
   return t.run(async () => {
     const input = await checkedInput('profileTableGroup', raw, t, arguments.length);
@@ -74,7 +21,7 @@ export async function profileTableGroup(raw: ProfileTableGroupInput): Promise<Pr
 }
 
 /** Runs a test suite: submit, wait, fetch the summary. */
-export async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuiteResult> {
+async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuiteResult> {
   const t = new Tracker('runTestSuite');
   return t.run(async () => {
     const input = await checkedInput('runTestSuite', raw, t, arguments.length);
@@ -82,3 +29,19 @@ export async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuite
     return testRunStep(t, input, input.testSuiteId);
   });
 }
+
+/** Runs an order in a kitchen, with runtime overrides; optionally waits for the order run to finish. */
+async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
+  const t = new Tracker('runOrder');
+  return t.run(async () => {
+    const input = await checkedInput('runOrder', raw, t, arguments.length);
+    t.search.set({ stage: 'order' });
+    return orderStep(t, input, input);
+  });
+}
+
+export {
+  profileTableGroup as 'dataops.profileTableGroup',
+  runTestSuite as 'dataops.runTestSuite',
+  runOrder as 'dataops.runOrder',
+};

@@ -1,12 +1,11 @@
-/** The runOrder workflow and the order step of the pipeline: create, optionally wait for the run, stop on cancel. */
+/** The order step of runOrder and the pipeline: create, optionally wait for the run, stop on cancel. */
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import { DEFAULT_CANCEL_TIMEOUT_MS, DEFAULT_MAX_WAIT_MS, heartbeatWaiting } from '../contract/activity-options.js';
 import type { RunOrderResult } from '../contract/index.js';
 import type { RunOrderInput } from '../contract/workflows.js';
-import { checkedInput } from './input.js';
 import { stopOrder } from './order-stop.js';
 import type { CancelReason } from './remote-cancel.js';
-import { ranOutOfMaxWait, Tracker } from './shared.js';
+import { ranOutOfMaxWait, type Tracker } from './shared.js';
 import { createOrderUnderLock } from './submission.js';
 import { ourActivities } from './ours.js';
 
@@ -122,15 +121,5 @@ function orderWaitTimedOut(t: Tracker, orderId: string, maxWaitMs: number, err: 
     message: `gave up waiting for the run of order ${orderId} after maxWaitMs ${maxWaitMs} ms; ${fate}`,
     cause: err,
     details: [{ orderId, maxWaitMs, remoteCancel: stop ?? null }],
-  });
-}
-
-/** Runs an order in a kitchen, with runtime overrides; optionally waits for the order run to finish. */
-export async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
-  const t = new Tracker('runOrder');
-  return t.run(async () => {
-    const input = await checkedInput('runOrder', raw, t, arguments.length);
-    t.search.set({ stage: 'order' });
-    return orderStep(t, input, input);
   });
 }

@@ -28,7 +28,7 @@ import { Tracker, activitiesWithin } from './shared.js';
 type Decision = NonNullable<PromoteTestDefinitionsResult['decision']>;
 
 /** Counts per action and reason, one line each, then the totals: the human-readable diff. */
-export function diffLines(report: ImportReport, label: string): string[] {
+function diffLines(report: ImportReport, label: string): string[] {
   const lines = Object.entries(report.counts)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, n]) => `${label}: ${key.replace('/', ' (')}) ${n}`);
@@ -68,7 +68,7 @@ function samePreview(a: ImportReport, b: ImportReport): boolean {
 const refuse = (type: 'InvalidInput' | 'PreviewNotReady' | 'AlreadyDecided' | 'StalePreview', message: string) =>
   ApplicationFailure.create({ type, message, nonRetryable: true });
 
-export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): Promise<PromoteTestDefinitionsResult> {
+async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): Promise<PromoteTestDefinitionsResult> {
   const t = new Tracker('promoteTestDefinitions');
   let preview: PromotionPreview | null = null;
   let decision: Decision | null = null;
@@ -254,7 +254,7 @@ export async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): 
 }
 
 /** Exports a suite's test definitions (a backup), optionally writing the file under the worker's export directory. */
-export async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Promise<ExportTestDefinitionsResult> {
+async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Promise<ExportTestDefinitionsResult> {
   const t = new Tracker('exportTestDefinitions');
   return t.run(async () => {
     const input = await checkedInput('exportTestDefinitions', raw, t, arguments.length);
@@ -276,3 +276,9 @@ export async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Pr
     return { file: out.file, definitions: out.definitions, writtenTo };
   });
 }
+
+/** Registered under their contract names only (index.ts registers every export). */
+export {
+  promoteTestDefinitions as 'dataops.promoteTestDefinitions',
+  exportTestDefinitions as 'dataops.exportTestDefinitions',
+};

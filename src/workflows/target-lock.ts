@@ -13,7 +13,9 @@ export interface TargetLockInput {
   expiresAtMs: number;
 }
 
-export async function targetLock(input?: TargetLockInput): Promise<void> {
+async function targetLock(input?: TargetLockInput): Promise<void> {
   const left = (input?.expiresAtMs ?? 0) - Date.now();
   if (left > 0) await sleep(left);
 }
+
+export { targetLock as 'dataops.targetLock' };

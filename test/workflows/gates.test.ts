@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DataQualityPipelineInput, type TestRunSummary } from '../../src/contract/index.js';
-import { evaluateGates } from '../../src/workflows/pipeline.js';
+import { evaluateGates } from '../../src/workflows/gates.js';
 import { scorePercent } from '../../src/vocabulary.js';
 
 const summary = (score: number | null): TestRunSummary => ({

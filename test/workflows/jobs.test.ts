@@ -3,7 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { liveProgress } from '../../src/cli/follow.js';
-import type { profileTableGroup, runTestSuite } from '../../src/workflows/jobs.js';
+import type {
+  'dataops.profileTableGroup' as profileTableGroup,
+  'dataops.runTestSuite' as runTestSuite,
+} from '../../src/workflows/jobs.js';
 import { progressQuery } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';

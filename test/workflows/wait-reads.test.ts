@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { History } from '@temporalio/common/lib/proto-utils.js';
-import type { dataQualityPipeline } from '../../src/workflows/pipeline.js';
-import type { runTestSuite } from '../../src/workflows/jobs.js';
+import type { 'dataops.dataQualityPipeline' as dataQualityPipeline } from '../../src/workflows/pipeline.js';
+import type { 'dataops.runTestSuite' as runTestSuite } from '../../src/workflows/jobs.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';

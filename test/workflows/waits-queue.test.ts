@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createActivities } from '../../src/activities/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
-import type { runTestSuite } from '../../src/workflows/jobs.js';
+import type { 'dataops.runTestSuite' as runTestSuite } from '../../src/workflows/jobs.js';
 import { simDeps, workflowsPath } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, withWorker, type TestEnv } from '../helpers/temporal.js';

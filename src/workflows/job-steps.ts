@@ -1,0 +1,63 @@
+/** The profiling and test-run steps: the single-job workflows run one each, the pipeline runs both (jobs.ts, pipeline.ts). */
+import type {
+  ProfileTableGroupResult,
+  ProfilingSummary,
+  RunTestSuiteResult,
+  TestRunSummary,
+} from '../contract/index.js';
+import type { JobOptions } from '../contract/workflows.js';
+import type { Fetched } from './follow.js';
+import { runJob } from './submit-and-wait.js';
+import { activitiesWithin, type Tracker } from './shared.js';
+
+/** The summary the wait read, or, when it could not, the one the read's own activity fetches (retried as every call). */
+async function readUnlessFetched<S>(t: Tracker, kind: string, fetched: S | undefined, read: () => Promise<S>) {
+  if (fetched) return fetched;
+  t.stage(`fetching ${kind} summary`);
+  return read();
+}
+
+/** A score may be rolled up a moment after its run completes (TestGen, test and profiling runs): up to a minute. */
+const SCORE_ROLLUP_MS = 60_000;
+
+/**
+ * Profiles a table group and reads its summary: the wait reads it as it sees the run complete, and only when that
+ * read failed does a separate activity fetch it. With `generationOutlookOf`, the wait also reads whether a
+ * test-generation job will follow (the pipeline's next step), and looks for it once.
+ */
+export async function profileStep(
+  t: Tracker,
+  opts: JobOptions,
+  tableGroupId: string,
+  generationOutlookOf?: string,
+): Promise<{ result: ProfileTableGroupResult; fetched: Fetched }> {
+  const after = {
+    summary: 'profiling' as const,
+    awaitScoreMs: SCORE_ROLLUP_MS,
+    ...(generationOutlookOf ? { generationOutlookOf } : {}),
+    ...(generationOutlookOf && opts.projectCode ? { projectCode: opts.projectCode } : {}),
+  };
+  const { run: job, fetched } = await runJob(t, 'profiling', opts, 'profiling', tableGroupId, after);
+  const summary = await readUnlessFetched(t, 'profiling', fetched.summary as ProfilingSummary | undefined, () =>
+    activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
+      profile: opts.profile,
+      jobId: job.jobId,
+      awaitScoreMs: SCORE_ROLLUP_MS,
+    }),
+  );
+  return { result: { job, summary }, fetched };
+}
+
+/** Runs a test suite and reads its summary (read by the wait when it can, as in profileStep). */
+export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
+  const after = { summary: 'test_run' as const, awaitScoreMs: SCORE_ROLLUP_MS };
+  const { run: job, fetched } = await runJob(t, 'test_run', opts, 'tests', testSuiteId, after);
+  const summary = await readUnlessFetched(t, 'test run', fetched.summary as TestRunSummary | undefined, () =>
+    activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
+      profile: opts.profile,
+      jobId: job.jobId,
+      awaitScoreMs: SCORE_ROLLUP_MS,
+    }),
+  );
+  return { job, summary };
+}
