@@ -5,7 +5,8 @@
  * candidate is ours when its caller metadata carries our submission id (test runs, where the deployment keeps
  * metadata), or else when its target is ours: from the listing where the deployment shows it, from the run's own
  * record where it does not (TestGen 5.134 shows a profiling run's table group once the run has started). The per-target
- * lock (src/workflows/submission.ts) ensures no other submission of ours to that target is in flight meanwhile.
+ * lock (src/workflows/submission.ts) ensures no other submission of ours to that target is in flight meanwhile. A test
+ * run needs no lock where the deployment is proven to keep its metadata (echoProof): then only its id makes it ours.
  */
 import { GarbledResponse, NotFound, UnexpectedResponse, type Job, type ServiceClient } from '../api/index.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
@@ -33,16 +34,55 @@ export interface LookupTarget {
   signal: AbortSignal;
   /** The per-target lock the submission was made under, if any: earlier holders recorded the jobs they created. */
   lockId?: string | undefined;
+  /**
+   * The deployment is proven to keep a test run's caller metadata (`echoProof`): a test run is ours only when its
+   * metadata carries our submission id, never by its target, so the lookup needs no lock.
+   */
+  exact?: boolean | undefined;
 }
+
+/** The newest jobs of the kind. */
+const newest = (t: LookupTarget) =>
+  t.client.jobs.list(t.projectCode, { job_key: t.jobKey, page: 1, limit: PAGE }, { signal: t.signal });
+
+const watermarkOf = (items: Job[]): Watermark => ({
+  ids: items.map((j) => j.id),
+  newest: items[0]?.created_at ?? null,
+});
 
 /** Notes the newest jobs of the kind, before sending. */
 export async function takeWatermark(t: LookupTarget): Promise<Watermark> {
-  const list = await t.client.jobs.list(
-    t.projectCode,
-    { job_key: t.jobKey, page: 1, limit: PAGE },
-    { signal: t.signal },
-  );
-  return { ids: list.items.map((j) => j.id), newest: list.items[0]?.created_at ?? null };
+  return watermarkOf((await newest(t)).items);
+}
+
+/** A job some other caller made: another source than the API, or another user. */
+const notFromUs = (t: LookupTarget, job: Job): boolean =>
+  (typeof job.source === 'string' && job.source !== 'api') ||
+  (typeof job.created_by === 'string' && !!t.client.username && job.created_by !== t.client.username);
+
+/**
+ * The newest test runs (a watermark, if taken just before the send), and whether the deployment is proven to keep a
+ * test run's caller metadata: the newest one an API caller submitted shows a `submission_id` in its metadata, as
+ * every test run we submit sends. Then our own is told exactly by its id (TestGen 5.134 keeps it; the spec's summary
+ * has no such field). Unproven (no such run yet, a run without it, a record that cannot be read now), it is not.
+ */
+export async function echoProof(t: LookupTarget): Promise<{ mark: Watermark; echoes: boolean }> {
+  const { items } = await newest(t);
+  const probe = items.find((job) => !notFromUs(t, job));
+  let echoes = false;
+  if (probe) {
+    try {
+      const meta = (await t.client.testRuns.summary(probe.id, { signal: t.signal })).metadata;
+      echoes =
+        typeof meta === 'object' &&
+        meta !== null &&
+        typeof (meta as Record<string, unknown>).submission_id === 'string';
+    } catch (err) {
+      // Unproven, whatever went wrong (an outage too): the lock serves, and nothing needs retrying for the proof.
+      if (t.signal.aborted) throw err;
+    }
+  }
+  return { mark: watermarkOf(items), echoes };
 }
 
 /**
@@ -96,8 +136,7 @@ async function identify(t: LookupTarget, job: Job): Promise<Verdict> {
 
 /** By metadata where kept, by target otherwise; undetermined while the target is unknown. */
 async function identifyBy(t: LookupTarget, job: Job): Promise<Verdict> {
-  if (typeof job.source === 'string' && job.source !== 'api') return 'other';
-  if (typeof job.created_by === 'string' && t.client.username && job.created_by !== t.client.username) return 'other';
+  if (notFromUs(t, job)) return 'other';
   const field = JOB_KINDS[t.kind].targetField;
   let target: unknown = job[field];
   if (t.kind === 'tests') {
@@ -106,6 +145,7 @@ async function identifyBy(t: LookupTarget, job: Job): Promise<Verdict> {
     if (meta && typeof meta === 'object' && 'submission_id' in meta)
       return (meta as Record<string, unknown>).submission_id === t.submissionId ? 'ours' : 'other';
     if (meta && typeof meta === 'object') return 'other'; // another caller's metadata
+    if (t.exact) return 'other'; // the deployment keeps ours: a run without it is not ours
     target ??= run.test_suite_id;
   } else if (t.kind === 'profiling' && (target === undefined || target === null)) {
     target = (await t.client.profilingRuns.summary(job.id, { signal: t.signal })).table_group_id;

@@ -15,7 +15,7 @@ import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
 import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { SENDERS, linkTo } from './job-kinds.js';
-import { takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
+import { echoProof, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import {
@@ -27,7 +27,14 @@ import {
   type Phase,
   type Prior,
 } from './write-once.js';
-import { SUBMISSION_BOUND_MS, afterUnanswered, sendSignal, underTargetLock, type Locked } from './target-lock.js';
+import {
+  SUBMISSION_BOUND_MS,
+  afterUnanswered,
+  sendSignal,
+  underTargetLock,
+  undoneIfWorkflowGone,
+  type Locked,
+} from './target-lock.js';
 import type { LockHeld } from '../contract/lock-held.js';
 
 /** Kept back from an attempt's end for the send that may follow a lookup. */
@@ -52,6 +59,17 @@ function recordedSend(recorded: unknown): Sending | undefined {
 
 /** Where a submission records its phase: its own heartbeat details, or those of the wait it runs in. */
 type RecordPhase = (phase: Phase<Watermark | null>) => void;
+
+/**
+ * What a test run's submission knows before it sends (reconcile.ts, echoProof): the newest test runs, and whether
+ * the deployment keeps our submission id, which tells our own run exactly. Then the first attempt sends without the
+ * lock, with those runs as its watermark; a retry takes the lock (an earlier attempt may hold it), and every lookup
+ * goes by the id alone.
+ */
+type Proof = Awaited<ReturnType<typeof echoProof>>;
+
+/** Whether this attempt may send without the lock: told exactly, and no earlier attempt that could hold it. */
+const unlocked = (proof: Proof): boolean => proof.echoes && activityInfo().attempt === 1;
 
 /** A locked submission made by a wait of its own job (see own-job.ts). */
 export interface WaitSubmission {
@@ -98,10 +116,18 @@ export function submitter(ctx: ActivityContext) {
         const until = lookingUntil();
         if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal, prior, beat, outstanding, until);
         const signal = sendSignal();
+        const undoIt = (r: JobSubmitted) => undo(input.profile, r.jobId, signal);
+        const proof = await proofFor(kind, input, signal);
+        if (proof && unlocked(proof))
+          return undoneIfWorkflowGone(
+            await sendOnce(kind, input, signal, prior, beat, outstanding, until, proof),
+            undoIt,
+          );
+        const exact = proof && { echoes: proof.echoes };
         return underTargetLock(
           lock,
-          () => sendOnce(kind, input, signal, prior, beat, outstanding, until),
-          (r) => undo(input.profile, r.jobId, signal),
+          () => sendOnce(kind, input, signal, prior, beat, outstanding, until, exact),
+          undoIt,
         );
       }),
     );
@@ -129,18 +155,36 @@ export function submitter(ctx: ActivityContext) {
     const until = lookingUntil(Date.now() + SUBMISSION_BOUND_MS - 60_000);
     // Until the lock says whether an earlier attempt took it (and may have sent), only a certain refusal is clean.
     const outstanding = { value: !certain };
-    return recordingRefusal(outstanding, record, () =>
-      underTargetLock(
+    return recordingRefusal(outstanding, record, async () => {
+      const undoIt = (r: JobSubmitted) => undo(input.profile, r.jobId, signal);
+      const proof = await proofFor(kind, input, signal);
+      if (proof && unlocked(proof)) {
+        outstanding.value = false; // the wait's first attempt: nothing was sent before it
+        const sent = await sendOnce(kind, input, signal, { mayHaveSent: false }, record, outstanding, until, proof);
+        return undoneIfWorkflowGone(sent, undoIt);
+      }
+      return underTargetLock(
         input.lock,
         ({ kept }) => {
           const prior: Prior<Watermark | null> =
             !certain && (kept || sending) ? { mayHaveSent: true, sending } : { mayHaveSent: false };
-          return sendOnce(kind, input, signal, prior, record, outstanding, until);
+          return sendOnce(kind, input, signal, prior, record, outstanding, until, proof && { echoes: proof.echoes });
         },
-        (r) => undo(input.profile, r.jobId, signal),
+        undoIt,
         'submitted',
-      ),
-    );
+      );
+    });
+  }
+
+  /** The proof a test run's submission takes before it sends (Proof); none for other kinds, or without a listing. */
+  async function proofFor(
+    kind: JobKind,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'lock'>,
+    signal: AbortSignal,
+  ): Promise<Proof | undefined> {
+    if (kind !== 'tests') return undefined;
+    const { target } = lookupTarget(kind, input, activityInfo().activityId, signal);
+    return target ? echoProof(target) : undefined;
   }
 
   /** Where the jobs a submission of activity `activityId` (of this workflow) may have created are looked up. */
@@ -149,6 +193,7 @@ export function submitter(ctx: ActivityContext) {
     input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'lock'>,
     activityId: string,
     signal: AbortSignal,
+    exact?: boolean,
   ) {
     const { client, projectCode: profileProject } = ctx.profile(input.profile);
     const projectCode = input.projectCode ?? profileProject;
@@ -156,7 +201,7 @@ export function submitter(ctx: ActivityContext) {
     const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${activityId}`;
     const { jobKey } = JOB_KINDS[kind];
     const target: LookupTarget | undefined = projectCode
-      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, lockId: input.lock }
+      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, lockId: input.lock, exact }
       : undefined;
     return { client, submissionId, target };
   }
@@ -172,13 +217,18 @@ export function submitter(ctx: ActivityContext) {
     recorded: unknown,
   ): Promise<JobSubmitted | undefined> {
     const sending = recordedSend(recorded);
-    return afterUnanswered(input.lock, activityId, sending !== undefined, async (takenAtMs) => {
-      const { target } = lookupTarget(kind, input, activityId, Context.current().cancellationSignal);
+    const signal = Context.current().cancellationSignal;
+    const exact = (await proofFor(kind, input, signal))?.echoes === true;
+    // Told exactly, it looks even with no send recorded: an attempt that sent without the lock left no other trace.
+    return afterUnanswered(input.lock, activityId, sending !== undefined || exact, async (takenAtMs) => {
+      const { target } = lookupTarget(kind, input, activityId, signal, exact);
       if (!target)
         throw new SubmissionOutcomeUnknown(
           `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
         );
-      const since = sending?.sentAt ?? takenAtMs ?? activityInfo().scheduledTimestampMs;
+      // The lookup is exact, so an early bound takes nothing of another's: the whole time a submission may take.
+      const unlockedSince = exact ? Date.now() - SUBMISSION_BOUND_MS : undefined;
+      const since = sending?.sentAt ?? takenAtMs ?? unlockedSince ?? activityInfo().scheduledTimestampMs;
       return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, lookingUntil(), since);
     });
   }
@@ -192,14 +242,15 @@ export function submitter(ctx: ActivityContext) {
     record: RecordPhase,
     outstanding: Outstanding,
     until: number,
+    told?: { mark?: Watermark; echoes: boolean },
   ): Promise<JobSubmitted> {
     const { jobKey } = JOB_KINDS[kind];
     const send = SENDERS[kind];
-    const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal);
+    const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal, told?.echoes);
     return writeOnce(
       {
         prior,
-        mark: async () => (target ? takeWatermark(target) : null),
+        mark: async () => told?.mark ?? (target ? takeWatermark(target) : null),
         send: async () => {
           const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
           log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });

@@ -203,14 +203,26 @@ export async function underTargetLock<T extends { reconciled: boolean }>(
       await release(lockId, taken.runId, `failed: ${failure.type ?? 'Error'}`);
     throw err;
   }
-  if (await workflowGone(owner)) {
-    log.warn('the workflow that asked for this is gone; undoing it', { lockId });
-    await undo(result);
-    await release(lockId, taken.runId, 'undone: its workflow is gone');
-    throw new CancelledFailure('the workflow that asked for this submission is gone; what it created was undone');
-  }
+  await undoneIfWorkflowGone(result, undo, () => release(lockId, taken.runId, 'undone: its workflow is gone'));
   await release(lockId, taken.runId, 'released', result);
   return result;
+}
+
+/**
+ * `result`, unless this activity's workflow is gone (terminated, timed out): nobody will hear of what it created,
+ * so it is undone (the job cancelled, the order stopped), `undone` runs, and the activity fails. Every submission
+ * asks, locked or not.
+ */
+export async function undoneIfWorkflowGone<T>(
+  result: T,
+  undo: (result: T) => Promise<void>,
+  undone?: () => Promise<void>,
+): Promise<T> {
+  if (!(await workflowGone(me()))) return result;
+  log.warn('the workflow that asked for this is gone; undoing it');
+  await undo(result);
+  await undone?.();
+  throw new CancelledFailure('the workflow that asked for this submission is gone; what it created was undone');
 }
 
 /**

@@ -42,6 +42,11 @@ export interface SimVariants {
    * as a deployment that plans runs asynchronously does. @default 0
    */
   orderRunsListedAfterMs: number;
+  /**
+   * `true`: a test run keeps the `metadata` its submission sent and its summary shows it, as TestGen 5.134's does;
+   * `false`: neither, as the spec's summary has no such field (a deployment that drops it). @default true
+   */
+  callerMetadata: boolean;
 }
 
 export const DEFAULT_VARIANTS: SimVariants = {
@@ -57,6 +62,7 @@ export const DEFAULT_VARIANTS: SimVariants = {
   generationFollows: 'first-profile',
   runSlots: 0,
   orderRunsListedAfterMs: 0,
+  callerMetadata: true,
 };
 
 /** Variants as a process takes them (`--variants` JSON): any subset, every key and value checked. */
@@ -74,6 +80,7 @@ export const SimVariantsInput = z
     generationFollows: z.enum(['first-profile', 'every-profile']),
     runSlots: z.number().int().nonnegative(),
     orderRunsListedAfterMs: z.number().int().nonnegative(),
+    callerMetadata: z.boolean(),
   })
   .partial()
   .strict() satisfies z.ZodType<Partial<SimVariants>>;

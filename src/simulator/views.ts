@@ -51,7 +51,7 @@ export function testRunView(ctx: SimContext, job: JobRecord) {
     started_at: iso(ctx, job.started_at),
     completed_at: iso(ctx, job.completed_at),
     external_url: job.external_url ?? null,
-    metadata: job.caller_metadata ?? null,
+    ...(ctx.variants.callerMetadata ? { metadata: job.caller_metadata ?? null } : {}),
     result: result ?? null,
   };
 }

@@ -56,7 +56,16 @@ describe('what the wait reads when the job completes', () => {
     });
 
     test(`${waitStrategy}: a summary the wait cannot read is read by the workflow's own activity`, async () => {
-      const fault = sim.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: '/api/v1/test-runs/' });
+      // A test run of ours first: the submission then reads its summary, the proof that it needs no lock
+      // (src/activities/reconcile.ts, echoProof). The fault is for the read after it, the wait's.
+      await run(waitStrategy);
+      const fault = sim.controls.addFault({
+        kind: 'status',
+        status: 503,
+        method: 'GET',
+        path: '/api/v1/test-runs/',
+        skip: 1,
+      });
       const { result, history } = await run(waitStrategy);
       assert.equal(sim.controls.faults().find((f) => f.id === fault.id)?.hits, 1, 'the wait met the fault');
       assert.deepEqual(scheduled(history), [wait, 'getTestRunSummary']);

@@ -1,0 +1,110 @@
+/**
+ * A test run told by its submission id, without the per-target lock (src/activities/reconcile.ts, echoProof): where
+ * the deployment is proven to keep a test run's caller metadata, the first attempt sends without the lock and a lost
+ * answer is resolved by the id alone, never by the suite; where it is not, the lock serialises as before. On the dev
+ * server against the simulator, whose `callerMetadata` variant plays both.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ActivityFailure, ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { JobSubmitted } from '../../src/contract/types.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo } from '../helpers/activities.js';
+import { FROZEN, clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TS = SEED_IDS.testSuites;
+
+describe('a test run told by its submission id', () => {
+  let t: TestEnv;
+  before(async () => {
+    t = await startDevServerEnv();
+  });
+  after(async () => t?.env.teardown());
+
+  /** A simulator with the given `callerMetadata`, and one test run submitted on it first (the proof, when kept). */
+  async function service(callerMetadata: boolean): Promise<RunningSimulator> {
+    const { sim } = await startTestSimulator({ jobDurations: FROZEN, variants: { callerMetadata } });
+    await submit(sim, TS.financeProd);
+    return sim;
+  }
+  const lockOf = (suite: string) => `dataops-submit/default/tests/${suite}`;
+  const submit = async (sim: RunningSimulator, suite: string) =>
+    (await runActivity(
+      t.env,
+      await simDeps(sim),
+      'submitTestRun',
+      { targetId: suite, lock: lockOf(suite) },
+      SUBMIT_QUICK_RETRY,
+    )) as JobSubmitted;
+  /** The lock runs of `suite`'s test runs: none when no submission took it. */
+  const lockStatus = async (suite: string) => {
+    try {
+      return (await t.env.client.workflow.getHandle(lockOf(suite)).describe()).status.name;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'never taken';
+      throw err;
+    }
+  };
+
+  test('where the deployment keeps it, a test run takes no lock; where it does not, it does', async () => {
+    const keeps = await service(true);
+    const drops = await service(false);
+    try {
+      // The seed's suites, one per service: lock ids are per profile and suite, and both use profile "default".
+      const first = await submit(keeps, TS.salesDev);
+      assert.equal(keeps.controls.job(first.jobId)?.test_suite_id, TS.salesDev);
+      assert.equal(await lockStatus(TS.salesDev), 'never taken');
+      const second = await submit(drops, TS.salesProd);
+      assert.equal(drops.controls.job(second.jobId)?.test_suite_id, TS.salesProd);
+      assert.equal(await lockStatus(TS.salesProd), 'TERMINATED', 'taken and released');
+    } finally {
+      await keeps.close();
+      await drops.close();
+    }
+  });
+
+  test('a lost answer is never resolved to another caller’s run on the same suite, made meanwhile', async () => {
+    const sim = await service(true);
+    try {
+      const other = await clientFor(sim, 'admin');
+      const before = submissionsTo(sim, TS.salesDev);
+      // Our request fails in a way that may have committed (it did not); meanwhile another caller, which sends no
+      // metadata, submits a test run of the same suite: newer than our watermark, of our suite, not ours.
+      const lost = sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/test-runs' });
+      const ours = submit(sim, TS.salesDev);
+      await eventually('our request failed', () => faultHits(sim, lost) === 1);
+      const theirs = await other.testRuns.submit(TS.salesDev, {});
+      const res = await ours;
+      assert.notEqual(res.jobId, theirs.id, "not the other caller's run");
+      assert.equal(res.reconciled, false, 'sent again once settled: nothing of ours was found');
+      assert.equal(submissionsTo(sim, TS.salesDev), before + 2, 'theirs and ours');
+    } finally {
+      await sim.close();
+    }
+  });
+
+  test('a schema break in the answer, with nothing created, still fails for good', async () => {
+    const sim = await service(true);
+    try {
+      const before = submissionsTo(sim, TS.salesDev);
+      sim.controls.addFault({
+        kind: 'respond',
+        status: 200,
+        body: { unexpected: true },
+        method: 'POST',
+        path: '/test-runs',
+      });
+      await assert.rejects(submit(sim, TS.salesDev), (err: unknown) => {
+        assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ActivityFailure);
+        assert.ok(err.cause.cause instanceof ApplicationFailure);
+        assert.equal(err.cause.cause.type, 'UnexpectedResponse');
+        return true;
+      });
+      assert.equal(submissionsTo(sim, TS.salesDev), before);
+    } finally {
+      await sim.close();
+    }
+  });
+});
