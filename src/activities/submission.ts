@@ -16,6 +16,7 @@ import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { SENDERS, linkTo } from './job-kinds.js';
 import { echoProof, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
+import { provable, unlocked, unlockedBefore, type Proof, type Told } from './unlocked.js';
 import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import {
@@ -59,17 +60,6 @@ function recordedSend(recorded: unknown): Sending | undefined {
 
 /** Where a submission records its phase: its own heartbeat details, or those of the wait it runs in. */
 type RecordPhase = (phase: Phase<Watermark | null>) => void;
-
-/**
- * What a test run's submission knows before it sends (reconcile.ts, echoProof): the newest test runs, and whether
- * the deployment keeps our submission id, which tells our own run exactly. Then the first attempt sends without the
- * lock, with those runs as its watermark; a retry takes the lock (an earlier attempt may hold it), and every lookup
- * goes by the id alone.
- */
-type Proof = Awaited<ReturnType<typeof echoProof>>;
-
-/** Whether this attempt may send without the lock: told exactly, and no earlier attempt that could hold it. */
-const unlocked = (proof: Proof): boolean => proof.echoes && activityInfo().attempt === 1;
 
 /** A locked submission made by a wait of its own job (see own-job.ts). */
 export interface WaitSubmission {
@@ -123,10 +113,13 @@ export function submitter(ctx: ActivityContext) {
             await sendOnce(kind, input, signal, prior, beat, outstanding, until, proof),
             undoIt,
           );
-        const exact = proof && { echoes: proof.echoes };
         return underTargetLock(
           lock,
-          () => sendOnce(kind, input, signal, prior, beat, outstanding, until, exact),
+          ({ kept }) => {
+            const earlierUnlocked = unlockedBefore(kind, kept, prior.mayHaveSent ? prior.sending : undefined);
+            const told = { echoes: proof?.echoes === true, earlierUnlocked };
+            return sendOnce(kind, input, signal, prior, beat, outstanding, until, told);
+          },
           undoIt,
         );
       }),
@@ -166,9 +159,14 @@ export function submitter(ctx: ActivityContext) {
       return underTargetLock(
         input.lock,
         ({ kept }) => {
+          // An earlier attempt may have sent if it took the lock or recorded a send, or sent a test run without the
+          // lock and died before its record reached Temporal (the heartbeat throttle holds it back).
+          const earlierUnlocked = unlockedBefore(kind, kept, sending);
+          const earlier = kept || sending !== undefined || earlierUnlocked;
           const prior: Prior<Watermark | null> =
-            !certain && (kept || sending) ? { mayHaveSent: true, sending } : { mayHaveSent: false };
-          return sendOnce(kind, input, signal, prior, record, outstanding, until, proof && { echoes: proof.echoes });
+            !certain && earlier ? { mayHaveSent: true, sending } : { mayHaveSent: false };
+          const told = { echoes: proof?.echoes === true, earlierUnlocked };
+          return sendOnce(kind, input, signal, prior, record, outstanding, until, told);
         },
         undoIt,
         'submitted',
@@ -182,7 +180,7 @@ export function submitter(ctx: ActivityContext) {
     input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'lock'>,
     signal: AbortSignal,
   ): Promise<Proof | undefined> {
-    if (kind !== 'tests') return undefined;
+    if (!provable(kind)) return undefined;
     const { target } = lookupTarget(kind, input, activityInfo().activityId, signal);
     return target ? echoProof(target) : undefined;
   }
@@ -218,16 +216,18 @@ export function submitter(ctx: ActivityContext) {
   ): Promise<JobSubmitted | undefined> {
     const sending = recordedSend(recorded);
     const signal = Context.current().cancellationSignal;
-    const exact = (await proofFor(kind, input, signal))?.echoes === true;
-    // Told exactly, it looks even with no send recorded: an attempt that sent without the lock left no other trace.
-    return afterUnanswered(input.lock, activityId, sending !== undefined || exact, async (takenAtMs) => {
-      const { target } = lookupTarget(kind, input, activityId, signal, exact);
+    const echoes = (await proofFor(kind, input, signal))?.echoes === true;
+    // A test run is looked for even with no send recorded: one sent without the lock leaves no other trace, and is
+    // then told by its id alone.
+    return afterUnanswered(input.lock, activityId, sending !== undefined || provable(kind), async (takenAtMs) => {
+      const unlocked = provable(kind) && takenAtMs === undefined && sending === undefined;
+      const { target } = lookupTarget(kind, input, activityId, signal, echoes || unlocked);
       if (!target)
         throw new SubmissionOutcomeUnknown(
           `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
         );
-      // The lookup is exact, so an early bound takes nothing of another's: the whole time a submission may take.
-      const unlockedSince = exact ? Date.now() - SUBMISSION_BOUND_MS : undefined;
+      // Told by its id, an early bound takes nothing of another's: the whole time a submission may take.
+      const unlockedSince = unlocked ? Date.now() - SUBMISSION_BOUND_MS : undefined;
       const since = sending?.sentAt ?? takenAtMs ?? unlockedSince ?? activityInfo().scheduledTimestampMs;
       return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, lookingUntil(), since);
     });
@@ -242,7 +242,7 @@ export function submitter(ctx: ActivityContext) {
     record: RecordPhase,
     outstanding: Outstanding,
     until: number,
-    told?: { mark?: Watermark; echoes: boolean },
+    told?: Told,
   ): Promise<JobSubmitted> {
     const { jobKey } = JOB_KINDS[kind];
     const send = SENDERS[kind];
@@ -261,7 +261,9 @@ export function submitter(ctx: ActivityContext) {
             throw new SubmissionOutcomeUnknown(
               `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
             );
-          return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
+          // An earlier attempt's send made without the lock is told by its id alone (see Told); this one's as proven.
+          const by = cause === undefined && told?.earlierUnlocked ? { ...target, exact: true } : target;
+          return settle(by, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
         },
         record,
       },

@@ -10,15 +10,21 @@ import type { Fetched } from './follow.js';
 import { runJob } from './submit-and-wait.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
-/** The summary the wait read, or, when it could not, the one the read's own activity fetches (retried as every call). */
-async function readUnlessFetched<S>(t: Tracker, kind: string, fetched: S | undefined, read: () => Promise<S>) {
-  if (fetched) return fetched;
-  t.stage(`fetching ${kind} summary`);
-  return read();
-}
-
 /** A score may be rolled up a moment after its run completes (TestGen, test and profiling runs): up to a minute. */
 const SCORE_ROLLUP_MS = 60_000;
+
+/** The summary the wait read, or, when it could not, the one the read's own activity fetches (retried as every call). */
+async function readUnlessFetched<S>(
+  t: Tracker,
+  opts: JobOptions,
+  what: { label: string; jobId: string; read: 'getProfilingSummary' | 'getTestRunSummary' },
+  fetched: S | undefined,
+): Promise<S> {
+  if (fetched) return fetched;
+  t.stage(`fetching ${what.label} summary`);
+  const read = activitiesWithin(opts.outageToleranceMs).call[what.read] as (input: unknown) => Promise<S>;
+  return read({ profile: opts.profile, jobId: what.jobId, awaitScoreMs: SCORE_ROLLUP_MS });
+}
 
 /**
  * Profiles a table group and reads its summary: the wait reads it as it sees the run complete, and only when that
@@ -38,12 +44,11 @@ export async function profileStep(
     ...(generationOutlookOf && opts.projectCode ? { projectCode: opts.projectCode } : {}),
   };
   const { run: job, fetched } = await runJob(t, 'profiling', opts, 'profiling', tableGroupId, after);
-  const summary = await readUnlessFetched(t, 'profiling', fetched.summary as ProfilingSummary | undefined, () =>
-    activitiesWithin(opts.outageToleranceMs).call.getProfilingSummary({
-      profile: opts.profile,
-      jobId: job.jobId,
-      awaitScoreMs: SCORE_ROLLUP_MS,
-    }),
+  const summary = await readUnlessFetched(
+    t,
+    opts,
+    { label: 'profiling', jobId: job.jobId, read: 'getProfilingSummary' },
+    fetched.summary as ProfilingSummary | undefined,
   );
   return { result: { job, summary }, fetched };
 }
@@ -52,12 +57,11 @@ export async function profileStep(
 export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: string): Promise<RunTestSuiteResult> {
   const after = { summary: 'test_run' as const, awaitScoreMs: SCORE_ROLLUP_MS };
   const { run: job, fetched } = await runJob(t, 'test_run', opts, 'tests', testSuiteId, after);
-  const summary = await readUnlessFetched(t, 'test run', fetched.summary as TestRunSummary | undefined, () =>
-    activitiesWithin(opts.outageToleranceMs).call.getTestRunSummary({
-      profile: opts.profile,
-      jobId: job.jobId,
-      awaitScoreMs: SCORE_ROLLUP_MS,
-    }),
+  const summary = await readUnlessFetched(
+    t,
+    opts,
+    { label: 'test run', jobId: job.jobId, read: 'getTestRunSummary' },
+    fetched.summary as TestRunSummary | undefined,
   );
   return { job, summary };
 }

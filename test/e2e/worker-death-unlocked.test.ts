@@ -1,0 +1,74 @@
+/**
+ * A worker dies right after its wait sent a test run without the lock (src/activities/unlocked.ts), before the record
+ * of that send reached Temporal (its heartbeats throttled): no lock kept, no send recorded. The wait's next attempt
+ * must look for the run by its id before it sends anything, and find it: one run, followed to the end, never a second
+ * one, and never the earlier run on the same suite.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { JobRun } from '../../src/contract/index.js';
+import { ending } from '../helpers/ending.js';
+import { cellIds, matrixSeed } from '../helpers/matrix.js';
+import { startWorld, type World } from '../helpers/matrix-world.js';
+import { eventually } from '../helpers/wait.js';
+
+const LONG = { timeout: 10 * 60_000 };
+
+describe('a test run sent without the lock by a worker that died before recording the send', () => {
+  let w: World;
+  before(async () => {
+    w = await startWorld(matrixSeed(1));
+    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
+  }, LONG);
+  after(async () => w?.close());
+
+  test('the next attempt finds the run by its id and sends nothing', LONG, async () => {
+    const ids = cellIds(0);
+    const queue = 'death-unlocked';
+    const polling = { pollIntervalMs: 200, maxPollIntervalMs: 400 };
+    const start = (taskQueue: string, name: string, input: Record<string, unknown>) =>
+      w.client.workflow.start('dataops.runTestSuite', {
+        taskQueue,
+        workflowId: `${name}-${Date.now()}`,
+        args: [{ testSuiteId: ids.target, ...polling, ...input }],
+      });
+    // A run of ours on the suite first: the simulator then shows our id (the proof), and an earlier run is there to
+    // be wrongly taken.
+    w.startWorker(`${queue}-first`);
+    const firstEnd = await ending<{ job: JobRun }>(await start(`${queue}-first`, 'unlocked-first', {}));
+    assert.equal(firstEnd.outcome, 'ok', firstEnd.failure);
+    const slow = { DATAOPS_TIMEOUT_MS: '10000' };
+    // The victim's heartbeats are throttled to 80 % of the timeout, and the watermark listing is held past its first
+    // one: the record of the send waits out the throttle, and the worker dies while the service holds the POST.
+    const victim = w.startWorker(queue, { ...slow, DATAOPS_HEARTBEAT_THROTTLE_MS: '60000' });
+    await w.controls.addFault({ kind: 'delay', delay_ms: 6_000, method: 'GET', path: '/projects/DEMO/jobs', count: 1 });
+    const post = await w.controls.addFault({
+      kind: 'delay',
+      delay_ms: 4_000,
+      method: 'POST',
+      path: `/test-suites/${ids.target}/test-runs`,
+      count: 1,
+    });
+    const handle = await start(queue, 'unlocked-second', { heartbeatTimeoutMs: 20_000 });
+    await eventually(
+      'the send held',
+      async () => (await w.controls.faults()).find((f) => f.id === post.id)?.hits === 1,
+      {
+        tries: 600,
+        delayMs: 50,
+      },
+    );
+    await victim.stop('SIGKILL');
+    w.startWorker(queue, slow);
+    const end = await ending<{ job: JobRun }>(handle);
+    assert.equal(end.outcome, 'ok', end.failure);
+    const runs = (await w.controls.jobs()).filter((j) => j.job_key === 'run-tests' && j.test_suite_id === ids.target);
+    assert.equal(runs.length, 2, 'the earlier run and this one: nothing sent twice');
+    assert.notEqual(end.result!.job.jobId, firstEnd.result!.job.jobId, 'not the earlier run');
+    assert.equal(end.result!.job.reconciled, true, 'found by its id, not answered');
+    const types = ((await handle.fetchHistory()).events ?? []).flatMap(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+    );
+    assert.equal(types[0], 'dataops.submitAndWaitForJob', `the wait sent it: ${types.join(', ')}`);
+  });
+});
