@@ -30,6 +30,7 @@ import {
 import { ending } from '../helpers/ending.js';
 import { startWorld, type World } from '../helpers/matrix-world.js';
 import { eventually } from '../helpers/wait.js';
+import { killedBeforeItsRecord } from '../helpers/unrecorded-send.js';
 
 const TERMINAL = new Set(['completed', 'error', 'canceled']);
 const ORDER_TERMINAL = new Set(['COMPLETED_SERVING', 'STOPPED_SERVING', 'SERVING_ERROR', 'SERVING_RERAN']);
@@ -282,39 +283,18 @@ describe('the fault matrix', () => {
   });
 
   cell('a worker killed at submit before its send was recorded, on a target used just before', async (l) => {
-    // The watermark listing is held past the wait's first heartbeat, so the record of the send waits out the
-    // heartbeat throttle (80 % of 20 s); the worker dies while the service holds the POST, which then commits. The
-    // retry has no watermark: the job of the run before, on the same target, must be neither taken nor counted.
+    // The worker dies after sending, before the record of its send reached Temporal (unrecorded-send.ts). The retry
+    // has no watermark: the job of the run before, on the same target, must be neither taken nor counted.
     const ids = newCell();
     const name = 'killed before its send was recorded, target used before';
     const firstEnd = await ending<DataQualityPipelineResult>(
       await start('dataops.dataQualityPipeline', 'unrecorded-1', pipelineArgs(ids)),
     );
     const queue = `${QUEUE}-unrecorded`;
-    const slow = { DATAOPS_TIMEOUT_MS: '10000' };
-    // The victim's heartbeats are throttled to 80 % of the timeout (its throttle bound raised), as on a worker whose
-    // DATAOPS_HEARTBEAT_THROTTLE_MS is long: the send's record is held back when the worker dies.
-    const victim = w.startWorker(queue, { ...slow, DATAOPS_HEARTBEAT_THROTTLE_MS: '60000' });
-    await w.controls.addFault({ kind: 'delay', delay_ms: 6_000, method: 'GET', path: '/projects/DEMO/jobs', count: 1 });
-    const post = await w.controls.addFault({
-      kind: 'delay',
-      delay_ms: 4_000,
-      method: 'POST',
-      path: `/table-groups/${ids.tableGroup}/profiling-runs`,
-      count: 1,
-    });
     const args = { ...pipelineArgs(ids), heartbeatTimeoutMs: 20_000 };
-    const handle = await start('dataops.dataQualityPipeline', 'unrecorded-2', args, queue);
-    await eventually(
-      'the send held',
-      async () => (await w.controls.faults()).find((f) => f.id === post.id)?.hits === 1,
-      {
-        tries: 600,
-        delayMs: 50,
-      },
+    const handle = await killedBeforeItsRecord(w, queue, `/table-groups/${ids.tableGroup}/profiling-runs`, () =>
+      start('dataops.dataQualityPipeline', 'unrecorded-2', args, queue),
     );
-    await victim.stop('SIGKILL');
-    w.startWorker(queue, slow);
     const end = await ending<DataQualityPipelineResult>(handle);
     l.ended(name, end, 'ok');
     const jobs = await jobsOf(ids);

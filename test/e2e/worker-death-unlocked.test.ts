@@ -10,7 +10,7 @@ import type { JobRun } from '../../src/contract/index.js';
 import { ending } from '../helpers/ending.js';
 import { cellIds, matrixSeed } from '../helpers/matrix.js';
 import { startWorld, type World } from '../helpers/matrix-world.js';
-import { eventually } from '../helpers/wait.js';
+import { killedBeforeItsRecord } from '../helpers/unrecorded-send.js';
 
 const LONG = { timeout: 10 * 60_000 };
 
@@ -37,29 +37,9 @@ describe('a test run sent without the lock by a worker that died before recordin
     w.startWorker(`${queue}-first`);
     const firstEnd = await ending<{ job: JobRun }>(await start(`${queue}-first`, 'unlocked-first', {}));
     assert.equal(firstEnd.outcome, 'ok', firstEnd.failure);
-    const slow = { DATAOPS_TIMEOUT_MS: '10000' };
-    // The victim's heartbeats are throttled to 80 % of the timeout, and the watermark listing is held past its first
-    // one: the record of the send waits out the throttle, and the worker dies while the service holds the POST.
-    const victim = w.startWorker(queue, { ...slow, DATAOPS_HEARTBEAT_THROTTLE_MS: '60000' });
-    await w.controls.addFault({ kind: 'delay', delay_ms: 6_000, method: 'GET', path: '/projects/DEMO/jobs', count: 1 });
-    const post = await w.controls.addFault({
-      kind: 'delay',
-      delay_ms: 4_000,
-      method: 'POST',
-      path: `/test-suites/${ids.target}/test-runs`,
-      count: 1,
-    });
-    const handle = await start(queue, 'unlocked-second', { heartbeatTimeoutMs: 20_000 });
-    await eventually(
-      'the send held',
-      async () => (await w.controls.faults()).find((f) => f.id === post.id)?.hits === 1,
-      {
-        tries: 600,
-        delayMs: 50,
-      },
+    const handle = await killedBeforeItsRecord(w, queue, `/test-suites/${ids.target}/test-runs`, () =>
+      start(queue, 'unlocked-second', { heartbeatTimeoutMs: 20_000 }),
     );
-    await victim.stop('SIGKILL');
-    w.startWorker(queue, slow);
     const end = await ending<{ job: JobRun }>(handle);
     assert.equal(end.outcome, 'ok', end.failure);
     const runs = (await w.controls.jobs()).filter((j) => j.job_key === 'run-tests' && j.test_suite_id === ids.target);
