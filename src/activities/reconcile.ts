@@ -55,6 +55,10 @@ export async function takeWatermark(t: LookupTarget): Promise<Watermark> {
   return watermarkOf((await newest(t)).items);
 }
 
+/** The submission id a test run's caller metadata carries, if it carries any metadata: undefined without. */
+const submissionIdIn = (meta: unknown): unknown =>
+  typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).submission_id : undefined;
+
 /** A job some other caller made: another source than the API, or another user. */
 const notFromUs = (t: LookupTarget, job: Job): boolean =>
   (typeof job.source === 'string' && job.source !== 'api') ||
@@ -73,10 +77,7 @@ export async function echoProof(t: LookupTarget): Promise<{ mark: Watermark; ech
   if (probe) {
     try {
       const meta = (await t.client.testRuns.summary(probe.id, { signal: t.signal })).metadata;
-      echoes =
-        typeof meta === 'object' &&
-        meta !== null &&
-        typeof (meta as Record<string, unknown>).submission_id === 'string';
+      echoes = typeof submissionIdIn(meta) === 'string';
     } catch (err) {
       // Unproven, whatever went wrong (an outage too): the lock serves, and nothing needs retrying for the proof.
       if (t.signal.aborted) throw err;
@@ -142,8 +143,8 @@ async function identifyBy(t: LookupTarget, job: Job): Promise<Verdict> {
   if (t.kind === 'tests') {
     const run = await t.client.testRuns.summary(job.id, { signal: t.signal });
     const meta = run.metadata;
-    if (meta && typeof meta === 'object' && 'submission_id' in meta)
-      return (meta as Record<string, unknown>).submission_id === t.submissionId ? 'ours' : 'other';
+    const id = submissionIdIn(meta);
+    if (id !== undefined) return id === t.submissionId ? 'ours' : 'other';
     if (meta && typeof meta === 'object') return 'other'; // another caller's metadata
     if (t.exact) return 'other'; // the deployment keeps ours: a run without it is not ours
     target ??= run.test_suite_id;

@@ -152,7 +152,6 @@ export function submitter(ctx: ActivityContext) {
       const undoIt = (r: JobSubmitted) => undo(input.profile, r.jobId, signal);
       const proof = await proofFor(kind, input, signal);
       if (proof && unlocked(proof)) {
-        outstanding.value = false; // the wait's first attempt: nothing was sent before it
         const sent = await sendOnce(kind, input, signal, { mayHaveSent: false }, record, outstanding, until, proof);
         return undoneIfWorkflowGone(sent, undoIt);
       }
@@ -220,14 +219,14 @@ export function submitter(ctx: ActivityContext) {
     // A test run is looked for even with no send recorded: one sent without the lock leaves no other trace, and is
     // then told by its id alone.
     return afterUnanswered(input.lock, activityId, sending !== undefined || provable(kind), async (takenAtMs) => {
-      const unlocked = provable(kind) && takenAtMs === undefined && sending === undefined;
-      const { target } = lookupTarget(kind, input, activityId, signal, echoes || unlocked);
+      const sentUnlocked = provable(kind) && takenAtMs === undefined && sending === undefined;
+      const { target } = lookupTarget(kind, input, activityId, signal, echoes || sentUnlocked);
       if (!target)
         throw new SubmissionOutcomeUnknown(
           `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
         );
       // Told by its id, an early bound takes nothing of another's: the whole time a submission may take.
-      const unlockedSince = unlocked ? Date.now() - SUBMISSION_BOUND_MS : undefined;
+      const unlockedSince = sentUnlocked ? Date.now() - SUBMISSION_BOUND_MS : undefined;
       const since = sending?.sentAt ?? takenAtMs ?? unlockedSince ?? activityInfo().scheduledTimestampMs;
       return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, lookingUntil(), since);
     });
