@@ -129,7 +129,7 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
       }
     });
   } finally {
-    deps.close();
+    await deps.close();
     await sim.close();
     await env.teardown();
     rmSync(work, { recursive: true, force: true }); // the claim checks and exports of this run only

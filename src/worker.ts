@@ -24,6 +24,7 @@ import { countFailures } from './telemetry/activity-failures.js';
 import { watchCredentialLifetimes } from './telemetry/credential-lifetime.js';
 import { observeServiceCalls } from './telemetry/service-calls.js';
 import { startConfiguredTracing } from './setup/optional-packages.js';
+import { openLineage } from './setup/lineage.js';
 import type { Tracing } from './telemetry/tracing.js';
 import { ensureSearchAttributes, missingSearchAttributes, registrationCommands } from './setup/search-attributes.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
@@ -31,7 +32,7 @@ import { dataopsNexusHandler } from './nexus/handler.js';
 import { isEntryPoint } from './local/entry-point.js';
 
 /** One client per credential profile. Secrets stay inside the clients; nothing else holds them. */
-export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityDeps & { close(): void }> {
+export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityDeps & { close(): Promise<void> }> {
   const logger = Runtime.instance().logger;
   const claimChecks = await openClaimChecks(config, (message, meta) => {
     logger.info(message, meta);
@@ -39,6 +40,16 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
   const stopWatching = watchCredentialLifetimes(config.service.profiles, Runtime.instance().metricMeter, (m, meta) => {
     logger.warn(m, meta);
   });
+  const lineage = openLineage(
+    config.lineage,
+    Runtime.instance().metricMeter,
+    (m, meta) => {
+      logger.warn(m, meta);
+    },
+    (m, meta) => {
+      logger.info(m, meta);
+    },
+  );
   const profiles: ActivityDeps['profiles'] = {};
   for (const [name, p] of Object.entries(config.service.profiles)) {
     profiles[name] = {
@@ -65,7 +76,11 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
     waitsTaskQueue: config.waitsTaskQueue,
     ...(config.blobRetentionDays ? { claimCheckRetentionMs: config.blobRetentionDays * 24 * 3_600_000 } : {}),
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
-    close: () => {
+    ...(lineage ? { lineage } : {}),
+    jobLinks: config.jobLinks,
+    close: async () => {
+      // Events still queued get what is left of the shutdown grace; any still unsent then are lost.
+      await lineage?.emitter.flush(config.shutdownGraceMs);
       stopWatching();
       claimChecks.close();
       Object.values(profiles).forEach((p) => p.client.close());
@@ -262,7 +277,7 @@ async function main(): Promise<void> {
     try {
       await worker.run();
     } finally {
-      deps.close();
+      await deps.close();
     }
   } finally {
     await connection.close();

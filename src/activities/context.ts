@@ -3,6 +3,8 @@ import type { ServiceClient } from '../api/index.js';
 import type { ScoreScale } from '../vocabulary.js';
 import type { BlobStore } from './blob-store.js';
 import { UnknownProfile } from './errors.js';
+import type { JobLinks } from '../contract/job-links.js';
+import type { LineageDeps } from './lineage.js';
 
 /** A credential profile configured on the worker: a client logged in as one account. Never in workflow input. */
 export interface ServiceProfile {
@@ -32,6 +34,10 @@ export interface ActivityDeps {
   exportDir?: string;
   /** Temporal Web UI base; test runs then carry a link back to their workflow. @default none */
   temporalUiUrl?: string;
+  /** Where OpenLineage events go (src/lineage/), and what they are named after. @default none: no events */
+  lineage?: LineageDeps;
+  /** Each job's page in the service's UI, by role, told to the workflows at their input check. @default none */
+  jobLinks?: JobLinks;
   /**
    * Whether workflows set the project's search attributes (src/contract/search-attributes.ts), which must then be
    * registered in the namespace: the worker checks them at start. @default false

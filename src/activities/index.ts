@@ -10,6 +10,7 @@ import { definitionActivities } from './definitions.js';
 import { parseInput, translated } from './errors.js';
 import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
+import { lineageActivities } from './lineage.js';
 import { submissionActivities } from './submission.js';
 import { waitingActivities } from './waiting.js';
 import { ownJobActivities } from './own-job.js';
@@ -31,7 +32,10 @@ export function activityFunctions(deps: ActivityDeps) {
       searchAttributes: deps.searchAttributes ?? false,
       ...(deps.claimCheckRetentionMs !== undefined ? { claimCheckRetentionMs: deps.claimCheckRetentionMs } : {}),
       ...(deps.waitsTaskQueue ? { waitsTaskQueue: deps.waitsTaskQueue } : {}),
+      lineage: deps.lineage?.emitter.enabled ?? false,
+      ...(deps.jobLinks && Object.keys(deps.jobLinks).length ? { jobLinks: deps.jobLinks } : {}),
     }),
+    ...lineageActivities(ctx, deps.lineage),
     ...orderActivities(ctx),
     ...orderStopActivities(ctx),
     ...submissionActivities(ctx),

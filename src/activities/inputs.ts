@@ -6,6 +6,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WORKFLOW_INPUTS, type CheckedWorkflow, type WorkflowInputs } from '../contract/inputs.js';
 import { checkInput, invalidInputMessage } from '../contract/issues.js';
+import type { JobLinks } from '../contract/job-links.js';
 
 /**
  * The check's answer: the parsed input, and what the worker tells the workflow with it (recorded in the same
@@ -17,6 +18,10 @@ export interface CheckedInput<T> {
   searchAttributes: boolean;
   /** The task queue the worker serves the heartbeating waits on (DATAOPS_WAITS_TASK_QUEUE); absent: `<queue>-waits`. */
   waitsTaskQueue?: string;
+  /** Whether the worker sends lineage events: the workflow then calls `emitLineage` at its transitions. */
+  lineage?: boolean;
+  /** Each job's page in the service's UI, by role (src/contract/job-links.ts); absent: none. */
+  jobLinks?: JobLinks;
 }
 
 const DAY = 24 * 3_600_000;
@@ -43,6 +48,8 @@ export function inputActivities(worker: {
   searchAttributes: boolean;
   claimCheckRetentionMs?: number;
   waitsTaskQueue?: string;
+  lineage: boolean;
+  jobLinks?: JobLinks;
 }) {
   return {
     /** The workflow's input, parsed with defaults; a bad one fails InvalidInput (non-retryable) listing every problem. */
@@ -76,6 +83,9 @@ export function inputActivities(worker: {
           input: checked.data as WorkflowInputs[K],
           searchAttributes: worker.searchAttributes,
           ...(worker.waitsTaskQueue ? { waitsTaskQueue: worker.waitsTaskQueue } : {}),
+          // Told only when on: the answer of a worker without them stays as it was (recorded in history).
+          ...(worker.lineage ? { lineage: true } : {}),
+          ...(worker.jobLinks ? { jobLinks: worker.jobLinks } : {}),
         };
       throw ApplicationFailure.create({
         type: 'InvalidInput',

@@ -22,6 +22,7 @@ import {
   TableGroup,
   OrderRuns,
   ProfilingSummary,
+  TestResultPage,
   TestRunSummary,
   type ExportFileInput,
   type OrderRun,
@@ -171,6 +172,15 @@ export function testRunsResource(c: Caller) {
         signal: opts.signal,
       });
     },
+    /** A page of the run's per-test results, where the deployment lists them (TestGen 5.134; not in the spec). */
+    results: async (jobId: string, page: number, limit: number, opts: CallOptions = {}): Promise<TestResultPage> =>
+      c.call(TestResultPage, {
+        method: 'GET',
+        surface: 'api',
+        path: `/api/v1/test-runs/${seg(jobId)}/results`,
+        searchParams: { page, limit },
+        signal: opts.signal,
+      }),
   };
 }
 

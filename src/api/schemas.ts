@@ -236,3 +236,19 @@ export type TableGroup = z.infer<typeof TableGroup>;
 /** A page of a table group's profiling runs (TestGen 5.134); only the total is read. */
 export const ProfilingRunPage = z.looseObject({ total: z.number().int().nonnegative() });
 export type ProfilingRunPage = z.infer<typeof ProfilingRunPage>;
+
+/** A page of a test run's per-test results (TestGen 5.134, `GET test-runs/{id}/results`): what lineage reads. */
+export const TestResultPage = z.looseObject({
+  items: z.array(
+    z.looseObject({
+      test_type: z.string(),
+      test_type_name: z.string().nullish(),
+      schema_name: z.string().nullish(),
+      table_name: z.string().nullish(),
+      column_names: z.string().nullish(),
+      result_status: z.string().nullish(),
+    }),
+  ),
+  total: z.number().int().nonnegative(),
+});
+export type TestResultPage = z.infer<typeof TestResultPage>;

@@ -26,6 +26,8 @@ import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
 import { type ObjectStoreConfig, readObjectStoreConfig } from './object-store.js';
 import type { TracingConfig } from '../telemetry/tracing.js';
+import type { JobLinks } from '../contract/job-links.js';
+import { describeLineage, type LineageConfig, readJobLinks, readLineageConfig } from './lineage.js';
 
 export interface WorkerConfig {
   temporal: TemporalConfig;
@@ -97,6 +99,10 @@ export interface WorkerConfig {
   searchAttributes: 'register' | 'require' | 'off';
   /** OTLP tracing (src/config/telemetry.ts). @default off */
   tracing?: TracingConfig;
+  /** OpenLineage events (src/config/lineage.ts). @default off */
+  lineage: LineageConfig;
+  /** Each job's page in the service's UI, by role (src/config/lineage.ts). @default none */
+  jobLinks: JobLinks;
   /**
    * Worker Deployment Versioning: this worker's deployment and build id ($DATAOPS_DEPLOYMENT_NAME,
    * $DATAOPS_BUILD_ID, both or neither). Every workflow is PINNED (src/workflows/index.ts).
@@ -205,6 +211,9 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
   const v = readEnv(workerEnv, env, problems);
   const tracing = readTracingConfig(env, problems, 'dataops-temporal-worker');
   const objectStore = readObjectStoreConfig(env, problems);
+  const apiBase = env.DATAOPS_API_BASE_URL || env.DATAOPS_BASE_URL || 'http://127.0.0.1:8700';
+  const lineage = readLineageConfig(env, read, problems, apiBase);
+  const jobLinks = readJobLinks(env, problems);
   if (Boolean(env.DATAOPS_DEPLOYMENT_NAME) !== Boolean(env.DATAOPS_BUILD_ID))
     problems.add('DATAOPS_DEPLOYMENT_NAME and DATAOPS_BUILD_ID', 'set both (a versioned worker) or neither');
 
@@ -248,6 +257,8 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
     shutdownGraceMs: v.DATAOPS_SHUTDOWN_GRACE_MS,
     searchAttributes: v.DATAOPS_SEARCH_ATTRIBUTES,
     ...(tracing ? { tracing } : {}),
+    lineage,
+    jobLinks,
     ...(v.DATAOPS_DEPLOYMENT_NAME && v.DATAOPS_BUILD_ID
       ? { deployment: { deploymentName: v.DATAOPS_DEPLOYMENT_NAME, buildId: v.DATAOPS_BUILD_ID } }
       : {}),
@@ -298,6 +309,8 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
     exportDir: config.exportDir,
     searchAttributes: config.searchAttributes,
     tracing: config.tracing ?? 'off',
+    lineage: describeLineage(config.lineage),
+    jobLinks: Object.keys(config.jobLinks).length ? config.jobLinks : 'none',
     deployment: config.deployment ?? 'unversioned',
     metrics: config.prometheusAddress ?? 'off',
     capacity: config.capacity,

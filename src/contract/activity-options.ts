@@ -155,6 +155,12 @@ export const TRANSFER: ActivityOptions = transfersWithin();
  * The workflows' input check (local activity `checkWorkflowInput`): it runs inside the first workflow task and is
  * recorded as one marker. A refusal (`InvalidInput`) is final; anything else is the worker's own trouble and retries.
  */
+/** Lineage's local activity: it only queues events, so a few quick tries; a failure is logged, never the workflow's. */
+export const LINEAGE_EMIT: LocalActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: retry({ maximumAttempts: 3 }),
+};
+
 export const INPUT_CHECK: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: retry({ maximumAttempts: 5, nonRetryableErrorTypes: ['InvalidInput'] }),

@@ -8,6 +8,7 @@ import * as progress from './progress.js';
 import * as promotion from './promotion.js';
 import * as jobs from './workflows.js';
 import { WORKFLOW_INPUTS } from './inputs.js';
+import { DataopsQualityRunFacet, DataopsRunFacet } from './lineage.js';
 
 const w = { ...jobs, ...promotion, ...progress };
 
@@ -39,6 +40,9 @@ const OUTPUTS = {
   PromotionPreview: w.PromotionPreview,
   Progress: w.Progress,
   ...ANSWERS,
+  // The custom OpenLineage run facets of the events the worker sends (src/lineage/): their `_schemaURL`.
+  DataopsRunFacet,
+  DataopsQualityRunFacet,
 } as const;
 
 /**

@@ -30,6 +30,7 @@ export const Progress = z.object({
             'then as of statusAt, and may have changed since), when statusReports is 0, and after the wait',
         ),
       reconciled: z.boolean(),
+      url: z.string().optional().describe("The job's page in the service's UI, where the worker knows one"),
     }),
   ),
   lastStatus: z.string().nullable().describe('The latest status seen of any job, live while a wait runs'),

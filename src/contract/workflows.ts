@@ -204,6 +204,7 @@ export const JobRun = z.object({
   jobId: z.string(),
   reconciled: z.boolean(),
   wait: JobWaitOutcome,
+  url: z.string().optional().describe("The job's page in the service's UI, where the worker knows one"),
 });
 export type JobRun = z.infer<typeof JobRun>;
 

@@ -19,7 +19,7 @@ import { ourLocalActivities } from './ours.js';
 export async function checkedInput<K extends CheckedWorkflow>(
   workflow: K,
   raw: unknown,
-  t?: Pick<Tracker, 'search' | 'waitsTaskQueue'>,
+  t?: Pick<Tracker, 'search' | 'waitsTaskQueue' | 'lineage' | 'links'>,
   given = 1,
 ): Promise<WorkflowInputs[K]> {
   try {
@@ -31,6 +31,9 @@ export async function checkedInput<K extends CheckedWorkflow>(
     if (t) {
       t.search.enabled = checked.searchAttributes;
       if (checked.waitsTaskQueue) t.waitsTaskQueue = checked.waitsTaskQueue;
+      if (checked.jobLinks) t.links = checked.jobLinks;
+      t.lineage.enabled = checked.lineage ?? false;
+      t.lineage.started(checked.input, new Date().toISOString());
     }
     return checked.input;
   } catch (err) {

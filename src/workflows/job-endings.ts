@@ -53,7 +53,8 @@ export function concluded(t: Tracker, role: string, submitted: JobSubmitted, wai
       message: `${role} job ${job.id} was canceled outside this workflow`,
       details: [{ job }],
     });
-  return { jobId: submitted.jobId, reconciled: submitted.reconciled, wait };
+  const url = t.urlOf(submitted.jobId);
+  return { jobId: submitted.jobId, reconciled: submitted.reconciled, wait, ...(url ? { url } : {}) };
 }
 
 /** The job held one non-terminal status longer than `bound` (maxStatusDurationMs), with `onStatusStuck: fail`. */

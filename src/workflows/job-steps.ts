@@ -50,6 +50,7 @@ export async function profileStep(
     { label: 'profiling', jobId: job.jobId, read: 'getProfilingSummary' },
     fetched.summary as ProfilingSummary | undefined,
   );
+  t.jobDone(job.jobId, { profiling: summary });
   return { result: { job, summary }, fetched };
 }
 
@@ -63,5 +64,6 @@ export async function testRunStep(t: Tracker, opts: JobOptions, testSuiteId: str
     { label: 'test run', jobId: job.jobId, read: 'getTestRunSummary' },
     fetched.summary as TestRunSummary | undefined,
   );
+  t.jobDone(job.jobId, { testRun: summary });
   return { job, summary };
 }

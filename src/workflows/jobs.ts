@@ -16,7 +16,9 @@ async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTa
   return t.run(async () => {
     const input = await checkedInput('profileTableGroup', raw, t, arguments.length);
     t.search.set({ tableGroupId: input.tableGroupId, stage: 'profiling' });
-    return (await profileStep(t, input, input.tableGroupId)).result;
+    const { result } = await profileStep(t, input, input.tableGroupId);
+    t.facts = { profiling: result.summary };
+    return result;
   });
 }
 
@@ -26,7 +28,9 @@ async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuiteResult>
   return t.run(async () => {
     const input = await checkedInput('runTestSuite', raw, t, arguments.length);
     t.search.set({ testSuiteId: input.testSuiteId, stage: 'test_run' });
-    return testRunStep(t, input, input.testSuiteId);
+    const result = await testRunStep(t, input, input.testSuiteId);
+    t.facts = { testRun: result.summary };
+    return result;
   });
 }
 
@@ -36,7 +40,9 @@ async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
   return t.run(async () => {
     const input = await checkedInput('runOrder', raw, t, arguments.length);
     t.search.set({ stage: 'order' });
-    return orderStep(t, input, input);
+    const result = await orderStep(t, input, input);
+    t.facts = { orderId: result.orderId };
+    return result;
   });
 }
 

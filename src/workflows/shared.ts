@@ -15,7 +15,10 @@ import { callsWithin, submissionsWithin, transfersWithin, waitsTaskQueue } from 
 import { jobStatusSignal, progressQuery } from '../contract/messages.js';
 import type { Progress } from '../contract/progress.js';
 import type { JobStatusReport, JobWaitOutcome } from '../contract/types.js';
+import { jobLink, type JobLinks } from '../contract/job-links.js';
+import type { LineageFacts } from '../contract/lineage.js';
 import { Searchable } from './search.js';
+import { WorkflowLineage } from './lineage.js';
 import { ourActivities } from './ours.js';
 
 /** The activities, retried through an outage of up to `outageToleranceMs` (the workflow's input). */
@@ -47,8 +50,15 @@ export class Tracker {
    * recorded with it; `<queue>-waits` in runs whose check did not tell it (every run before the setting).
    */
   waitsTaskQueue = waitsTaskQueue(workflowInfo().taskQueue);
+  /** Each job's page in the service's UI by role, told by the input check (none when the worker knows no UI). */
+  links: JobLinks = {};
+  /** The run's lineage (lineage.ts): on when the input check says the worker sends it. */
+  readonly lineage: WorkflowLineage;
+  /** What the run produced, for its lineage's last event (the pipeline's test summary and gates). */
+  facts: LineageFacts | undefined;
 
   constructor(workflowType: string) {
+    this.lineage = new WorkflowLineage(workflowType);
     const now = new Date().toISOString();
     this.progress = {
       workflowType,
@@ -133,9 +143,35 @@ export class Tracker {
   /** A job being waited for: `live` when its wait will report changes (its `statusReports` is not 0). */
   addJob(role: string, jobId: string, reconciled: boolean, status: string | null, live: boolean): void {
     const now = new Date().toISOString();
-    this.progress.jobs.push({ role, jobId, status, statusAt: status === null ? null : now, live, reconciled });
+    const url = jobLink(this.links, role, jobId);
+    this.progress.jobs.push({
+      role,
+      jobId,
+      status,
+      statusAt: status === null ? null : now,
+      live,
+      reconciled,
+      ...(url ? { url } : {}),
+    });
     this.progress.lastStatus = status;
     this.touch();
+    // The links outlive the run in its memo (one write per job, only where the deployment has a UI).
+    if (url)
+      upsertMemo({
+        jobLinks: Object.fromEntries(this.progress.jobs.flatMap((j) => (j.url ? [[j.jobId, j.url]] : []))),
+      });
+    this.lineage.jobStarted({ role, jobId, status, ...(url ? { url } : {}) }, now);
+  }
+
+  /** A job's page in the service's UI, where the deployment has one. */
+  urlOf(jobId: string): string | undefined {
+    return this.progress.jobs.find((j) => j.jobId === jobId)?.url;
+  }
+
+  /** A job has completed and what it produced is read: its lineage ends with it. */
+  jobDone(jobId: string, facts: LineageFacts): void {
+    const job = this.progress.jobs.find((j) => j.jobId === jobId);
+    if (job) this.lineage.jobEnded(job, new Date().toISOString(), facts);
   }
 
   /** The job's status as seen at `at` (now when not given). */
@@ -155,17 +191,19 @@ export class Tracker {
     this.progress.polls += outcome.polls;
     this.progress.claims += outcome.claims;
     this.progress.interrupts += outcome.interrupts;
-    this.settled(outcome.job.id, outcome.job.status);
+    this.settled(outcome.job.id, outcome.job.status, outcome.job.error_message ?? undefined);
   }
 
   /**
    * The job's last status in this workflow: its wait has ended, so nothing will change it any more. Null: the job
    * could not be read at the end, so it keeps the status last seen.
    */
-  settled(jobId: string, status: string | null): void {
+  settled(jobId: string, status: string | null, error?: string): void {
     if (status !== null) this.jobStatus(jobId, status);
     const job = this.progress.jobs.find((j) => j.jobId === jobId);
     if (job) job.live = false;
+    // A completed job's lineage ends once its results are read (jobDone), or with the run.
+    if (job && status !== 'completed') this.lineage.jobEnded(job, new Date().toISOString(), undefined, error);
   }
 
   /** Records a job that held one status longer than the caller's bound: progress, memo and log. */
@@ -178,14 +216,19 @@ export class Tracker {
 
   /** Runs the workflow body; records a failure's message in the progress before it propagates. */
   async run<T>(body: () => Promise<T>): Promise<T> {
+    let result: T;
     try {
-      const result = await body();
-      this.stage('done');
-      return result;
+      result = await body();
     } catch (err) {
       this.progress.error = err instanceof Error ? err.message : String(err);
-      this.stage(isCancellation(err) ? 'cancelled' : 'failed');
+      const cancelled = isCancellation(err);
+      this.stage(cancelled ? 'cancelled' : 'failed');
+      const now = new Date().toISOString();
+      await this.lineage.end(cancelled ? 'ABORT' : 'FAIL', now, this.progress.jobs, this.facts, this.progress.error);
       throw err;
     }
+    this.stage('done');
+    await this.lineage.end('COMPLETE', new Date().toISOString(), this.progress.jobs, this.facts);
+    return result;
   }
 }

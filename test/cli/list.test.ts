@@ -167,7 +167,7 @@ describe('search attributes and dataops list, on the dev server', () => {
     const running = worker.run();
     worker.shutdown();
     await running;
-    deps.close();
+    await deps.close();
     assert.deepEqual(await missingSearchAttributes(t.env.connection, namespace), []);
   });
 });

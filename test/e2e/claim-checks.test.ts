@@ -55,7 +55,7 @@ describe(
         stop: async () => {
           worker.shutdown();
           await run;
-          deps.close();
+          await deps.close();
         },
       };
     }

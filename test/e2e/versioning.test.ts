@@ -51,7 +51,7 @@ describe('worker deployment versioning, two versions on the dev server', () => {
       stop: async () => {
         worker.shutdown();
         await run;
-        deps.close();
+        await deps.close();
       },
     };
     running.push(handle);

@@ -59,7 +59,7 @@ describe(
     after(async () => {
       worker?.worker.shutdown();
       await running;
-      worker?.deps.close();
+      await worker?.deps.close();
       client?.close();
       await peer?.close();
       await t?.env.teardown();

@@ -1,0 +1,81 @@
+/**
+ * Lineage: what a workflow tells the lineage activity at each of its transitions (its own run and its remote jobs'),
+ * and the project's two custom OpenLineage run facets, whose JSON Schemas ship in contract/json-schema/ (the
+ * `_schemaURL` each event names). The OpenLineage events themselves are built by the activity (src/lineage/).
+ */
+import { z } from 'zod';
+import { ProfilingSummary, ResultCounts, type TestRunSummary } from './types.js';
+
+export type LineageEventType = 'START' | 'COMPLETE' | 'FAIL' | 'ABORT';
+
+/** The workflow run a transition belongs to: the parent of its jobs' runs. */
+export interface LineageWorkflow {
+  workflowType: string;
+  workflowId: string;
+  runId: string;
+  /** What it works on: the input's table group, test suite, kitchen, recipe, variation, suites of a promotion. */
+  target: Record<string, string>;
+}
+
+/** What a run has produced that a catalog shows: summaries, the gates' verdict, an order id. */
+export interface LineageFacts {
+  profiling?: ProfilingSummary;
+  testRun?: TestRunSummary;
+  gates?: { passed: boolean; violations: string[] };
+  orderId?: string;
+}
+
+/** One transition: of the workflow's own run (no `job`), or of one of its remote jobs. */
+export interface LineageTransition {
+  eventType: LineageEventType;
+  /** When it happened (workflow time, or the job's own start and end where the service tells them). */
+  at: string;
+  workflow: LineageWorkflow;
+  job?: { role: string; jobId: string; url?: string };
+  facts?: LineageFacts;
+  /** FAIL: what went wrong. */
+  error?: string;
+}
+
+/** The package's published copy of a contract JSON Schema: what the custom facets' `_schemaURL` names. */
+export const contractSchemaUrl = (version: string, name: string): string =>
+  `https://unpkg.com/dataops-temporal@${version}/contract/json-schema/${name}.json`;
+
+/** Run facet `dataops_run`: which workflow run, and which remote job with the link to its page. */
+export const DataopsRunFacet = z
+  .object({
+    _producer: z.string(),
+    _schemaURL: z.string(),
+    workflowType: z.string(),
+    workflowId: z.string(),
+    workflowRunId: z.string(),
+    role: z.string().optional().describe("The job's role in its workflow: profiling, test_run, generation"),
+    jobId: z.string().optional().describe('The remote job, as the service names it'),
+    url: z.string().optional().describe("The job's page in the service's UI, where the deployment has one"),
+    orderId: z.string().optional().describe('An order workflow: the order it created'),
+  })
+  .describe('dataops-temporal: the Temporal workflow run, and the remote job of the service');
+
+/** Run facet `dataops_quality`: the score, counts and gate verdict of a profiling run, test run or pipeline. */
+export const DataopsQualityRunFacet = z
+  .object({
+    _producer: z.string(),
+    _schemaURL: z.string(),
+    scorePercent: z.number().nullable().optional().describe('The data quality score in percent, 0 to 100'),
+    resultCounts: ResultCounts.nullable().optional().describe('A test run: tests by outcome'),
+    profiling: ProfilingSummary.pick({
+      tableCount: true,
+      columnCount: true,
+      recordCount: true,
+      hygieneIssues: true,
+      potentialPii: true,
+      dismissedIssues: true,
+    })
+      .optional()
+      .describe('A profiling run: what it counted'),
+    gates: z
+      .object({ passed: z.boolean(), violations: z.array(z.string()) })
+      .optional()
+      .describe("A pipeline: the quality gates' verdict"),
+  })
+  .describe('dataops-temporal: the quality results a run produced');

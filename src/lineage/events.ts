@@ -1,0 +1,182 @@
+/**
+ * OpenLineage run events (spec 2-0-2) from a workflow's transitions (src/contract/lineage.ts). A workflow run is a
+ * run of its own, with its Temporal run id; each remote job is a run whose parent is that workflow's run, with the
+ * job's own id. Both ids are the same on every retry and worker, so a repeated event is the same run's.
+ */
+import { createHash } from 'node:crypto';
+import {
+  contractSchemaUrl,
+  type LineageFacts,
+  type LineageTransition,
+  type LineageWorkflow,
+} from '../contract/lineage.js';
+
+const SPEC = 'https://openlineage.io/spec';
+const RUN_EVENT_SCHEMA = `${SPEC}/2-0-2/OpenLineage.json#/$defs/RunEvent`;
+/** The facet versions of the OpenLineage Python client 1.54 (the version our tests parse the events with). */
+const FACET_SCHEMAS = {
+  parent: `${SPEC}/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet`,
+  jobType: `${SPEC}/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet`,
+  errorMessage: `${SPEC}/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet`,
+  dataQualityMetrics: `${SPEC}/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet`,
+  dataQualityAssertions: `${SPEC}/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet`,
+} as const;
+
+export interface LineageSettings {
+  /** The jobs' and datasets' namespace: the deployment's (DATAOPS_LINEAGE_NAMESPACE, else from its address). */
+  namespace: string;
+  /** This package and its version: the events' and facets' `producer`. */
+  producerVersion: string;
+}
+
+type Json = Record<string, unknown>;
+
+/** A test run's outcome per test, where the deployment lists them (TestGen: `GET test-runs/{id}/results`). */
+export interface TestAssertion {
+  assertion: string;
+  success: boolean;
+  column?: string;
+  severity?: string;
+  name?: string;
+}
+
+const producer = (s: LineageSettings): string =>
+  `https://www.npmjs.com/package/dataops-temporal/v/${encodeURIComponent(s.producerVersion)}`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A remote job's run id: its own id where that is a UUID (the spec's), else a UUID derived from it (version 5). */
+export function jobRunId(namespace: string, role: string, jobId: string): string {
+  if (UUID.test(jobId)) return jobId.toLowerCase();
+  const h = createHash('sha1').update(`${namespace}/${role}/${jobId}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The names a target's fields take in job and dataset names. */
+const TARGET_NAMES: Record<string, string> = {
+  tableGroupId: 'table_group',
+  testSuiteId: 'test_suite',
+  sourceTestSuiteId: 'from_suite',
+  targetTestSuiteId: 'to_suite',
+  kitchen: 'kitchen',
+  recipe: 'recipe',
+  variation: 'variation',
+};
+
+const targetPath = (target: Record<string, string>, keys = Object.keys(target)): string =>
+  keys
+    .filter((k) => target[k] !== undefined)
+    .map((k) => `${TARGET_NAMES[k] ?? k}=${target[k]}`)
+    .join('.');
+
+/** A workflow's job name: its type and target, e.g. `dataQualityPipeline.table_group=tg-1.test_suite=ts-1`. */
+export function workflowJobName(w: LineageWorkflow): string {
+  const path = targetPath(w.target);
+  return path ? `${w.workflowType}.${path}` : w.workflowType;
+}
+
+/** A remote job's name: its role and the one target it runs on. */
+function remoteJobName(role: string, w: LineageWorkflow): string {
+  const key = role === 'test_run' ? 'testSuiteId' : 'tableGroupId';
+  const path = targetPath(w.target, [key]);
+  return path ? `${role}.${path}` : role;
+}
+
+function facet(s: LineageSettings, schemaURL: string, body: Json): Json {
+  return { _producer: producer(s), _schemaURL: schemaURL, ...body };
+}
+
+/** The table group a run reads: its quality results as input facets. */
+function inputs(t: LineageTransition, s: LineageSettings, assertions: TestAssertion[] | undefined): Json[] {
+  const f = t.facts;
+  const tableGroupId =
+    f?.profiling?.tableGroupId ?? f?.testRun?.tableGroupId ?? (t.workflow.target.tableGroupId || undefined);
+  if (!tableGroupId) return [];
+  const inputFacets: Json = {};
+  if (f?.profiling)
+    inputFacets.dataQualityMetrics = facet(s, FACET_SCHEMAS.dataQualityMetrics, {
+      columnMetrics: {},
+      ...(f.profiling.recordCount !== null ? { rowCount: f.profiling.recordCount } : {}),
+      ...(f.profiling.completedAt ? { lastUpdated: f.profiling.completedAt } : {}),
+    });
+  if (assertions?.length)
+    inputFacets.dataQualityAssertions = facet(s, FACET_SCHEMAS.dataQualityAssertions, { assertions });
+  return [
+    {
+      namespace: s.namespace,
+      name: `table_group=${tableGroupId}`,
+      facets: {},
+      ...(Object.keys(inputFacets).length ? { inputFacets } : {}),
+    },
+  ];
+}
+
+function qualityFacet(f: LineageFacts | undefined, s: LineageSettings): Json | undefined {
+  if (!f || (!f.profiling && !f.testRun && !f.gates)) return undefined;
+  const summary = f.testRun ?? f.profiling;
+  const p = f.profiling;
+  return facet(s, contractSchemaUrl(s.producerVersion, 'DataopsQualityRunFacet'), {
+    ...(summary ? { scorePercent: summary.scorePercent } : {}),
+    ...(f.testRun ? { resultCounts: f.testRun.resultCounts } : {}),
+    ...(p && !f.testRun
+      ? {
+          profiling: {
+            tableCount: p.tableCount,
+            columnCount: p.columnCount,
+            recordCount: p.recordCount,
+            hygieneIssues: p.hygieneIssues,
+            potentialPii: p.potentialPii,
+            dismissedIssues: p.dismissedIssues,
+          },
+        }
+      : {}),
+    ...(f.gates ? { gates: f.gates } : {}),
+  });
+}
+
+/** The OpenLineage RunEvent of one transition; `assertions`: a test run's per-test outcomes, where known. */
+export function runEvent(t: LineageTransition, s: LineageSettings, assertions?: TestAssertion[]): Json {
+  const w = t.workflow;
+  const parentJob = { namespace: s.namespace, name: workflowJobName(w) };
+  const runFacets: Json = {
+    dataops_run: facet(s, contractSchemaUrl(s.producerVersion, 'DataopsRunFacet'), {
+      workflowType: w.workflowType,
+      workflowId: w.workflowId,
+      workflowRunId: w.runId,
+      ...(t.job ? { role: t.job.role, jobId: t.job.jobId } : {}),
+      ...(t.job?.url ? { url: t.job.url } : {}),
+      ...(t.facts?.orderId ? { orderId: t.facts.orderId } : {}),
+    }),
+  };
+  if (t.job) runFacets.parent = facet(s, FACET_SCHEMAS.parent, { run: { runId: w.runId }, job: parentJob });
+  const quality = qualityFacet(t.facts, s);
+  if (quality) runFacets.dataops_quality = quality;
+  if (t.eventType === 'FAIL' && t.error)
+    runFacets.errorMessage = facet(s, FACET_SCHEMAS.errorMessage, {
+      message: t.error,
+      programmingLanguage: 'TypeScript',
+    });
+  return {
+    eventType: t.eventType,
+    eventTime: t.at,
+    producer: producer(s),
+    schemaURL: RUN_EVENT_SCHEMA,
+    run: { runId: t.job ? jobRunId(s.namespace, t.job.role, t.job.jobId) : w.runId, facets: runFacets },
+    job: {
+      namespace: s.namespace,
+      name: t.job ? remoteJobName(t.job.role, w) : parentJob.name,
+      facets: {
+        jobType: facet(s, FACET_SCHEMAS.jobType, {
+          processingType: 'BATCH',
+          integration: 'DATAOPS_TEMPORAL',
+          jobType: t.job ? t.job.role.toUpperCase() : 'WORKFLOW',
+        }),
+      },
+    },
+    inputs: inputs(t, s, assertions),
+    outputs: [],
+  };
+}

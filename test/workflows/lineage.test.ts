@@ -1,0 +1,185 @@
+/**
+ * Lineage and links, end to end on the simulator: the OpenLineage events a pipeline and a single job send (to a file,
+ * read back), their run ids and parents, their quality facets, what a cancel and a failure send, and each job's link
+ * in the result, the progress and the memo. The transports themselves are in test/lineage/emitter.test.ts; the
+ * events' validity against the OpenLineage client in test/lineage/openlineage-client.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { DataQualityPipelineResult, RunTestSuiteResult } from '../../src/contract/index.js';
+import { progressQuery } from '../../src/contract/index.js';
+import type { ActivityDeps } from '../../src/activities/index.js';
+import { LineageEmitter } from '../../src/lineage/emitter.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };
+const base = { pollIntervalMs: 100, maxPollIntervalMs: 200 };
+const UI = 'http://ui.example:8501';
+const LINKS = {
+  profiling: `${UI}/profiling-runs:results?run_id={job_id}`,
+  test_run: `${UI}/test-runs:results?run_id={job_id}`,
+};
+
+type Event = {
+  eventType: string;
+  eventTime: string;
+  run: { runId: string; facets: Record<string, Record<string, unknown>> };
+  job: { namespace: string; name: string };
+  inputs: { name: string; inputFacets?: Record<string, Record<string, unknown>> }[];
+};
+
+/** Activity dependencies that write lineage to a fresh file, and that file. */
+export function fileLineage(deps: ActivityDeps): { deps: ActivityDeps; file: string; emitter: LineageEmitter } {
+  const file = join(mkdtempSync(join(tmpdir(), 'lineage-')), 'events.jsonl');
+  const emitter = new LineageEmitter({ transport: { type: 'file', path: file } });
+  const settings = { namespace: 'dataops://sim', producerVersion: '1.0.0-test' };
+  return { deps: { ...deps, lineage: { emitter, settings, log: () => undefined }, jobLinks: LINKS }, file, emitter };
+}
+
+const readEvents = (file: string): Event[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Event)
+    : [];
+
+describe('lineage and links', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+    ({ sim } = await startTestSimulator({ jobDurations: FAST }));
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  test('a pipeline sends START and COMPLETE for itself and each job, parents, ids and quality facets', async () => {
+    const { deps, file, emitter } = fileLineage(await simDeps(sim));
+    const { result, workflowRunId, memo, progress } = await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
+        taskQueue,
+        workflowId: `lineage-${taskQueue}`,
+        args: [{ ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd, testGeneration: 'skip' }],
+      });
+      const result = (await handle.result()) as DataQualityPipelineResult;
+      const d = await handle.describe();
+      return {
+        result,
+        workflowRunId: handle.firstExecutionRunId,
+        memo: d.memo,
+        progress: await handle.query(progressQuery),
+      };
+    });
+    await emitter.flush(10_000);
+    const events = readEvents(file);
+    const pipeline = events.filter((e) => e.run.runId === workflowRunId);
+    assert.deepEqual(
+      pipeline.map((e) => e.eventType),
+      ['START', 'COMPLETE'],
+      'the pipeline run: one START, one COMPLETE',
+    );
+    assert.equal(pipeline[0]!.job.name, `dataQualityPipeline.table_group=${TG.finance}.test_suite=${TS.financeProd}`);
+    const profilingId = result.profiling.job.jobId;
+    const testRunId = result.testRun.job.jobId;
+    for (const [id, role] of [
+      [profilingId, 'profiling'],
+      [testRunId, 'test_run'],
+    ] as const) {
+      const runs = events.filter((e) => e.run.runId === id);
+      assert.deepEqual(
+        runs.map((e) => e.eventType),
+        ['START', 'COMPLETE'],
+        `${role}: START then COMPLETE, its run id the job's`,
+      );
+      for (const e of runs) {
+        const parent = e.run.facets.parent as { run: { runId: string }; job: { name: string } };
+        assert.equal(parent.run.runId, workflowRunId, `${role}: its parent is the pipeline's run`);
+        assert.equal(parent.job.name, pipeline[0]!.job.name);
+        assert.equal(e.run.facets.dataops_run?.url, LINKS[role].replace('{job_id}', id), `${role}: its page`);
+      }
+    }
+    // What each COMPLETE carries: the profiling metrics, the test counts, the pipeline's score and verdict.
+    const profilingEnd = events.find((e) => e.run.runId === profilingId && e.eventType === 'COMPLETE')!;
+    assert.equal(profilingEnd.inputs[0]?.name, `table_group=${TG.finance}`);
+    assert.equal(
+      profilingEnd.inputs[0]?.inputFacets?.dataQualityMetrics?.rowCount,
+      result.profiling.summary.recordCount,
+    );
+    const testEnd = events.find((e) => e.run.runId === testRunId && e.eventType === 'COMPLETE')!;
+    assert.deepEqual(testEnd.run.facets.dataops_quality?.resultCounts, result.testRun.summary.resultCounts);
+    const end = pipeline[1]!.run.facets.dataops_quality as { scorePercent: number; gates: { passed: boolean } };
+    assert.equal(end.scorePercent, result.testRun.summary.scorePercent);
+    assert.equal(end.gates.passed, result.gates.passed);
+    // The links: in the result, the progress and the memo.
+    assert.equal(result.profiling.job.url, LINKS.profiling.replace('{job_id}', profilingId));
+    assert.equal(result.testRun.job.url, LINKS.test_run.replace('{job_id}', testRunId));
+    assert.deepEqual(
+      progress.jobs.map((j) => j.url),
+      [result.profiling.job.url, result.testRun.job.url],
+    );
+    assert.deepEqual((memo as { jobLinks?: Record<string, string> }).jobLinks, {
+      [profilingId]: result.profiling.job.url,
+      [testRunId]: result.testRun.job.url,
+    });
+  });
+
+  test('a cancelled run sends ABORT for itself and its job; a failed job sends FAIL with its message', async () => {
+    const slow = await startTestSimulator({ jobDurations: { ...FAST, runMs: 600_000 } });
+    try {
+      const { deps, file, emitter } = fileLineage(await simDeps(slow.sim));
+      const runId = await withProjectWorker(t.env, deps, async (taskQueue) => {
+        const handle = await t.env.client.workflow.start('dataops.runTestSuite', {
+          taskQueue,
+          workflowId: `lineage-cancel-${taskQueue}`,
+          args: [{ ...base, testSuiteId: TS.financeProd }],
+        });
+        await eventually('the job known', async () => (await handle.query(progressQuery)).jobs[0]?.jobId);
+        await handle.cancel();
+        await assert.rejects(handle.result(), WorkflowFailedError);
+        return handle.firstExecutionRunId;
+      });
+      await emitter.flush(10_000);
+      const events = readEvents(file);
+      assert.deepEqual(
+        events.map((e) => [e.run.runId === runId ? 'workflow' : 'job', e.eventType]),
+        [
+          ['workflow', 'START'],
+          ['job', 'START'],
+          ['job', 'ABORT'],
+          ['workflow', 'ABORT'],
+        ],
+      );
+    } finally {
+      await slow.sim.close();
+    }
+
+    const { deps, file, emitter } = fileLineage(await simDeps(sim));
+    sim.controls.planJobs({ job_key: 'run-tests', target_id: TS.financeProd, fail_with: 'disk full' });
+    await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const run = t.env.client.workflow.execute('dataops.runTestSuite', {
+        taskQueue,
+        workflowId: `lineage-fail-${taskQueue}`,
+        args: [{ ...base, testSuiteId: TS.financeProd }],
+      }) as Promise<RunTestSuiteResult>;
+      await assert.rejects(run, WorkflowFailedError);
+    });
+    await emitter.flush(10_000);
+    const events = readEvents(file);
+    const fails = events.filter((e) => e.eventType === 'FAIL');
+    assert.equal(fails.length, 2, 'the job and its workflow');
+    for (const e of fails) assert.match(String(e.run.facets.errorMessage?.message), /disk full/);
+  });
+});
