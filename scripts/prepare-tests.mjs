@@ -3,7 +3,7 @@
 //   - the build: an incremental `tsc` when a source changed, the removal of outputs whose source is gone (or a deleted
 //     test would still run), and the workflow bundles again only when src/ or the dependencies changed;
 //   - the installers (scripts/install-*.sh), each skipped while a stamp says it succeeded with the same inputs: its
-//     script, package.json (the pinned versions), the Python example's requirements and the DATAOPS_* / TEMPORAL_* / CI
+//     script, package.json (the pinned versions), the Python requirements (the example's, the lineage checks') and the DATAOPS_* / TEMPORAL_* / CI
 //     environment. An installer that could not install a peer (outside CI, where that is a skip) writes no stamp, so it
 //     runs again next time. `npm run install-<name>` always runs it.
 // `npm run build` is still the clean build; this is the quick path of the test command.
@@ -19,7 +19,7 @@ const dist = join(root, 'dist');
 const cache =
   process.env.DATAOPS_TEMPORAL_CACHE_DIR ??
   join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dataops-temporal');
-const INSTALLERS = ['temporal', 'testgen', 'python-example', 'object-store'];
+const INSTALLERS = ['temporal', 'testgen', 'python-example', 'object-store', 'openlineage'];
 const SOURCE_DIRS = ['src', 'test', 'bench', 'scripts'];
 
 const say = (line) => console.error(`[prepare-tests] ${line}`);
@@ -106,7 +106,11 @@ function install(name) {
     .join('\n');
   const inputs = [script, join(root, 'scripts', 'install-common.sh'), join(root, 'package.json')];
   if (name === 'temporal') inputs.push(join(root, 'tools', 'devserver', 'main.go'));
-  const key = hashOf([...inputs, join(root, 'examples', 'python', 'requirements.txt')], environment);
+  const requirements = [
+    join(root, 'examples', 'python', 'requirements.txt'),
+    join(root, 'test', 'lineage', 'requirements.txt'),
+  ];
+  const key = hashOf([...inputs, ...requirements], environment);
   const stamp = join(cache, 'stamps', `install-${name}`);
   if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === key) return;
   mkdirSync(join(cache, 'stamps'), { recursive: true });

@@ -5,54 +5,22 @@
  * events' validity against the OpenLineage client in test/lineage/openlineage-client.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { DataQualityPipelineResult, RunTestSuiteResult } from '../../src/contract/index.js';
 import { progressQuery } from '../../src/contract/index.js';
-import type { ActivityDeps } from '../../src/activities/index.js';
-import { LineageEmitter } from '../../src/lineage/emitter.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
+import { fileLineage, readEvents, TEST_LINKS } from '../helpers/lineage.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
 const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };
 const base = { pollIntervalMs: 100, maxPollIntervalMs: 200 };
-const UI = 'http://ui.example:8501';
-const LINKS = {
-  profiling: `${UI}/profiling-runs:results?run_id={job_id}`,
-  test_run: `${UI}/test-runs:results?run_id={job_id}`,
-};
-
-type Event = {
-  eventType: string;
-  eventTime: string;
-  run: { runId: string; facets: Record<string, Record<string, unknown>> };
-  job: { namespace: string; name: string };
-  inputs: { name: string; inputFacets?: Record<string, Record<string, unknown>> }[];
-};
-
-/** Activity dependencies that write lineage to a fresh file, and that file. */
-export function fileLineage(deps: ActivityDeps): { deps: ActivityDeps; file: string; emitter: LineageEmitter } {
-  const file = join(mkdtempSync(join(tmpdir(), 'lineage-')), 'events.jsonl');
-  const emitter = new LineageEmitter({ transport: { type: 'file', path: file } });
-  const settings = { namespace: 'dataops://sim', producerVersion: '1.0.0-test' };
-  return { deps: { ...deps, lineage: { emitter, settings, log: () => undefined }, jobLinks: LINKS }, file, emitter };
-}
-
-const readEvents = (file: string): Event[] =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Event)
-    : [];
+const LINKS = TEST_LINKS;
 
 describe('lineage and links', () => {
   let t: TestEnv;
