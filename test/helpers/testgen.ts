@@ -32,6 +32,8 @@ export interface OAuthGrant {
 export interface TestGenPeer {
   /** Base address; the API is under /api/v1. */
   url: string;
+  /** Its UI's address (DATAOPS_TESTGEN_UI_URL for one you run, else its own address). */
+  uiUrl: string;
   version: string;
   username: string;
   /** That user's password, for a test that plays the browser's sign-in. */
@@ -176,6 +178,7 @@ export async function startTestGen(): Promise<TestGenPeer> {
 
   async function startOrAttach(): Promise<TestGenPeer> {
     let url: string;
+    let uiUrl = process.env.DATAOPS_TESTGEN_UI_URL ?? external ?? '';
     let username = process.env.DATAOPS_TESTGEN_USERNAME ?? 'admin';
     let password = process.env.DATAOPS_TESTGEN_PASSWORD ?? '';
     let version = 'external';
@@ -194,6 +197,7 @@ export async function startTestGen(): Promise<TestGenPeer> {
       if (copied.status !== 0) throw new Error(`copying the TestGen home failed: ${copied.stderr}`);
       const [apiPort, uiPort] = [await freePort(), await freePort()];
       url = `http://127.0.0.1:${apiPort}`;
+      uiUrl = `http://127.0.0.1:${uiPort}`;
       const closed = 'http://127.0.0.1:9'; // TestGen's outbound calls (analytics, release check) fail at once
       // Output to a file, not a pipe: a pipe held open by a process that outlives close() would keep this test alive.
       outputFile = join(dirname(home), 'testgen.out');
@@ -242,6 +246,7 @@ export async function startTestGen(): Promise<TestGenPeer> {
     if (!suite) throw new Error('the TestGen demo project DEFAULT has no test suite (was `testgen quick-start` run?)');
     return {
       url,
+      uiUrl,
       version,
       username,
       password,

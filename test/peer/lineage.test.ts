@@ -1,0 +1,148 @@
+/**
+ * Lineage and links against TestGen 5.134, with the real worker configured as an operator would (DATAOPS_LINEAGE=file,
+ * DATAOPS_SERVICE_UI_URL at TestGen's UI): a pipeline's events carry TestGen's real results (the profiling run's
+ * record count and findings, the test run's per-test outcomes from `GET test-runs/{id}/results`, the score), each
+ * job links to its page in TestGen's UI, and the OpenLineage Python client parses every event.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { ServiceClient } from '../../src/api/index.js';
+import { loadWorkerConfig } from '../../src/config/worker.js';
+import { localServersConfig } from '../../src/config/local-servers.js';
+import type { DataQualityPipelineResult } from '../../src/contract/index.js';
+import { createWorker } from '../../src/worker.js';
+import { readEvents } from '../helpers/lineage.js';
+import { needing } from '../helpers/needs.js';
+import { runProcess } from '../helpers/processes.js';
+import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
+import { testGenNeed, startTestGen, testGenService, type TestGenPeer } from '../helpers/testgen.js';
+
+const polling = { pollIntervalMs: 500, maxPollIntervalMs: 1_000 };
+
+describe(
+  'lineage and links against TestGen 5.134 (peer)',
+  ...needing(testGenNeed(), () => {
+    let t: TestEnv;
+    let peer: TestGenPeer;
+    let client: ServiceClient;
+    let worker: Awaited<ReturnType<typeof createWorker>>;
+    let running: Promise<void>;
+    let taskQueue: string;
+    let lineageFile: string;
+
+    before(async () => {
+      [t, peer] = await Promise.all([startDevServerEnv(), startTestGen()]);
+      const grant = await peer.authorize();
+      client = new ServiceClient({ baseUrl: peer.url, apiBearer: { type: 'oauth', ...(await peer.authorize()) } });
+      taskQueue = uniqueTaskQueue('peer-lineage');
+      const work = mkdtempSync(join(tmpdir(), 'peer-lineage-'));
+      lineageFile = join(work, 'lineage', 'events.jsonl');
+      const config = loadWorkerConfig({
+        TEMPORAL_ADDRESS: t.env.connection.options.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        ...testGenService(peer, grant),
+        DATAOPS_BLOB_DIR: join(work, 'blobs'),
+        DATAOPS_EXPORT_DIR: join(work, 'exports'),
+        DATAOPS_HEARTBEAT_THROTTLE_MS: '500',
+        DATAOPS_LINEAGE: 'file',
+        DATAOPS_LINEAGE_FILE: lineageFile,
+        DATAOPS_SERVICE_UI_URL: peer.uiUrl,
+      });
+      worker = await createWorker(config, t.env.nativeConnection);
+      running = worker.worker.run();
+    });
+    after(async () => {
+      worker?.worker.shutdown();
+      await running;
+      await worker?.deps.close();
+      client?.close();
+      await peer?.close();
+      await t?.env.teardown();
+    });
+
+    test("a pipeline's events carry TestGen's results and links, and the OpenLineage client parses them", async () => {
+      const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
+        taskQueue,
+        workflowId: `peer-lineage-${uniqueTaskQueue('wf')}`,
+        args: [
+          {
+            ...polling,
+            tableGroupId: peer.demo.tableGroupId,
+            testSuiteId: peer.demo.testSuiteId,
+            testGeneration: 'skip',
+            onGateFailure: 'report',
+          },
+        ],
+      });
+      const result = (await handle.result()) as DataQualityPipelineResult;
+      await worker.deps.lineage?.emitter.flush(60_000);
+      const events = readEvents(lineageFile);
+      const profilingId = result.profiling.job.jobId;
+      const testRunId = result.testRun.job.jobId;
+      const end = (runId: string) => events.find((e) => e.run.runId === runId && e.eventType === 'COMPLETE');
+
+      // The links: TestGen's own pages of each run (the paths its notification e-mails link to), which its UI serves.
+      assert.equal(result.profiling.job.url, `${peer.uiUrl}/profiling-runs:results?run_id=${profilingId}`);
+      assert.equal(result.testRun.job.url, `${peer.uiUrl}/test-runs:results?run_id=${testRunId}`);
+      for (const url of [result.profiling.job.url, result.testRun.job.url]) {
+        const page = await fetch(url);
+        assert.equal(page.status, 200, `TestGen's UI answers ${url}`);
+      }
+
+      // Profiling: TestGen's record count as the table group's row count, its counts in our quality facet.
+      const profiling = end(profilingId);
+      assert.ok(profiling, 'the profiling run COMPLETE');
+      assert.equal(profiling.run.facets.dataops_run?.url, result.profiling.job.url);
+      const metrics = profiling.inputs[0]?.inputFacets?.dataQualityMetrics;
+      assert.equal(metrics?.rowCount, result.profiling.summary.recordCount);
+      assert.ok(typeof metrics?.rowCount === 'number' && metrics.rowCount > 0, 'the demo has records');
+      const counted = profiling.run.facets.dataops_quality?.profiling as { tableCount: number };
+      assert.equal(counted.tableCount, result.profiling.summary.tableCount);
+
+      // The test run: one assertion per active result TestGen lists, failing where TestGen says so.
+      const testRun = end(testRunId);
+      assert.ok(testRun, 'the test run COMPLETE');
+      const listed = await client.testRuns.results(testRunId, 1, 100);
+      const assertions = testRun.inputs[0]?.inputFacets?.dataQualityAssertions?.assertions as {
+        assertion: string;
+        success: boolean;
+      }[];
+      assert.equal(assertions.length, Math.min(listed.total, 1_000), 'every result TestGen lists, up to 1,000');
+      const c = result.testRun.summary.resultCounts!;
+      assert.equal(
+        assertions.filter((a) => !a.success).length,
+        c.failed + c.warning + c.error,
+        'failed, warning and error results are the failed assertions',
+      );
+      assert.ok(
+        assertions.every((a) => a.assertion.length > 0),
+        "each names TestGen's test type",
+      );
+      const quality = testRun.run.facets.dataops_quality as { scorePercent: number | null; resultCounts: unknown };
+      assert.equal(quality.scorePercent, result.testRun.summary.scorePercent);
+      assert.deepEqual(quality.resultCounts, c);
+
+      // The pipeline's own run: START and COMPLETE, the verdict.
+      const pipeline = events.filter((e) => e.run.runId === handle.firstExecutionRunId).map((e) => e.eventType);
+      assert.deepEqual(pipeline, ['START', 'COMPLETE']);
+
+      // A real consumer parses each of them.
+      const venv = readFileSync(join(localServersConfig().cacheDir, 'openlineage.path'), 'utf8').trim();
+      assert.ok(existsSync(join(venv, 'bin', 'python')), 'npm test installs the OpenLineage client');
+      const checked = await runProcess(
+        join(venv, 'bin', 'python'),
+        [
+          fileURLToPath(new URL('../../../test/lineage/check_events.py', import.meta.url)),
+          lineageFile,
+          fileURLToPath(new URL('../../../contract/json-schema/', import.meta.url)),
+        ],
+        {},
+      );
+      assert.equal(checked.code, 0, checked.out);
+    });
+  }),
+);
