@@ -81,6 +81,7 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
     close: async () => {
       // Events still queued get what is left of the shutdown grace; any still unsent then are lost.
       await lineage?.emitter.flush(config.shutdownGraceMs);
+      await lineage?.emitter.close();
       stopWatching();
       claimChecks.close();
       Object.values(profiles).forEach((p) => p.client.close());

@@ -73,6 +73,7 @@ export async function follow(
   intervalMs = 1_000,
 ): Promise<void> {
   let last = '';
+  const shown = new Set<string>();
   for (;;) {
     let line: string;
     let closed: boolean;
@@ -80,6 +81,13 @@ export async function follow(
       const r = await askWorker(handle, () => liveProgress(handle));
       line = describeLive(r.live);
       closed = r.closed;
+      // Each job's page in the service's UI, once, as soon as the job is known.
+      for (const job of r.progress.jobs)
+        if (job.url && !shown.has(job.jobId)) {
+          shown.add(job.jobId);
+          out.write(`${out.isTTY && last ? '\r\x1b[2K' : ''}${job.role} job ${job.jobId}: ${job.url}\n`);
+          if (out.isTTY) last = '';
+        }
     } catch {
       // Not queryable yet (no worker has run it), or just closed: keep the last line, or say what it waits for.
       const d = await handle.describe().catch(() => undefined);

@@ -34,6 +34,9 @@ export function table(rows: [string, unknown][]): string {
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${show(v)}`).join('\n');
 }
 
+/** A row with a job's page in the service's UI, where the worker knows one (DATAOPS_SERVICE_UI_URL); else none. */
+const page = (label: string, url: string | undefined): [string, unknown][] => (url ? [[label, url]] : []);
+
 const counts = (c: Record<string, number> | null | undefined) =>
   c
     ? Object.entries(c)
@@ -72,6 +75,7 @@ export function formatPipeline(r: DataQualityPipelineResult, gates?: GateLimits)
     ['verdict', r.status === 'passed' ? 'PASSED' : 'FAILED'],
     ['order', r.order ? `${r.order.orderId} (${r.order.orderRun?.status ?? r.order.status ?? 'created'})` : null],
     ['profiling job', `${r.profiling.job.jobId} ${r.profiling.job.wait.job.status}`],
+    ...page('profiling page', r.profiling.job.url),
     ['profiling score', percent(r.profiling.summary.scorePercent)],
     [
       'profiling',
@@ -84,6 +88,7 @@ export function formatPipeline(r: DataQualityPipelineResult, gates?: GateLimits)
     ],
     ['test generation', r.generation ? `${r.generation.jobId} ${r.generation.wait.job.status}` : 'none'],
     ['test run', `${r.testRun.job.jobId} ${r.testRun.job.wait.job.status}`],
+    ...page('test run page', r.testRun.job.url),
     ['test score', percent(r.testRun.summary.scorePercent)],
     ['test results', counts(r.testRun.summary.resultCounts)],
     ['gates', gatesRow(r.gates, gates)],
@@ -94,6 +99,7 @@ export function formatPipeline(r: DataQualityPipelineResult, gates?: GateLimits)
 export function formatProfile(r: ProfileTableGroupResult): string {
   return table([
     ['job', `${r.job.jobId} ${r.job.wait.job.status}`],
+    ...page('page', r.job.url),
     ['score', percent(r.summary.scorePercent)],
     ['tables / columns / records', `${r.summary.tableCount} / ${r.summary.columnCount} / ${r.summary.recordCount}`],
     ['hygiene issues', counts(r.summary.hygieneIssues)],
@@ -108,6 +114,7 @@ export function formatProfile(r: ProfileTableGroupResult): string {
 export function formatTestRun(r: RunTestSuiteResult): string {
   return table([
     ['job', `${r.job.jobId} ${r.job.wait.job.status}`],
+    ...page('page', r.job.url),
     ['score', percent(r.summary.scorePercent)],
     ['results', counts(r.summary.resultCounts)],
     ['duration', minutes(r.job.wait.durationMs)],
@@ -133,4 +140,13 @@ export function formatPreview(p: PromotionPreview): string {
 export function formatPromotion(r: PromoteTestDefinitionsResult): string {
   const head = `promotion ${r.status.toUpperCase()}${r.decision ? ` (${r.decision.decision}${r.decision.by ? ` by ${r.decision.by}` : ''}${r.decision.comment ? `: ${r.decision.comment}` : ''})` : ''}`;
   return [head, ...r.diff].join('\n');
+}
+
+/** The jobs' pages (`<job id> <url>`), from the progress when a worker answered, else from the memo. */
+export function jobPages(jobs: { jobId: string; url?: string }[] | undefined, memo: unknown): string | null {
+  const links: Record<string, string> = jobs
+    ? Object.fromEntries(jobs.flatMap((j) => (j.url ? [[j.jobId, j.url]] : [])))
+    : ((memo as { jobLinks?: Record<string, string> } | undefined)?.jobLinks ?? {});
+  const lines = Object.entries(links).map(([id, url]) => `${id} ${url}`);
+  return lines.length ? lines.join('; ') : null;
 }

@@ -36,12 +36,21 @@ export interface LineageEmitterOptions {
 /** Events to build (reading the service where a facet needs it) and send, in the order they were emitted. */
 export type PendingEvents = () => Promise<Json[]>;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 
 export class LineageEmitter {
   private readonly queue: PendingEvents[] = [];
   private sending: Promise<void> | null = null;
   private readonly backoff: (retry: number) => number;
+  /** Aborted by close(): the send in flight ends, and what is queued is dropped. */
+  private readonly stopped = new AbortController();
 
   constructor(private readonly options: LineageEmitterOptions) {
     this.backoff = options.backoffMs ?? ((retry) => Math.min(30_000, 1_000 * 2 ** (retry - 1)));
@@ -54,6 +63,10 @@ export class LineageEmitter {
   /** Queues events for sending; returns at once. */
   emit(pending: PendingEvents): void {
     if (!this.enabled) return;
+    if (this.stopped.signal.aborted) {
+      this.options.onOutcome?.('dropped', 'the worker is stopping');
+      return;
+    }
     if (this.queue.length >= (this.options.maxQueued ?? 10_000)) {
       this.options.onOutcome?.('dropped', `the lineage queue is full (${this.queue.length} waiting)`);
       return;
@@ -66,11 +79,21 @@ export class LineageEmitter {
 
   /** Resolves once every queued event is sent or dropped, or after `ms` (the worker's shutdown). */
   async flush(ms: number): Promise<void> {
-    if (this.sending) await Promise.race([this.sending, sleep(ms)]);
+    if (this.sending) await Promise.race([this.sending, sleep(ms, this.stopped.signal)]);
+  }
+
+  /** Stops sending: the event in flight and those queued are dropped (each counted). Flush first to give them time. */
+  async close(): Promise<void> {
+    this.stopped.abort();
+    await this.sending;
   }
 
   private async drain(): Promise<void> {
     for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      if (this.stopped.signal.aborted) {
+        this.options.onOutcome?.('dropped', 'the worker stopped before it was sent');
+        continue;
+      }
       let events: Json[];
       try {
         events = await next();
@@ -96,9 +119,9 @@ export class LineageEmitter {
       return;
     }
     if (t.type !== 'http') return;
-    let last = '';
-    for (let attempt = 0; attempt <= t.retries; attempt++) {
-      if (attempt > 0) await sleep(this.backoff(attempt));
+    let last = 'the worker stopped before it was sent';
+    for (let attempt = 0; attempt <= t.retries && !this.stopped.signal.aborted; attempt++) {
+      if (attempt > 0) await sleep(this.backoff(attempt), this.stopped.signal);
       const refused = await this.post(t, line);
       if (refused === null) {
         this.options.onOutcome?.('sent');
@@ -123,7 +146,7 @@ export class LineageEmitter {
           ...(t.apiKey ? { authorization: `Bearer ${t.apiKey}` } : {}),
         },
         body,
-        signal: AbortSignal.timeout(t.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(t.timeoutMs), this.stopped.signal]),
       });
       await res.arrayBuffer().catch(() => undefined);
       if (res.ok) return null;

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { LineageEmitter, type LineageTransport } from '../../src/lineage/emitter.js';
+import { eventually } from '../helpers/wait.js';
 
 interface Received {
   body: Record<string, unknown>;
@@ -142,6 +143,22 @@ describe('the lineage emitter', () => {
       'JSON lines, in order, in a directory made for them',
     );
     assert.deepEqual(outcomes[1], { outcome: 'dropped', reason: 'an event could not be built: no summary' });
+  });
+
+  test('close() ends the send in flight and drops what is queued, each counted', async () => {
+    const e = await endpoint([null]);
+    servers.push(e.server);
+    const { emitter, outcomes } = emitterTo(http(e.url, { timeoutMs: 600_000, retries: 5 }));
+    emitter.emit(async () => [event(1)]);
+    emitter.emit(async () => [event(2)]);
+    await eventually('the first event sent', () => e.received.length === 1 || undefined);
+    await emitter.close();
+    assert.deepEqual(outcomes, [
+      { outcome: 'dropped', reason: `${e.url} did not take a START event: AbortError` },
+      { outcome: 'dropped', reason: 'the worker stopped before it was sent' },
+    ]);
+    emitter.emit(async () => [event(3)]);
+    assert.deepEqual(outcomes[2], { outcome: 'dropped', reason: 'the worker is stopping' });
   });
 
   test('past its bound the queue drops the newest, and off sends nothing', async () => {

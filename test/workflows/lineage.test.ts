@@ -6,7 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
+import { LineageEmitter } from '../../src/lineage/emitter.js';
+import type { ActivityDeps } from '../../src/activities/index.js';
 import type { DataQualityPipelineResult, RunTestSuiteResult } from '../../src/contract/index.js';
 import { progressQuery } from '../../src/contract/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
@@ -21,6 +25,7 @@ const TS = SEED_IDS.testSuites;
 const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };
 const base = { pollIntervalMs: 100, maxPollIntervalMs: 200 };
 const LINKS = TEST_LINKS;
+const settings = { namespace: 'dataops://sim', producerVersion: '1.0.0-test' };
 
 describe('lineage and links', () => {
   let t: TestEnv;
@@ -102,6 +107,56 @@ describe('lineage and links', () => {
       [profilingId]: result.profiling.job.url,
       [testRunId]: result.testRun.job.url,
     });
+  });
+
+  test('what lineage costs in history: one marker per call, six for a pipeline; nothing at all when it is off', async () => {
+    const historyOf = async (deps: ActivityDeps) =>
+      withProjectWorker(t.env, deps, async (taskQueue) => {
+        const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
+          taskQueue,
+          workflowId: `lineage-cost-${taskQueue}`,
+          args: [{ ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd, testGeneration: 'skip' }],
+        });
+        await handle.result();
+        return (await handle.fetchHistory()).events ?? [];
+      });
+    const plain = await simDeps(sim);
+    const off = await historyOf(plain);
+    const on = await historyOf(fileLineage(plain, {}).deps);
+    const markers = (events: typeof on) => events.filter((e) => e.markerRecordedEventAttributes).length;
+    // The input check's marker only, when off: the pipeline's history is as it was before lineage.
+    assert.equal(markers(off), 1);
+    // On: the pipeline's start and end, and each job's start and end.
+    assert.equal(markers(on) - markers(off), 6);
+    assert.equal(on.length - off.length, markers(on) - markers(off), 'nothing but the markers');
+  });
+
+  test('an endpoint that holds every event neither fails nor holds up the pipeline', async () => {
+    let received = 0;
+    const held = createServer((req) => {
+      received++;
+      req.resume(); // read, never answered
+    });
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(held.address() as AddressInfo).port}/api/v1/lineage`;
+    const emitter = new LineageEmitter({ transport: { type: 'http', url, timeoutMs: 600_000, retries: 5 } });
+    const deps = { ...(await simDeps(sim)), lineage: { emitter, settings, log: () => undefined } };
+    try {
+      const result = (await withProjectWorker(t.env, deps, (taskQueue) =>
+        t.env.client.workflow.execute('dataops.dataQualityPipeline', {
+          taskQueue,
+          workflowId: `lineage-held-${taskQueue}`,
+          args: [{ ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd, testGeneration: 'skip' }],
+        }),
+      )) as DataQualityPipelineResult;
+      assert.equal(result.status, 'passed');
+      // The pipeline ended while the endpoint still held the first of its events: nothing waited for it.
+      assert.equal(received, 1);
+      await emitter.close();
+    } finally {
+      held.closeAllConnections();
+      held.close();
+    }
   });
 
   test('a cancelled run sends ABORT for itself and its job; a failed job sends FAIL with its message', async () => {

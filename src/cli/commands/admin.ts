@@ -12,6 +12,7 @@ import {
   formatProfile,
   formatPromotion,
   formatTestRun,
+  jobPages,
   table,
 } from '../format.js';
 import { QUERY_WAIT_MS, askWorker } from '../query.js';
@@ -38,6 +39,7 @@ async function outcome(handle: WorkflowHandle): Promise<{ result: unknown } | { 
 }
 
 type PipelineIn = { gates?: GateLimits } | undefined;
+
 type PipelineOut = Partial<DataQualityPipelineResult> | undefined;
 
 /** The input a workflow was started with: the first event of its history (one event read), or undefined. */
@@ -104,6 +106,8 @@ export function registerAdminCommands(program: Command, { starter: s, action }: 
                 ]),
             ['stage', progress?.stage],
             ['jobs', progress?.jobs.map((j) => `${j.role} ${j.jobId} ${j.status ?? ''}`).join('; ')],
+            // Each job's page in the service's UI: from the progress, or from the memo when no worker answers.
+            ['job pages', jobPages(progress?.jobs, d.memo)],
             [
               'remote cancel',
               progress?.remoteCancel ? `${progress.remoteCancel.jobId} ${progress.remoteCancel.finalStatus}` : null,
