@@ -18,6 +18,7 @@ import {
   JobSubmission,
   OrderCreated,
   OrderListing,
+  ProfilingColumnPage,
   ProfilingRunPage,
   TableGroup,
   OrderRuns,
@@ -143,8 +144,23 @@ function jobKindResource<S extends z.ZodType>(
   };
 }
 
-export const profilingRunsResource = (c: Caller) =>
-  jobKindResource(c, (id) => `/api/v1/table-groups/${id}/profiling-runs`, '/api/v1/profiling-runs', ProfilingSummary);
+export const profilingRunsResource = (c: Caller) => ({
+  ...jobKindResource(
+    c,
+    (id) => `/api/v1/table-groups/${id}/profiling-runs`,
+    '/api/v1/profiling-runs',
+    ProfilingSummary,
+  ),
+  /** A page of the run's column profiles, table by table, where the deployment lists them (TestGen 5.134). */
+  columns: async (jobId: string, page: number, limit: number, opts: CallOptions = {}): Promise<ProfilingColumnPage> =>
+    c.call(ProfilingColumnPage, {
+      method: 'GET',
+      surface: 'api',
+      path: `/api/v1/profiling-runs/${seg(jobId)}/columns`,
+      searchParams: { page, limit, sort: 'table' },
+      signal: opts.signal,
+    }),
+});
 
 /** What a test run may carry back to its caller (TestGen 5.134 echoes both in the run's summary). */
 export interface TestRunLink {

@@ -252,3 +252,20 @@ export const TestResultPage = z.looseObject({
   total: z.number().int().nonnegative(),
 });
 export type TestResultPage = z.infer<typeof TestResultPage>;
+
+/** A page of a profiling run's column profiles (TestGen 5.134, `GET profiling-runs/{id}/columns`): what lineage reads. */
+export const ProfilingColumnPage = z.looseObject({
+  items: z.array(
+    z.looseObject({
+      schema_name: z.string().nullish(),
+      table_name: z.string(),
+      column_name: z.string(),
+      db_data_type: z.string().nullish(),
+      record_ct: z.number().int().nullish(),
+      null_value_ct: z.number().int().nullish(),
+      distinct_value_ct: z.number().int().nullish(),
+    }),
+  ),
+  total: z.number().int().nonnegative(),
+});
+export type ProfilingColumnPage = z.infer<typeof ProfilingColumnPage>;

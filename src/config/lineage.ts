@@ -11,6 +11,8 @@ export interface LineageConfig {
   transport: LineageTransport;
   /** @default $DATAOPS_LINEAGE_NAMESPACE, else `dataops://<host of the service's /api/v1>` */
   namespace: string;
+  /** Where the tables live, e.g. `postgres://warehouse:5432`. @default $DATAOPS_LINEAGE_DATASET_NAMESPACE, else namespace */
+  datasetNamespace?: string;
 }
 
 /** TestGen's pages of a profiling run and a test run, under its UI address. */
@@ -27,6 +29,7 @@ export function readLineageConfig(env: Env, read: ReadFile, problems: Problems, 
       DATAOPS_LINEAGE_URL: httpUrl(),
       DATAOPS_LINEAGE_FILE: text(),
       DATAOPS_LINEAGE_NAMESPACE: text(),
+      DATAOPS_LINEAGE_DATASET_NAMESPACE: text(),
       DATAOPS_LINEAGE_TIMEOUT_MS: int({ fallback: 5_000, min: 1, max: 600_000 }),
       DATAOPS_LINEAGE_RETRIES: int({ fallback: 5, min: 0, max: 20 }),
     },
@@ -66,7 +69,11 @@ export function readLineageConfig(env: Env, read: ReadFile, problems: Problems, 
       : kind === 'file'
         ? { type: 'file', path: v.DATAOPS_LINEAGE_FILE ?? '' }
         : { type: 'off' };
-  return { transport, namespace };
+  return {
+    transport,
+    namespace,
+    ...(v.DATAOPS_LINEAGE_DATASET_NAMESPACE ? { datasetNamespace: v.DATAOPS_LINEAGE_DATASET_NAMESPACE } : {}),
+  };
 }
 
 /**

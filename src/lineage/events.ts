@@ -20,11 +20,14 @@ const FACET_SCHEMAS = {
   errorMessage: `${SPEC}/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet`,
   dataQualityMetrics: `${SPEC}/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet`,
   dataQualityAssertions: `${SPEC}/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet`,
+  schema: `${SPEC}/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet`,
 } as const;
 
 export interface LineageSettings {
-  /** The jobs' and datasets' namespace: the deployment's (DATAOPS_LINEAGE_NAMESPACE, else from its address). */
+  /** The jobs' namespace: the deployment's (DATAOPS_LINEAGE_NAMESPACE, else from its address). */
   namespace: string;
+  /** The tables' namespace: where they live (DATAOPS_LINEAGE_DATASET_NAMESPACE, e.g. postgres://host:5432). @default namespace */
+  datasetNamespace?: string;
   /** This package and its version: the events' and facets' `producer`. */
   producerVersion: string;
 }
@@ -38,6 +41,23 @@ export interface TestAssertion {
   column?: string;
   severity?: string;
   name?: string;
+}
+
+/** A column as a profiling run saw it (TestGen: `GET profiling-runs/{id}/columns`). */
+export interface ColumnFacts {
+  name: string;
+  type?: string;
+  count?: number;
+  nullCount?: number;
+  distinctCount?: number;
+}
+
+/** One table of the table group, with what the job found there, where the deployment tells it. */
+export interface TableFacts {
+  schema?: string;
+  table: string;
+  columns?: ColumnFacts[];
+  assertions?: TestAssertion[];
 }
 
 const producer = (s: LineageSettings): string =>
@@ -89,8 +109,48 @@ function facet(s: LineageSettings, schemaURL: string, body: Json): Json {
   return { _producer: producer(s), _schemaURL: schemaURL, ...body };
 }
 
-/** The table group a run reads: its quality results as input facets. */
-function inputs(t: LineageTransition, s: LineageSettings, assertions: TestAssertion[] | undefined): Json[] {
+/** A table's dataset: its columns (schema facet), their profile (metrics) and the tests run on it (assertions). */
+function tableDataset(table: TableFacts, s: LineageSettings): Json {
+  const columns = table.columns ?? [];
+  const facets: Json = {};
+  if (columns.length)
+    facets.schema = facet(s, FACET_SCHEMAS.schema, {
+      fields: columns.map((c) => ({ name: c.name, ...(c.type ? { type: c.type } : {}) })),
+    });
+  const inputFacets: Json = {};
+  const counts = columns.map((c) => c.count).filter((n): n is number => n !== undefined);
+  if (columns.length)
+    inputFacets.dataQualityMetrics = facet(s, FACET_SCHEMAS.dataQualityMetrics, {
+      ...(counts.length ? { rowCount: Math.max(...counts) } : {}),
+      columnMetrics: Object.fromEntries(
+        columns.map((c) => [
+          c.name,
+          {
+            ...(c.nullCount !== undefined ? { nullCount: c.nullCount } : {}),
+            ...(c.distinctCount !== undefined ? { distinctCount: c.distinctCount } : {}),
+            ...(c.count !== undefined ? { count: c.count } : {}),
+          },
+        ]),
+      ),
+    });
+  if (table.assertions?.length)
+    inputFacets.dataQualityAssertions = facet(s, FACET_SCHEMAS.dataQualityAssertions, {
+      assertions: table.assertions,
+    });
+  return {
+    namespace: s.datasetNamespace ?? s.namespace,
+    name: table.schema ? `${table.schema}.${table.table}` : table.table,
+    facets,
+    ...(Object.keys(inputFacets).length ? { inputFacets } : {}),
+  };
+}
+
+/**
+ * What a run reads: each table of the table group with its results, where the deployment lists them; else the table
+ * group as one dataset, with the profiling run's record count.
+ */
+function inputs(t: LineageTransition, s: LineageSettings, tables: TableFacts[] | undefined): Json[] {
+  if (tables?.length) return tables.map((table) => tableDataset(table, s));
   const f = t.facts;
   const tableGroupId =
     f?.profiling?.tableGroupId ?? f?.testRun?.tableGroupId ?? (t.workflow.target.tableGroupId || undefined);
@@ -102,11 +162,9 @@ function inputs(t: LineageTransition, s: LineageSettings, assertions: TestAssert
       ...(f.profiling.recordCount !== null ? { rowCount: f.profiling.recordCount } : {}),
       ...(f.profiling.completedAt ? { lastUpdated: f.profiling.completedAt } : {}),
     });
-  if (assertions?.length)
-    inputFacets.dataQualityAssertions = facet(s, FACET_SCHEMAS.dataQualityAssertions, { assertions });
   return [
     {
-      namespace: s.namespace,
+      namespace: s.datasetNamespace ?? s.namespace,
       name: `table_group=${tableGroupId}`,
       facets: {},
       ...(Object.keys(inputFacets).length ? { inputFacets } : {}),
@@ -137,8 +195,8 @@ function qualityFacet(f: LineageFacts | undefined, s: LineageSettings): Json | u
   });
 }
 
-/** The OpenLineage RunEvent of one transition; `assertions`: a test run's per-test outcomes, where known. */
-export function runEvent(t: LineageTransition, s: LineageSettings, assertions?: TestAssertion[]): Json {
+/** The OpenLineage RunEvent of one transition; `tables`: what its job found in each table, where known. */
+export function runEvent(t: LineageTransition, s: LineageSettings, tables?: TableFacts[]): Json {
   const w = t.workflow;
   const parentJob = { namespace: s.namespace, name: workflowJobName(w) };
   const runFacets: Json = {
@@ -176,7 +234,7 @@ export function runEvent(t: LineageTransition, s: LineageSettings, assertions?: 
         }),
       },
     },
-    inputs: inputs(t, s, assertions),
+    inputs: inputs(t, s, tables),
     outputs: [],
   };
 }

@@ -24,5 +24,10 @@ export function openLineage(config: LineageConfig, meter: MetricMeter, warn: Log
       if (outcome === 'dropped') warn('lineage event dropped', { reason });
     },
   });
-  return { emitter, settings: { namespace: config.namespace, producerVersion: PRODUCER_VERSION }, log: info };
+  const settings = {
+    namespace: config.namespace,
+    ...(config.datasetNamespace ? { datasetNamespace: config.datasetNamespace } : {}),
+    producerVersion: PRODUCER_VERSION,
+  };
+  return { emitter, settings, log: info };
 }

@@ -48,7 +48,11 @@ async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQ
     const testRun = await testRunStep(t, input, input.testSuiteId);
     t.stage('applying quality gates');
     const gates = evaluateGates(testRun.summary, input.gates);
-    t.facts = { testRun: testRun.summary, gates: { passed: gates.passed, violations: gates.violations } };
+    t.facts = {
+      testRun: testRun.summary,
+      gates: { passed: gates.passed, violations: gates.violations },
+      ...(order ? { orderId: order.orderId } : {}),
+    };
     t.search.set({ verdict: gates.passed ? 'passed' : 'failed' });
     // Counted once per pipeline: the workflow's meter records nothing while replaying.
     metricMeter

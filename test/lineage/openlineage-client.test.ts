@@ -72,6 +72,21 @@ const SUMMARY = {
   resultCounts: { passed: 10, failed: 1, warning: 0, error: 0, log: 1, dismissed: 0 },
 };
 
+const PROFILING = {
+  jobId: 'e1b2c3d4-0000-4000-8000-000000000001',
+  status: 'completed',
+  tableGroupId: 'tg-1',
+  startedAt: '2026-11-26T00:50:00.000Z',
+  completedAt: '2026-11-26T00:55:00.000Z',
+  scorePercent: 91.5,
+  tableCount: 1,
+  columnCount: 2,
+  recordCount: 1200,
+  hygieneIssues: { definite: 1, likely: 0, possible: 2 },
+  potentialPii: { high: 0, moderate: 1 },
+  dismissedIssues: 0,
+};
+
 /** One event of each kind the activity makes, built directly. */
 function eachKind(): string[] {
   const at = '2026-11-26T01:02:03.000Z';
@@ -80,8 +95,33 @@ function eachKind(): string[] {
     [
       { eventType: 'COMPLETE', at, workflow, job, facts: { testRun: SUMMARY } },
       [
-        { assertion: 'Missing_Pct', success: true, column: 'amount', name: 'ledger / amount / Percent Missing' },
-        { assertion: 'Dupe_Rows', success: false, severity: 'error', name: 'ledger / Duplicate Rows' },
+        {
+          schema: 'finance',
+          table: 'ledger',
+          assertions: [
+            { assertion: 'Missing_Pct', success: true, column: 'amount', name: 'amount: Percent Missing' },
+            { assertion: 'Dupe_Rows', success: false, severity: 'error', name: 'Duplicate Rows' },
+          ],
+        },
+      ],
+    ],
+    [
+      {
+        eventType: 'COMPLETE',
+        at,
+        workflow,
+        job: { role: 'profiling', jobId: 'e1b2c3d4-0000-4000-8000-000000000001' },
+        facts: { profiling: PROFILING },
+      },
+      [
+        {
+          schema: 'finance',
+          table: 'ledger',
+          columns: [
+            { name: 'id', type: 'bigint', count: 1200, nullCount: 0, distinctCount: 1200 },
+            { name: 'amount', type: 'numeric(12,2)', count: 1200, nullCount: 3, distinctCount: 870 },
+          ],
+        },
       ],
     ],
     [{ eventType: 'FAIL', at, workflow, job: { role: 'profiling', jobId: 'p-1' }, error: 'relation does not exist' }],
@@ -155,7 +195,7 @@ describe(
       assert.match(res.out, new RegExp(`${lines.length} events parsed by openlineage-python`));
     });
 
-    test('an event of each kind parses: assertions, a failure message, a gate verdict, an order', async () => {
+    test('an event of each kind parses: tables with assertions, columns and metrics, a failure message, a verdict, an order', async () => {
       const res = await check(eachKind());
       assert.equal(res.code, 0, res.out);
     });

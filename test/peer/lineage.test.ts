@@ -64,7 +64,7 @@ describe(
       await t?.env.teardown();
     });
 
-    test("a pipeline's events carry TestGen's results and links, and the OpenLineage client parses them", async () => {
+    test("a pipeline's events carry TestGen's results and links, and the OpenLineage client parses them", async (ctx) => {
       const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
         workflowId: `peer-lineage-${uniqueTaskQueue('wf')}`,
@@ -93,25 +93,35 @@ describe(
         assert.equal(page.status, 200, `TestGen's UI answers ${url}`);
       }
 
-      // Profiling: TestGen's record count as the table group's row count, its counts in our quality facet.
+      // Profiling: each table of the table group, with its columns (types, null and distinct counts) as TestGen
+      // profiled them.
       const profiling = end(profilingId);
       assert.ok(profiling, 'the profiling run COMPLETE');
       assert.equal(profiling.run.facets.dataops_run?.url, result.profiling.job.url);
-      const metrics = profiling.inputs[0]?.inputFacets?.dataQualityMetrics;
-      assert.equal(metrics?.rowCount, result.profiling.summary.recordCount);
-      assert.ok(typeof metrics?.rowCount === 'number' && metrics.rowCount > 0, 'the demo has records');
+      assert.equal(profiling.inputs.length, result.profiling.summary.tableCount, 'one dataset per table');
+      const columns = profiling.inputs.flatMap((d) => {
+        const metrics = d.inputFacets?.dataQualityMetrics as { columnMetrics: Record<string, { nullCount?: number }> };
+        return Object.values(metrics.columnMetrics);
+      });
+      assert.equal(columns.length, result.profiling.summary.columnCount, 'every column TestGen profiled');
+      assert.ok(columns.every((c) => typeof c.nullCount === 'number'));
+      const listed = await client.profilingRuns.columns(profilingId, 1, 100);
+      const first = listed.items[0]!;
+      assert.ok(
+        profiling.inputs.some((d) => d.name === `${first.schema_name}.${first.table_name}`),
+        'named schema.table, as TestGen names them',
+      );
       const counted = profiling.run.facets.dataops_quality?.profiling as { tableCount: number };
       assert.equal(counted.tableCount, result.profiling.summary.tableCount);
 
-      // The test run: one assertion per active result TestGen lists, failing where TestGen says so.
+      // The test run: one assertion per active result TestGen lists, on its table, failing where TestGen says so.
       const testRun = end(testRunId);
       assert.ok(testRun, 'the test run COMPLETE');
-      const listed = await client.testRuns.results(testRunId, 1, 100);
-      const assertions = testRun.inputs[0]?.inputFacets?.dataQualityAssertions?.assertions as {
-        assertion: string;
-        success: boolean;
-      }[];
-      assert.equal(assertions.length, Math.min(listed.total, 1_000), 'every result TestGen lists, up to 1,000');
+      const results = await client.testRuns.results(testRunId, 1, 100);
+      const assertions = testRun.inputs.flatMap(
+        (d) => (d.inputFacets?.dataQualityAssertions?.assertions ?? []) as { assertion: string; success: boolean }[],
+      );
+      assert.equal(assertions.length, Math.min(results.total, 2_000), 'every result TestGen lists, up to 2,000');
       const c = result.testRun.summary.resultCounts!;
       assert.equal(
         assertions.filter((a) => !a.success).length,
@@ -143,6 +153,12 @@ describe(
         {},
       );
       assert.equal(checked.code, 0, checked.out);
+      // What a catalog receives, trimmed, in the run's output.
+      const trimmed = { ...testRun, inputs: testRun.inputs.slice(0, 1) };
+      const shown = trimmed.inputs[0]?.inputFacets?.dataQualityAssertions as { assertions: unknown[] } | undefined;
+      if (shown) shown.assertions = shown.assertions.slice(0, 2);
+      ctx.diagnostic(`the test run's COMPLETE event, trimmed: ${JSON.stringify(trimmed)}`);
+      ctx.diagnostic(`events: ${events.map((e) => `${e.eventType} ${e.job.name}`).join('; ')}`);
     });
   }),
 );
