@@ -99,7 +99,7 @@ export class WorkflowLineage {
     facts?: LineageFacts,
     error?: string,
   ): Promise<void> {
-    if (!this.workflow) return;
+    if (!this.enabled || !this.workflow) return;
     const w = this.workflow;
     const transitions: LineageTransition[] = [];
     for (const job of jobs) {
