@@ -40,9 +40,6 @@ const OUTPUTS = {
   PromotionPreview: w.PromotionPreview,
   Progress: w.Progress,
   ...ANSWERS,
-  // The custom OpenLineage run facets of the events the worker sends (src/lineage/): their `_schemaURL`.
-  DataopsRunFacet,
-  DataopsQualityRunFacet,
 } as const;
 
 /**
@@ -70,6 +67,20 @@ export function contractJsonSchemas(): Record<string, unknown> {
   for (const [name, schema] of Object.entries(INPUTS))
     out[`${name}.json`] = { title: name, ...z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) };
   for (const [name, schema] of Object.entries(OUTPUTS))
+    out[`${name}.json`] = {
+      title: name,
+      ...(opened(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' })) as object),
+    };
+  return out;
+}
+
+/**
+ * File name → JSON Schema of our custom OpenLineage run facets (contract/lineage/), which the events' `_schemaURL`
+ * names: for lineage consumers, not workflow callers. Open to fields a later version adds, as outputs are.
+ */
+export function lineageFacetSchemas(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries({ DataopsRunFacet, DataopsQualityRunFacet }))
     out[`${name}.json`] = {
       title: name,
       ...(opened(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' })) as object),

@@ -1,6 +1,6 @@
 /**
  * Lineage: what a workflow tells the lineage activity at each of its transitions (its own run and its remote jobs'),
- * and the project's two custom OpenLineage run facets, whose JSON Schemas ship in contract/json-schema/ (the
+ * and the project's two custom OpenLineage run facets, whose JSON Schemas ship in contract/lineage/ (the
  * `_schemaURL` each event names). The OpenLineage events themselves are built by the activity (src/lineage/).
  */
 import { z } from 'zod';
@@ -37,9 +37,9 @@ export interface LineageTransition {
   error?: string;
 }
 
-/** The package's published copy of a contract JSON Schema: what the custom facets' `_schemaURL` names. */
-export const contractSchemaUrl = (version: string, name: string): string =>
-  `https://unpkg.com/dataops-temporal@${version}/contract/json-schema/${name}.json`;
+/** The package's published copy of a custom facet's JSON Schema (contract/lineage/): what its `_schemaURL` names. */
+export const facetSchemaUrl = (version: string, name: string): string =>
+  `https://unpkg.com/dataops-temporal@${version}/contract/lineage/${name}.json`;
 
 /** Run facet `dataops_run`: which workflow run, and which remote job with the link to its page. */
 export const DataopsRunFacet = z

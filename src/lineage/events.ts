@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  contractSchemaUrl,
+  facetSchemaUrl,
   type LineageFacts,
   type LineageTransition,
   type LineageWorkflow,
@@ -176,7 +176,7 @@ function qualityFacet(f: LineageFacts | undefined, s: LineageSettings): Json | u
   if (!f || (!f.profiling && !f.testRun && !f.gates)) return undefined;
   const summary = f.testRun ?? f.profiling;
   const p = f.profiling;
-  return facet(s, contractSchemaUrl(s.producerVersion, 'DataopsQualityRunFacet'), {
+  return facet(s, facetSchemaUrl(s.producerVersion, 'DataopsQualityRunFacet'), {
     ...(summary ? { scorePercent: summary.scorePercent } : {}),
     ...(f.testRun ? { resultCounts: f.testRun.resultCounts } : {}),
     ...(p && !f.testRun
@@ -200,7 +200,7 @@ export function runEvent(t: LineageTransition, s: LineageSettings, tables?: Tabl
   const w = t.workflow;
   const parentJob = { namespace: s.namespace, name: workflowJobName(w) };
   const runFacets: Json = {
-    dataops_run: facet(s, contractSchemaUrl(s.producerVersion, 'DataopsRunFacet'), {
+    dataops_run: facet(s, facetSchemaUrl(s.producerVersion, 'DataopsRunFacet'), {
       workflowType: w.workflowType,
       workflowId: w.workflowId,
       workflowRunId: w.runId,

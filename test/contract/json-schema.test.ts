@@ -3,21 +3,29 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { contractJsonSchemas } from '../../src/contract/json-schema.js';
+import { contractJsonSchemas, lineageFacetSchemas } from '../../src/contract/json-schema.js';
 import { PromotionPreview } from '../../src/contract/promotion.js';
 import { PREVIEW, withAddedFields } from '../helpers/contract-samples.js';
 
 const dir = fileURLToPath(new URL('../../../contract/json-schema/', import.meta.url));
+const lineageDir = fileURLToPath(new URL('../../../contract/lineage/', import.meta.url));
 
 describe('the contract for callers in other languages', () => {
   test('the committed JSON Schema files match the zod schemas (run `npm run contract:json` when this fails)', () => {
-    const expected = contractJsonSchemas();
-    const committed = readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .sort();
-    assert.deepEqual(committed, Object.keys(expected).sort(), 'the set of files');
-    for (const file of committed) {
-      assert.deepEqual(JSON.parse(readFileSync(`${dir}${file}`, 'utf8')), expected[file], `${file} is out of date`);
+    for (const [folder, expected] of [
+      [dir, contractJsonSchemas()],
+      [lineageDir, lineageFacetSchemas()],
+    ] as const) {
+      const committed = readdirSync(folder)
+        .filter((f) => f.endsWith('.json'))
+        .sort();
+      assert.deepEqual(committed, Object.keys(expected).sort(), `the set of files in ${folder}`);
+      for (const file of committed)
+        assert.deepEqual(
+          JSON.parse(readFileSync(`${folder}${file}`, 'utf8')),
+          expected[file],
+          `${file} is out of date`,
+        );
     }
   });
 
@@ -38,7 +46,7 @@ describe('the contract for callers in other languages', () => {
     const inputs = Object.keys(schemas).filter((f) => f.endsWith('Input.json'));
     const outputs = Object.keys(schemas).filter((f) => !f.endsWith('Input.json'));
     assert.equal(inputs.length, 8);
-    assert.equal(outputs.length, 12); // 10 results and answers, and the 2 custom OpenLineage facets
+    assert.equal(outputs.length, 10);
     for (const file of outputs)
       assert.doesNotMatch(JSON.stringify(schemas[file]), /"additionalProperties":false/, `${file} closes an object`);
     const ajv = new Ajv2020({ strict: false });

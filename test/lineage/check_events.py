@@ -4,10 +4,10 @@ Each event is parsed into the client's own classes (openlineage.client.event_v2 
 are generated from the OpenLineage JSON Schemas of the client's version and run their validators: required fields,
 UUID run ids, timestamps with a time. A key the classes do not have is an error, not ignored. Each standard facet must
 name the schema URL of its class in this client; each of our custom facets (`dataops_*`) must validate against its
-JSON Schema in contract/json-schema/. Finally the parsed event, written back by the client (Serde), must equal the input
+JSON Schema in contract/lineage/. Finally the parsed event, written back by the client (Serde), must equal the input
 (but for the empty defaults the client fills in).
 
-Usage: python check_events.py <events.jsonl> <contract/json-schema dir>
+Usage: python check_events.py <events.jsonl> <contract/lineage dir>
 Prints one line per problem and exits 1 if there is any; else prints how many events were checked.
 """
 

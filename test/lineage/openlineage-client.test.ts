@@ -27,7 +27,7 @@ import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const checker = fileURLToPath(new URL('../../../test/lineage/check_events.py', import.meta.url));
-const schemas = fileURLToPath(new URL('../../../contract/json-schema/', import.meta.url));
+const schemas = fileURLToPath(new URL('../../../contract/lineage/', import.meta.url));
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
 const FAST = { pendingMs: 50, claimMs: 20, runMs: 100, cancelMs: 50, interruptMs: 50 };

@@ -148,7 +148,7 @@ describe(
         [
           fileURLToPath(new URL('../../../test/lineage/check_events.py', import.meta.url)),
           lineageFile,
-          fileURLToPath(new URL('../../../contract/json-schema/', import.meta.url)),
+          fileURLToPath(new URL('../../../contract/lineage/', import.meta.url)),
         ],
         {},
       );

@@ -86,6 +86,10 @@ class Job(BaseModel):
     jobId: str
     reconciled: bool
     wait: Wait
+    url: str | None = Field(
+        None,
+        description="The job's page in the service's UI, where the worker knows one",
+    )
 
 
 class HygieneIssues(BaseModel):
@@ -163,6 +167,10 @@ class Generation(BaseModel):
     jobId: str
     reconciled: bool
     wait: Wait1
+    url: str | None = Field(
+        None,
+        description="The job's page in the service's UI, where the worker knows one",
+    )
 
 
 class Wait2(BaseModel):
@@ -191,6 +199,10 @@ class Job3(BaseModel):
     jobId: str
     reconciled: bool
     wait: Wait2
+    url: str | None = Field(
+        None,
+        description="The job's page in the service's UI, where the worker knows one",
+    )
 
 
 class ResultCounts(BaseModel):

@@ -50,6 +50,10 @@ class Job5(BaseModel):
     jobId: str
     reconciled: bool
     wait: Wait
+    url: str | None = Field(
+        None,
+        description="The job's page in the service's UI, where the worker knows one",
+    )
 
 
 class HygieneIssues(BaseModel):

@@ -24,6 +24,10 @@ class Job(BaseModel):
         description="true while the job's wait will still report changes; false once its reports are spent (the status is then as of statusAt, and may have changed since), when statusReports is 0, and after the wait",
     )
     reconciled: bool
+    url: str | None = Field(
+        None,
+        description="The job's page in the service's UI, where the worker knows one",
+    )
 
 
 class CurrentWait(BaseModel):
