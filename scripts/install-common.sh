@@ -44,3 +44,32 @@ fail() {
   say "FAILED: $1"
   exit 1
 }
+
+# Installs a Python virtual environment from a requirements file into "$cache/$1-<hash of the file>", reused while the
+# file is the same (a changed pin makes a new one), and writes its path to "$cache/$1.path". "$2": the requirements
+# file; "$3": what needs it, for the message when there is no Python >= 3.11 (DATAOPS_PYTHON, default python3).
+install_venv() {
+  local name="$1" requirements="$2" what="$3"
+  local hash dest python start
+  hash="$(sha256sum "$requirements" | cut -c1-12)"
+  dest="$cache/$name-$hash"
+  python="${DATAOPS_PYTHON:-python3}"
+  mkdir -p "$cache"
+  if [[ -f "$dest/.complete" ]]; then
+    say "present: $dest"
+  else
+    if ! python_ok "$python"; then
+      rm -f "$cache/$name.path"
+      unavailable "$what needs Python >= 3.11 ($python is $(python_version "$python")); set DATAOPS_PYTHON."
+    fi
+    rm -rf "$dest"
+    say "installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $dest ..."
+    start=$(date +%s)
+    "$python" -m venv "$dest"
+    "$dest/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" ||
+      fail "pip could not install $requirements (its output is above)."
+    touch "$dest/.complete"
+    say "installed in $(( $(date +%s) - start )) s"
+  fi
+  printf '%s\n' "$dest" > "$cache/$name.path"
+}

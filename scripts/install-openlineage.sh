@@ -11,26 +11,4 @@ set -euo pipefail
 
 tag=install-openlineage
 source "$(dirname "${BASH_SOURCE[0]}")/install-common.sh"
-requirements="$here/test/lineage/requirements.txt"
-hash="$(sha256sum "$requirements" | cut -c1-12)"
-dest="$cache/openlineage-$hash"
-python="${DATAOPS_PYTHON:-python3}"
-
-mkdir -p "$cache"
-if [[ -f "$dest/.complete" ]]; then
-  say "present: $dest"
-else
-  if ! python_ok "$python"; then
-    rm -f "$cache/openlineage.path"
-    unavailable "the lineage checks need Python >= 3.11 ($python is $(python_version "$python")); set DATAOPS_PYTHON."
-  fi
-  rm -rf "$dest"
-  say "installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $dest ..."
-  start=$(date +%s)
-  "$python" -m venv "$dest"
-  "$dest/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" ||
-    fail "pip could not install $requirements (its output is above)."
-  touch "$dest/.complete"
-  say "installed in $(( $(date +%s) - start )) s"
-fi
-printf '%s\n' "$dest" > "$cache/openlineage.path"
+install_venv openlineage "$here/test/lineage/requirements.txt" "the lineage checks"

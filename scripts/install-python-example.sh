@@ -11,26 +11,4 @@ set -euo pipefail
 
 tag=install-python-example
 source "$(dirname "${BASH_SOURCE[0]}")/install-common.sh"
-requirements="$here/examples/python/requirements.txt"
-hash="$(sha256sum "$requirements" | cut -c1-12)"
-dest="$cache/python-example-$hash"
-python="${DATAOPS_PYTHON:-python3}"
-
-mkdir -p "$cache"
-if [[ -f "$dest/.complete" ]]; then
-  say "present: $dest"
-else
-  if ! python_ok "$python"; then
-    rm -f "$cache/python-example.path"
-    unavailable "the Python example needs Python >= 3.11 ($python is $(python_version "$python")); set DATAOPS_PYTHON."
-  fi
-  rm -rf "$dest"
-  say "installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $dest ..."
-  start=$(date +%s)
-  "$python" -m venv "$dest"
-  "$dest/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" ||
-    fail "pip could not install $requirements (its output is above)."
-  touch "$dest/.complete"
-  say "installed in $(( $(date +%s) - start )) s"
-fi
-printf '%s\n' "$dest" > "$cache/python-example.path"
+install_venv python-example "$here/examples/python/requirements.txt" "the Python example"

@@ -5,21 +5,19 @@
  * job links to its page in TestGen's UI, and the OpenLineage Python client parses every event.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { ServiceClient } from '../../src/api/index.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
-import { createWorker } from '../../src/worker.js';
 import { readEvents } from '../helpers/lineage.js';
 import { needing } from '../helpers/needs.js';
 import { runProcess } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
-import { testGenNeed, startTestGen, testGenService, type TestGenPeer } from '../helpers/testgen.js';
+import { testGenNeed, startTestGen, type TestGenPeer } from '../helpers/testgen.js';
+import { startPeerWorker, type PeerWorker } from '../helpers/peer-worker.js';
 
 const polling = { pollIntervalMs: 500, maxPollIntervalMs: 1_000 };
 
@@ -29,36 +27,19 @@ describe(
     let t: TestEnv;
     let peer: TestGenPeer;
     let client: ServiceClient;
-    let worker: Awaited<ReturnType<typeof createWorker>>;
-    let running: Promise<void>;
-    let taskQueue: string;
+    let worker: PeerWorker;
     let lineageFile: string;
 
     before(async () => {
       [t, peer] = await Promise.all([startDevServerEnv(), startTestGen()]);
-      const grant = await peer.authorize();
       client = new ServiceClient({ baseUrl: peer.url, apiBearer: { type: 'oauth', ...(await peer.authorize()) } });
-      taskQueue = uniqueTaskQueue('peer-lineage');
-      const work = mkdtempSync(join(tmpdir(), 'peer-lineage-'));
-      lineageFile = join(work, 'lineage', 'events.jsonl');
-      const config = loadWorkerConfig({
-        TEMPORAL_ADDRESS: t.env.connection.options.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        ...testGenService(peer, grant),
-        DATAOPS_BLOB_DIR: join(work, 'blobs'),
-        DATAOPS_EXPORT_DIR: join(work, 'exports'),
-        DATAOPS_HEARTBEAT_THROTTLE_MS: '500',
-        DATAOPS_LINEAGE: 'file',
-        DATAOPS_LINEAGE_FILE: lineageFile,
-        DATAOPS_SERVICE_UI_URL: peer.uiUrl,
+      worker = await startPeerWorker(t, peer, await peer.authorize(), (work) => {
+        lineageFile = join(work, 'lineage', 'events.jsonl');
+        return { DATAOPS_LINEAGE: 'file', DATAOPS_LINEAGE_FILE: lineageFile, DATAOPS_SERVICE_UI_URL: peer.uiUrl };
       });
-      worker = await createWorker(config, t.env.nativeConnection);
-      running = worker.worker.run();
     });
     after(async () => {
-      worker?.worker.shutdown();
-      await running;
-      await worker?.deps.close();
+      await worker?.stop();
       client?.close();
       await peer?.close();
       await t?.env.teardown();
@@ -66,7 +47,7 @@ describe(
 
     test("a pipeline's events carry TestGen's results and links, and the OpenLineage client parses them", async (ctx) => {
       const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
-        taskQueue,
+        taskQueue: worker.taskQueue,
         workflowId: `peer-lineage-${uniqueTaskQueue('wf')}`,
         args: [
           {

@@ -3,13 +3,9 @@
  * would for a TestGen-only deployment: no /v2 login, an OAuth refresh grant for /api/v1, scores as fractions.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ServiceClient, isTerminalJobStatus } from '../../src/api/index.js';
-import { loadWorkerConfig } from '../../src/config/worker.js';
 import {
   approveUpdate,
   previewQuery,
@@ -19,9 +15,9 @@ import {
   type PromoteTestDefinitionsResult,
   type RunTestSuiteResult,
 } from '../../src/contract/index.js';
-import { createWorker } from '../../src/worker.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
-import { testGenNeed, startTestGen, testGenService, type OAuthGrant, type TestGenPeer } from '../helpers/testgen.js';
+import { testGenNeed, startTestGen, type OAuthGrant, type TestGenPeer } from '../helpers/testgen.js';
+import { startPeerWorker, type PeerWorker } from '../helpers/peer-worker.js';
 import { eventually } from '../helpers/wait.js';
 import { needing } from '../helpers/needs.js';
 
@@ -34,32 +30,18 @@ describe(
     let peer: TestGenPeer;
     let grant: OAuthGrant;
     let client: ServiceClient;
-    let worker: Awaited<ReturnType<typeof createWorker>>;
-    let running: Promise<void>;
+    let worker: PeerWorker;
     let taskQueue: string;
 
     before(async () => {
       [t, peer] = await Promise.all([startDevServerEnv(), startTestGen()]);
       grant = await peer.authorize();
       client = new ServiceClient({ baseUrl: peer.url, apiBearer: { type: 'oauth', ...(await peer.authorize()) } });
-      taskQueue = uniqueTaskQueue('peer');
-      const work = mkdtempSync(join(tmpdir(), 'peer-worker-'));
-      const config = loadWorkerConfig({
-        TEMPORAL_ADDRESS: t.env.connection.options.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        ...testGenService(peer, grant),
-        DATAOPS_BLOB_DIR: join(work, 'blobs'),
-        DATAOPS_EXPORT_DIR: join(work, 'exports'),
-        DATAOPS_HEARTBEAT_THROTTLE_MS: '500',
-        DATAOPS_TEMPORAL_UI_URL: 'http://localhost:8233',
-      });
-      worker = await createWorker(config, t.env.nativeConnection);
-      running = worker.worker.run();
+      worker = await startPeerWorker(t, peer, grant, () => ({ DATAOPS_TEMPORAL_UI_URL: 'http://localhost:8233' }));
+      taskQueue = worker.taskQueue;
     });
     after(async () => {
-      worker?.worker.shutdown();
-      await running;
-      await worker?.deps.close();
+      await worker?.stop();
       client?.close();
       await peer?.close();
       await t?.env.teardown();
