@@ -51,6 +51,11 @@ describe('profileTableGroup and runTestSuite', () => {
         assert.equal(pending.jobs[0]?.live, true, 'the wait will report');
         assert.ok(pending.jobs[0]?.statusAt, 'pending as of the submission, or of the report');
         assert.equal(pending.jobs[0]?.jobId, job.id);
+        // A poll has seen it pending before the clock moves (the deferrable strategy knows "pending" from the
+        // submission's answer, before its wait's first poll), so the poll that sees it running is at least the second.
+        await eventually('a poll of the pending run', () =>
+          sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`),
+        );
         sim.controls.advanceClock(SLOW.pendingMs + SLOW.claimMs);
         const running = await eventually('the live running status', async () => {
           const p = await handle.query(progressQuery);
