@@ -42,9 +42,16 @@ export async function untilLockTaken<T>(
     if (!isLockHeld(answer)) return answer;
     t.stage(`waiting for another ${what} to settle`);
     log.info('waiting for the lock', { heldBy: answer.lockHeldBy });
-    await sleepUnless(answer.retryAfterMs ?? waitMs, outer);
+    await sleepUnless(answer.retryAfterMs ?? jittered(waitMs), outer);
   }
 }
+
+/**
+ * A quarter to all of `ms`, at random (the workflow's seeded random: the same on replay). Waiters that found the
+ * target held at the same moment ask again at different moments, so a released lock is taken by the next asker
+ * instead of sitting free until their common backoff step.
+ */
+const jittered = (ms: number): number => Math.round(ms * (0.25 + 0.75 * Math.random()));
 
 /** Sleeps `ms`, or until `outer` is cancelled (see untilLockTaken). */
 async function sleepUnless(ms: number, outer: CancellationScope | undefined): Promise<void> {

@@ -2,11 +2,11 @@
  * A workflow cancelled while its submission waits for a target another submission holds ends cancelled at once and
  * creates nothing, whichever wait strategy it uses. Before, the path of the submission activity (the deferrable
  * strategy, or `statusReports: 0`) waited for the lock inside a non-cancellable scope, then created a job only to
- * cancel it.
+ * cancel it. And waiters that found the target held together ask again at different moments.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { progressQuery } from '../../src/contract/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
@@ -64,4 +64,43 @@ describe('a cancel while the submission waits for a held target', () => {
         assert.equal(profiling().length - before, 1, "only the first workflow's job");
       });
     });
+
+  test('waiters that found the target held together ask again at different moments (jittered backoff)', async () => {
+    const target = TG.other;
+    const held = s.sim.controls.addFault({
+      kind: 'delay',
+      delay_ms: 15_000,
+      method: 'POST',
+      path: `/table-groups/${target}/profiling-runs`,
+    });
+    await withProjectWorker(s.d.env, await simDeps(s.sim, { submitSettleMs: 20_000 }), async (taskQueue) => {
+      const args = { tableGroupId: target, waitStrategy: 'deferrable' };
+      const start = (name: string) =>
+        s.d.env.client.workflow.start('dataops.profileTableGroup', {
+          taskQueue,
+          workflowId: `jitter-${name}-${taskQueue}`,
+          args: [args],
+        });
+      const first = await start('holder');
+      await eventually('the holder held', () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1);
+      const waiters = await Promise.all(['a', 'b', 'c'].map(start));
+      // Each waiter's first two waits: the backoff's steps (0.5 s, 1 s), each a quarter to all of its step.
+      const waits = async (h: WorkflowHandle): Promise<number[]> =>
+        ((await h.fetchHistory()).events ?? []).flatMap((e) => {
+          const d = e.timerStartedEventAttributes?.startToFireTimeout;
+          return d ? [Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6)] : [];
+        });
+      const seen = await eventually('two waits of each waiter', async () => {
+        const all = await Promise.all(waiters.map(waits));
+        return all.every((w) => w.length >= 2) ? all.map((w) => w.slice(0, 2)) : undefined;
+      });
+      for (const [w1, w2] of seen) {
+        assert.ok(w1! >= 125 && w1! <= 500, `first wait ${w1} ms, of a 500 ms step`);
+        assert.ok(w2! >= 250 && w2! <= 1_000, `second wait ${w2} ms, of a 1 s step`);
+      }
+      assert.ok(new Set(seen.map((w) => w.join())).size > 1, `every waiter waited alike: ${JSON.stringify(seen)}`);
+      await Promise.all([...waiters, first].map((h) => h.cancel()));
+      await Promise.all([...waiters, first].map((h) => h.result().catch(() => undefined)));
+    });
+  });
 });
