@@ -9,6 +9,7 @@ import { lookUntilSettled } from './settle.js';
 import { Refused, nothingOutstanding, recordingRefusal, writeOnce, type Outstanding } from './write-once.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
+import { orderRunPage } from './order-pages.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
 
 export const RunOrderInput = z.object({
@@ -179,8 +180,15 @@ export function orderActivities(ctx: ActivityContext) {
           }
           progress.polls++;
           note(progress); // sent with the ticker's next tick: a poll needs no heartbeat of its own
-          if (progress.orderRunId && progress.status && isTerminalOrderRunStatus(progress.status))
-            return { orderRunId: progress.orderRunId, status: progress.status, polls: progress.polls };
+          if (progress.orderRunId && progress.status && isTerminalOrderRunStatus(progress.status)) {
+            const url = await orderRunPage(client, input.kitchen, progress.orderRunId, signal);
+            return {
+              orderRunId: progress.orderRunId,
+              status: progress.status,
+              polls: progress.polls,
+              ...(url ? { url } : {}),
+            };
+          }
           await context.sleep(untilNextPoll(polledAt, input.pollIntervalMs));
         }
       });

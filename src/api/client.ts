@@ -26,7 +26,7 @@ import {
   type Caller,
 } from './resources.js';
 import { parseBody } from './response.js';
-import { Health } from './schemas.js';
+import { Health, UserInfo } from './schemas.js';
 import { SessionManager } from './session.js';
 import { Transport, queryString, type RawResponse, type SendOptions } from './transport.js';
 
@@ -94,6 +94,16 @@ export class ServiceClient {
   /** The OAuth token source when the `/api/v1` bearer is a refresh grant (for metrics and tests). */
   get oauthTokenSource() {
     return this.#bearer.oauth;
+  }
+
+  /** The service's base address, without a trailing slash (the UI's order-run pages hang off it). */
+  get baseUrl(): string {
+    return this.#base;
+  }
+
+  /** `GET /v2/userinfo`: who the session is, as the UI addresses its account (`customer_git_name`). */
+  async userInfo(opts: CallOptions = {}): Promise<UserInfo> {
+    return this.#call(UserInfo, { method: 'GET', surface: 'v2', path: '/v2/userinfo', signal: opts.signal });
   }
 
   /** The configured user name (not a secret), if any. */

@@ -148,6 +148,13 @@ export type OrderRun = z.infer<typeof OrderRun>;
 export const OrderRuns = z.looseObject({ servings: z.array(OrderRun) });
 
 /**
+ * Who the `/v2` session is (`GET /v2/userinfo`, deployed-variants.md): read only for `customer_git_name`, which the
+ * UI's order-run pages are addressed by.
+ */
+export const UserInfo = z.looseObject({ customer_git_name: z.string().min(1) });
+export type UserInfo = z.infer<typeof UserInfo>;
+
+/**
  * The order listing (`GET /v2/order/status/{kitchen}`, deployed-variants.md): recent orders in `orders[]` and their
  * runs in `servings`, keyed by order id. Read defensively: the order ids from both, once each.
  */

@@ -34,7 +34,10 @@ export function table(rows: [string, unknown][]): string {
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${show(v)}`).join('\n');
 }
 
-/** A row with a job's page in the service's UI, where the worker knows one (DATAOPS_SERVICE_UI_URL); else none. */
+/**
+ * A row with a job's page in the service's UI, where the worker knows one (DATAOPS_SERVICE_UI_URL; an order run's from
+ * its account, GET /v2/userinfo); else none.
+ */
 const page = (label: string, url: string | undefined): [string, unknown][] => (url ? [[label, url]] : []);
 
 const counts = (c: Record<string, number> | null | undefined) =>
@@ -74,6 +77,7 @@ export function formatPipeline(r: DataQualityPipelineResult, gates?: GateLimits)
   const rows: [string, unknown][] = [
     ['verdict', r.status === 'passed' ? 'PASSED' : 'FAILED'],
     ['order', r.order ? `${r.order.orderId} (${r.order.orderRun?.status ?? r.order.status ?? 'created'})` : null],
+    ...page('order run page', r.order?.orderRun?.url),
     ['profiling job', `${r.profiling.job.jobId} ${r.profiling.job.wait.job.status}`],
     ...page('profiling page', r.profiling.job.url),
     ['profiling score', percent(r.profiling.summary.scorePercent)],
@@ -127,6 +131,7 @@ export function formatOrder(r: RunOrderResult): string {
     ['status', r.status],
     ['overrides', JSON.stringify(r.variableOverrides)],
     ['order run', r.orderRun ? `${r.orderRun.orderRunId} ${r.orderRun.status}` : 'not waited for'],
+    ...page('order run page', r.orderRun?.url),
   ]);
 }
 

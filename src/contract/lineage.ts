@@ -23,6 +23,8 @@ export interface LineageFacts {
   testRun?: TestRunSummary;
   gates?: { passed: boolean; violations: string[] };
   orderId?: string;
+  /** The order's run, as its wait saw it end, with its page where the deployment has one. */
+  orderRun?: { orderRunId: string; url?: string };
 }
 
 /** One transition: of the workflow's own run (no `job`), or of one of its remote jobs. */
@@ -53,6 +55,11 @@ export const DataopsRunFacet = z
     jobId: z.string().optional().describe('The remote job, as the service names it'),
     url: z.string().optional().describe("The job's page in the service's UI, where the deployment has one"),
     orderId: z.string().optional().describe('An order workflow: the order it created'),
+    orderRunId: z.string().optional().describe("An order workflow that waited for its order's run: that run"),
+    orderRunUrl: z
+      .string()
+      .optional()
+      .describe("The order run's page in the service's UI, where the deployment has one"),
   })
   .describe('dataops-temporal: the Temporal workflow run, and the remote job of the service');
 

@@ -151,6 +151,10 @@ export const OrderRunOutcome = z.object({
   orderRunId: z.string(),
   status: z.string(),
   polls: z.number().int(),
+  url: z
+    .string()
+    .optional()
+    .describe("The order run's page in the service's UI, where the deployment names its account (GET /v2/userinfo)"),
 });
 export type OrderRunOutcome = z.infer<typeof OrderRunOutcome>;
 

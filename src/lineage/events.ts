@@ -207,6 +207,8 @@ export function runEvent(t: LineageTransition, s: LineageSettings, tables?: Tabl
       ...(t.job ? { role: t.job.role, jobId: t.job.jobId } : {}),
       ...(t.job?.url ? { url: t.job.url } : {}),
       ...(t.facts?.orderId ? { orderId: t.facts.orderId } : {}),
+      ...(t.facts?.orderRun ? { orderRunId: t.facts.orderRun.orderRunId } : {}),
+      ...(t.facts?.orderRun?.url ? { orderRunUrl: t.facts.orderRun.url } : {}),
     }),
   };
   if (t.job) runFacets.parent = facet(s, FACET_SCHEMAS.parent, { run: { runId: w.runId }, job: parentJob });

@@ -1,5 +1,6 @@
 /**
- * The `/v2` routes: login, token check, and orders with their runs (create, list runs, run details, stop).
+ * The `/v2` routes: login, token check, who the session is, and orders with their runs (create, list runs, run
+ * details, stop).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -7,6 +8,9 @@ import { authRequest, login, requireWriter } from './auth.js';
 import type { SimContext } from './context.js';
 import { SimError, apiError, invalid, notFound, unprocessable } from './errors.js';
 import { createOrder, findOrder, servingView, stopServing } from './orders.js';
+
+/** The account name `GET /v2/userinfo` answers: every simulated user belongs to it. */
+export const SIM_CUSTOMER = 'dataops-sim';
 
 const OrderBody = z
   .object({ parameters: z.record(z.string(), z.unknown()).optional(), schedule: z.unknown().optional() })
@@ -33,6 +37,12 @@ export async function v2Routes(app: FastifyInstance, { ctx }: { ctx: SimContext 
   app.get('/v2/validatetoken', async (req) => {
     const user = authRequest(ctx, req, 'v2');
     return { token: 'valid', username: user.username };
+  });
+
+  // The account the UI's order-run pages are addressed by (deployed-variants.md: `customer_git_name`).
+  app.get('/v2/userinfo', async (req) => {
+    const user = authRequest(ctx, req, 'v2');
+    return { username: user.username, customer_git_name: SIM_CUSTOMER };
   });
 
   app.put<{ Params: { kitchen: string; recipe: string; variation: string } }>(

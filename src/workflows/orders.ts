@@ -2,6 +2,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import { DEFAULT_CANCEL_TIMEOUT_MS, DEFAULT_MAX_WAIT_MS, heartbeatWaiting } from '../contract/activity-options.js';
 import type { RunOrderResult } from '../contract/index.js';
+import type { LineageFacts } from '../contract/lineage.js';
 import type { RunOrderInput } from '../contract/workflows.js';
 import { stopOrder } from './order-stop.js';
 import type { CancelReason } from './remote-cancel.js';
@@ -95,6 +96,8 @@ export async function orderStep(
       throw orderWaitTimedOut(t, created.orderId, maxWaitMs, err) ?? err;
     }
   }
+  // Its page outlives the run in the memo, beside the jobs' (one write, only where the deployment has one).
+  if (orderRun?.url) t.keepPage(orderRun.orderRunId, orderRun.url);
   return {
     orderId: created.orderId,
     status: created.status,
@@ -103,6 +106,12 @@ export async function orderStep(
     reconciled: created.reconciled,
     orderRun,
   };
+}
+
+/** What an order's lineage says of its run: the run the wait saw end, and its page. */
+export function orderRunFacts(result: Pick<RunOrderResult, 'orderRun'>): Pick<LineageFacts, 'orderRun'> {
+  const run = result.orderRun;
+  return run ? { orderRun: { orderRunId: run.orderRunId, ...(run.url ? { url: run.url } : {}) } } : {};
 }
 
 /**

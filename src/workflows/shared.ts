@@ -52,6 +52,8 @@ export class Tracker {
   waitsTaskQueue = waitsTaskQueue(workflowInfo().taskQueue);
   /** Each job's page in the service's UI by role, told by the input check (none when the worker knows no UI). */
   links: JobLinks = {};
+  /** The pages kept in the memo so far, by job or order run id. */
+  private readonly pages: Record<string, string> = {};
   /** The run's lineage (lineage.ts): on when the input check says the worker sends it. */
   readonly lineage: WorkflowLineage;
   /** What the run produced, for its lineage's last event (the pipeline's test summary and gates). */
@@ -155,12 +157,14 @@ export class Tracker {
     });
     this.progress.lastStatus = status;
     this.touch();
-    // The links outlive the run in its memo (one write per job, only where the deployment has a UI).
-    if (url)
-      upsertMemo({
-        jobLinks: Object.fromEntries(this.progress.jobs.flatMap((j) => (j.url ? [[j.jobId, j.url]] : []))),
-      });
+    if (url) this.keepPage(jobId, url);
     this.lineage.jobStarted({ role, jobId, status, ...(url ? { url } : {}) }, now);
+  }
+
+  /** A page that outlives the run in its memo (`jobLinks`, by job or order run id): one write each. */
+  keepPage(id: string, url: string): void {
+    this.pages[id] = url;
+    upsertMemo({ jobLinks: { ...this.pages } });
   }
 
   /** A job's page in the service's UI, where the deployment has one. */

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { activityFunctions, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
-import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS, SIM_CUSTOMER, type RunningSimulator } from '../../src/simulator/index.js';
 import type { BlobRef, ImportOutcome } from '../../src/contract/index.js';
 import { simDeps } from '../helpers/activities.js';
 import { clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
@@ -76,11 +76,36 @@ describe('order and test-definition activities', () => {
     const done = await run(acts.waitForOrderRun, { kitchen: 'production', orderId: order.orderId, pollIntervalMs: 20 });
     assert.equal(done.status, 'COMPLETED_SERVING');
     assert.ok(done.polls >= 2);
+    // Its page in the UI, addressed by the account GET /v2/userinfo names (deployed-variants.md).
+    assert.equal(done.url, `${sim.url}/#/orders/${SIM_CUSTOMER}/production/runs/${done.orderRunId}`);
     const failing = await run(acts.runOrder, { kitchen: 'staging', recipe: 'load-warehouse', variation: 'broken' });
     assert.equal(
       (await run(acts.waitForOrderRun, { kitchen: 'staging', orderId: failing.orderId, pollIntervalMs: 20 })).status,
       'SERVING_ERROR',
     );
+  });
+
+  test("an order run's page: the account is asked once per client, and a refusal leaves only the page out", async () => {
+    const acts = activityFunctions(await simDeps(sim));
+    const userinfo = () => sim.controls.requests().filter((r) => r.path === '/v2/userinfo').length;
+    const waited = async () => {
+      const order = await run(acts.runOrder, {
+        kitchen: 'production',
+        recipe: 'load-warehouse',
+        variation: 'backfill',
+      });
+      return run(acts.waitForOrderRun, { kitchen: 'production', orderId: order.orderId, pollIntervalMs: 20 });
+    };
+    const before = userinfo();
+    sim.controls.addFault({ kind: 'status', status: 404, path: '/v2/userinfo', count: 1 });
+    const refused = await waited();
+    assert.equal(refused.status, 'COMPLETED_SERVING', 'the wait ends as it would');
+    assert.equal(refused.url, undefined, 'no page where the account is not known');
+    const first = await waited();
+    const second = await waited();
+    assert.ok(first.url?.endsWith(`/runs/${first.orderRunId}`), String(first.url));
+    assert.ok(second.url?.endsWith(`/runs/${second.orderRunId}`), String(second.url));
+    assert.equal(userinfo() - before, 2, 'asked again after the refusal, then known');
   });
 
   test('export stores the file by claim check; import reads it back and returns a small outcome', async () => {

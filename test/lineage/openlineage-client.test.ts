@@ -138,7 +138,10 @@ function eachKind(): string[] {
         eventType: 'COMPLETE',
         at,
         workflow: { ...workflow, workflowType: 'runOrder', target: {} },
-        facts: { orderId: 'o-1' },
+        facts: {
+          orderId: 'o-1',
+          orderRun: { orderRunId: 'r-1', url: 'http://dataops.example/#/orders/acme/production/runs/r-1' },
+        },
       },
     ],
   ];

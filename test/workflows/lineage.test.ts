@@ -11,11 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import { LineageEmitter } from '../../src/lineage/emitter.js';
 import type { ActivityDeps } from '../../src/activities/index.js';
-import type { DataQualityPipelineResult, RunTestSuiteResult } from '../../src/contract/index.js';
+import type { DataQualityPipelineResult, RunOrderResult, RunTestSuiteResult } from '../../src/contract/index.js';
+import { formatOrder } from '../../src/cli/format.js';
 import { progressQuery } from '../../src/contract/index.js';
-import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS, SIM_CUSTOMER, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { WAITED_ORDER, startTestSimulator } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 import { fileLineage, readEvents, TEST_LINKS } from '../helpers/lineage.js';
@@ -107,6 +108,32 @@ describe('lineage and links', () => {
       [profilingId]: result.profiling.job.url,
       [testRunId]: result.testRun.job.url,
     });
+  });
+
+  test("an order's run carries its page: in the result, the memo, the CLI's table and the order's last event", async () => {
+    const { deps, file, emitter } = fileLineage(await simDeps(sim));
+    const { result, memo } = await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('dataops.runOrder', {
+        taskQueue,
+        workflowId: `lineage-order-${taskQueue}`,
+        args: [WAITED_ORDER],
+      });
+      const result = (await handle.result()) as RunOrderResult;
+      return { result, memo: (await handle.describe()).memo };
+    });
+    const run = result.orderRun;
+    assert.ok(run, 'the order run was waited for');
+    const url = `${sim.url}/#/orders/${SIM_CUSTOMER}/production/runs/${run.orderRunId}`;
+    assert.equal(run.url, url);
+    assert.deepEqual((memo as { jobLinks?: Record<string, string> }).jobLinks, { [run.orderRunId]: url });
+    const row = formatOrder(result)
+      .split('\n')
+      .find((l) => l.startsWith('order run page'));
+    assert.equal(row?.split(/\s+/).at(-1), url, String(row));
+    await emitter.flush(10_000);
+    const complete = readEvents(file).find((e) => e.eventType === 'COMPLETE');
+    assert.equal(complete?.run.facets.dataops_run?.orderRunId, run.orderRunId);
+    assert.equal(complete?.run.facets.dataops_run?.orderRunUrl, url);
   });
 
   test('what lineage costs in history: one marker per call, six for a pipeline; nothing at all when it is off', async () => {

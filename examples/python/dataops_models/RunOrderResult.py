@@ -20,6 +20,10 @@ class OrderRun(BaseModel):
     orderRunId: str
     status: str
     polls: conint(ge=-9007199254740991, le=9007199254740991)
+    url: str | None = Field(
+        None,
+        description="The order run's page in the service's UI, where the deployment names its account (GET /v2/userinfo)",
+    )
 
 
 class RunOrderResult(BaseModel):
