@@ -34,6 +34,25 @@ function endOf(status: string | null): LineageEventType | undefined {
   return undefined;
 }
 
+/** One transition of the run (no `job`) or of one of its jobs; `error` only on FAIL. */
+function transition(
+  eventType: LineageEventType,
+  at: string,
+  workflow: LineageWorkflow,
+  job?: LineageTransition['job'],
+  facts?: LineageFacts,
+  error?: string,
+): LineageTransition {
+  return {
+    eventType,
+    at,
+    workflow,
+    ...(job ? { job } : {}),
+    ...(facts ? { facts } : {}),
+    ...(error && eventType === 'FAIL' ? { error } : {}),
+  };
+}
+
 interface JobSeen {
   role: string;
   jobId: string;
@@ -76,16 +95,7 @@ export class WorkflowLineage {
     const eventType = endOf(job.status);
     if (!this.workflow || !eventType || this.ended.has(job.jobId)) return;
     this.ended.add(job.jobId);
-    this.emit([
-      {
-        eventType,
-        at,
-        workflow: this.workflow,
-        job: this.ref(job),
-        ...(facts ? { facts } : {}),
-        ...(error && eventType === 'FAIL' ? { error } : {}),
-      },
-    ]);
+    this.emit([transition(eventType, at, this.workflow, this.ref(job), facts, error)]);
   }
 
   /**
@@ -106,15 +116,9 @@ export class WorkflowLineage {
       const jobEnd = endOf(job.status) ?? (eventType === 'COMPLETE' ? undefined : eventType);
       if (!jobEnd || this.ended.has(job.jobId)) continue;
       this.ended.add(job.jobId);
-      transitions.push({ eventType: jobEnd, at, workflow: w, job: this.ref(job) });
+      transitions.push(transition(jobEnd, at, w, this.ref(job)));
     }
-    transitions.push({
-      eventType,
-      at,
-      workflow: w,
-      ...(facts ? { facts } : {}),
-      ...(error && eventType === 'FAIL' ? { error } : {}),
-    });
+    transitions.push(transition(eventType, at, w, undefined, facts, error));
     await CancellationScope.nonCancellable(async () => {
       this.emit(transitions);
       await Promise.all(this.pending);
