@@ -14,6 +14,7 @@ import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import { isTerminalJobStatus } from '../../src/vocabulary.js';
 import type { BoundArgs } from './bound-workflow.js';
+import { submitSignal, type SubmitRequest } from './bound-submitter.js';
 import { runBenchWorker } from './bench-worker.js';
 
 const [address, taskQueue, cache, serviceUrl] = process.argv.slice(2);
@@ -51,8 +52,10 @@ async function untilTerminal(jobId: string, pollMs: number): Promise<void> {
   }
 }
 
-async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks }: BoundArgs): Promise<string> {
-  const profiling = await locked(locks >= 1, tableGroupId, () => service.profilingRuns.submit(tableGroupId));
+async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks, profilingJobId }: BoundArgs): Promise<string> {
+  const profiling = profilingJobId
+    ? { id: profilingJobId }
+    : await locked(locks === 1 || locks === 2, tableGroupId, () => service.profilingRuns.submit(tableGroupId));
   heartbeat({ jobId: profiling.id });
   await untilTerminal(profiling.id, pollMs);
   await service.profilingRuns.summary(profiling.id);
@@ -64,11 +67,32 @@ async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks }: BoundArg
   return summary.status;
 }
 
+/** Asks the target's submitter (bound-submitter.ts) to submit, starting it when it is not running. */
+async function requestSubmission(r: SubmitRequest): Promise<void> {
+  await Context.current().client.workflow.signalWithStart('boundSubmitter', {
+    taskQueue: String(taskQueue),
+    workflowId: `bound-submitter/${r.target}`,
+    args: [[]],
+    signal: submitSignal,
+    signalArgs: [r],
+  });
+}
+
+/** The submitter's batch: `count` profiling runs of `target`, one after the other. */
+async function submitBatch(target: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    ids.push((await service.profilingRuns.submit(target)).id);
+    heartbeat({ ids });
+  }
+  return ids;
+}
+
 try {
   await runBenchWorker('bound', address, {
     taskQueue,
     workflowsPath: fileURLToPath(new URL('./bound-workflow.js', import.meta.url)),
-    activities: { boundSteps },
+    activities: { boundSteps, requestSubmission, submitBatch },
     maxCachedWorkflows: Number(cache),
     maxHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,
     defaultHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,

@@ -6,6 +6,9 @@
  * heartbeats): what any design of the pipeline with those guarantees can reach on the machine.
  */
 import { proxyActivities } from '@temporalio/workflow';
+import { submittedThrough, type SubmitRequest } from './bound-submitter.js';
+
+export { boundSubmitter } from './bound-submitter.js';
 
 export interface BoundArgs {
   tableGroupId: string;
@@ -13,9 +16,12 @@ export interface BoundArgs {
   pollMs: number;
   /**
    * How many submissions take and release a lock execution, as `src/activities/target-lock.ts` does: 0; 1, the
-   * profiling run's only (a test run can be found exactly through its metadata); or 2, both.
+   * profiling run's only (a test run can be found exactly through its metadata); or 2, both. 3: none, the profiling
+   * run goes through its table group's submitter workflow instead (bound-submitter.ts).
    */
-  locks: 0 | 1 | 2;
+  locks: 0 | 1 | 2 | 3;
+  /** The profiling run, when a submitter sent it. */
+  profilingJobId?: string;
 }
 
 const { boundSteps } = proxyActivities<{ boundSteps(args: BoundArgs): Promise<string> }>({
@@ -23,6 +29,12 @@ const { boundSteps } = proxyActivities<{ boundSteps(args: BoundArgs): Promise<st
   heartbeatTimeout: '30 seconds',
 });
 
+const { requestSubmission } = proxyActivities<{ requestSubmission(r: SubmitRequest): Promise<void> }>({
+  startToCloseTimeout: '1 minute',
+});
+
 export async function boundPipeline(args: BoundArgs): Promise<string> {
-  return await boundSteps(args);
+  if (args.locks !== 3) return await boundSteps(args);
+  const profilingJobId = await submittedThrough(requestSubmission, args.tableGroupId);
+  return await boundSteps({ ...args, profilingJobId });
 }

@@ -17,6 +17,7 @@ test('bench:scale options: the defaults, and the pairs and JSON it takes', () =>
   assert.deepEqual(o.bound, [], 'the bound runs only when asked');
   assert.deepEqual(benchOptions(['--bound', '0,1,2']).bound, [0, 1, 2]);
   assert.deepEqual(benchOptions(['--bound', '2']).bound, [2]);
+  assert.deepEqual(benchOptions(['--bound', '3']).bound, [3], 'the submitter shape');
   assert.equal(o.sameTarget, false);
   assert.equal(benchOptions(['--same-target']).sameTarget, true);
   const given = benchOptions([
@@ -41,9 +42,12 @@ test('bench:scale options: a wrong one is named', () => {
   );
   assert.throws(() => benchOptions(['--rounds', '0']), /--rounds take whole numbers from 1/);
   assert.throws(() => benchOptions(['--bogus']), /bogus/);
-  assert.throws(() => benchOptions(['--bound', 'yes']), /--bound takes lock counts \(0, 1 or 2\) .*not "yes"/);
-  assert.throws(() => benchOptions(['--bound', '0,3']), /--bound takes lock counts/);
-  assert.throws(() => benchOptions(['--bound', '0,']), /--bound takes lock counts/, 'an empty count is not 0');
+  assert.throws(
+    () => benchOptions(['--bound', 'yes']),
+    /--bound takes shapes \(0, 1 or 2 locks, or 3: a submitter\) .*not "yes"/,
+  );
+  assert.throws(() => benchOptions(['--bound', '0,4']), /--bound takes shapes/);
+  assert.throws(() => benchOptions(['--bound', '0,']), /--bound takes shapes/, 'an empty count is not 0');
   assert.throws(
     () => benchOptions(['--same-target', '--fresh-targets']),
     /--same-target and --fresh-targets contradict/,

@@ -1,0 +1,57 @@
+/**
+ * The bound's submitter shape (`--bound 3`): a per-target FIFO submitter instead of a lock execution. Each pipeline
+ * asks a long-lived workflow of its table group (`bound-submitter/<target>`, signal-with-start) to submit its
+ * profiling run, and waits for the job id by signal. The submitter sends what is queued, one batch per activity
+ * (every request that arrived while the previous batch was in flight), answers each requester, and ends once idle.
+ * One at a time per target, as a lock serialises, but with no waiter asking again: what a hand-off costs when the
+ * next submission is handed to the one process that serialises them. A measure of the design weighed in issue 40, not
+ * the product's code: exactly-once bookkeeping (phases, lookups) is left out, as the other bound shapes leave it.
+ */
+import {
+  condition,
+  continueAsNew,
+  defineSignal,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+
+export interface SubmitRequest {
+  requester: string;
+  target: string;
+}
+
+export const submitSignal = defineSignal<[SubmitRequest]>('submit');
+export const submittedSignal = defineSignal<[{ jobId: string }]>('submitted');
+
+const { submitBatch } = proxyActivities<{ submitBatch(target: string, count: number): Promise<string[]> }>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+});
+
+/** How long the submitter waits for another request before it ends (the next one starts it again). */
+const IDLE = '5 seconds';
+
+export async function boundSubmitter(carried: SubmitRequest[] = []): Promise<void> {
+  const queue = [...carried];
+  setHandler(submitSignal, (r) => void queue.push(r));
+  for (;;) {
+    if (!(await condition(() => queue.length > 0, IDLE))) return;
+    const batch = queue.splice(0, queue.length);
+    const jobs = await submitBatch(batch[0]!.target, batch.length);
+    await Promise.all(
+      batch.map((r, i) => getExternalWorkflowHandle(r.requester).signal(submittedSignal, { jobId: jobs[i]! })),
+    );
+    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 5_000) await continueAsNew(queue);
+  }
+}
+
+/** A requester's side: asks the target's submitter (through `ask`, an activity) and waits for its job id. */
+export async function submittedThrough(ask: (r: SubmitRequest) => Promise<void>, target: string): Promise<string> {
+  let jobId: string | undefined;
+  setHandler(submittedSignal, (r) => void (jobId = r.jobId));
+  await ask({ requester: workflowInfo().workflowId, target });
+  await condition(() => jobId !== undefined);
+  return jobId!;
+}
