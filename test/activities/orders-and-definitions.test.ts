@@ -59,7 +59,8 @@ describe('order and test-definition activities', () => {
   let sim: RunningSimulator;
   let deps: ActivityDeps;
   before(async () => {
-    ({ sim } = await startTestSimulator({ orderDurations: { plannedMs: 20, runMs: 60 } }));
+    // Long enough that the wait's 20 ms polls see the run before it ends, even on a loaded machine (polls >= 2 below).
+    ({ sim } = await startTestSimulator({ orderDurations: { plannedMs: 200, runMs: 400 } }));
     deps = await simDeps(sim);
   });
   after(async () => sim?.close());
