@@ -37,7 +37,9 @@ export async function boundSubmitter(carried: SubmitRequest[] = []): Promise<voi
   const queue = [...carried];
   setHandler(submitSignal, (r) => void queue.push(r));
   for (;;) {
-    if (!(await condition(() => queue.length > 0, IDLE))) return;
+    // Checked again after the timeout: a request whose signal came in the activation that fired the timer is queued
+    // by its handler, yet the race may still say "timed out".
+    if (!(await condition(() => queue.length > 0, IDLE)) && queue.length === 0) return;
     const batch = queue.splice(0, queue.length);
     const jobs = await submitBatch(batch[0]!.target, batch.length);
     await Promise.all(
