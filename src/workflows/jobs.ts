@@ -7,7 +7,7 @@ import type { ProfileTableGroupResult, RunOrderResult, RunTestSuiteResult } from
 import type { ProfileTableGroupInput, RunOrderInput, RunTestSuiteInput } from '../contract/workflows.js';
 import { checkedInput } from './input.js';
 import { profileStep, testRunStep } from './job-steps.js';
-import { orderRunFacts, orderStep } from './orders.js';
+import { orderFacts, orderStep } from './orders.js';
 import { Tracker } from './shared.js';
 
 /** Profiles a table group: submit, wait through interrupts, fetch the summary. */
@@ -41,7 +41,7 @@ async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
     const input = await checkedInput('runOrder', raw, t, arguments.length);
     t.search.set({ stage: 'order' });
     const result = await orderStep(t, input, input);
-    t.facts = { orderId: result.orderId, ...orderRunFacts(result) };
+    t.facts = orderFacts(result);
     return result;
   });
 }

@@ -108,10 +108,13 @@ export async function orderStep(
   };
 }
 
-/** What an order's lineage says of its run: the run the wait saw end, and its page. */
-export function orderRunFacts(result: Pick<RunOrderResult, 'orderRun'>): Pick<LineageFacts, 'orderRun'> {
+/** What an order's lineage says of it: the order, and the run its wait saw end with that run's page. */
+export function orderFacts(result: Pick<RunOrderResult, 'orderId' | 'orderRun'>): LineageFacts {
   const run = result.orderRun;
-  return run ? { orderRun: { orderRunId: run.orderRunId, ...(run.url ? { url: run.url } : {}) } } : {};
+  return {
+    orderId: result.orderId,
+    ...(run ? { orderRun: { orderRunId: run.orderRunId, ...(run.url ? { url: run.url } : {}) } } : {}),
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { DataQualityPipelineResult } from '../contract/index.js';
 import type { DataQualityPipelineInput } from '../contract/workflows.js';
 import { profileStep, testRunStep } from './job-steps.js';
 import { evaluateGates } from './gates.js';
-import { orderRunFacts, orderStep } from './orders.js';
+import { orderFacts, orderStep } from './orders.js';
 import { checkedInput } from './input.js';
 import { Tracker } from './shared.js';
 import { generationStep } from './generation.js';
@@ -51,7 +51,7 @@ async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQ
     t.facts = {
       testRun: testRun.summary,
       gates: { passed: gates.passed, violations: gates.violations },
-      ...(order ? { orderId: order.orderId, ...orderRunFacts(order) } : {}),
+      ...(order ? orderFacts(order) : {}),
     };
     t.search.set({ verdict: gates.passed ? 'passed' : 'failed' });
     // Counted once per pipeline: the workflow's meter records nothing while replaying.
