@@ -181,7 +181,7 @@ export function orderActivities(ctx: ActivityContext) {
           progress.polls++;
           note(progress); // sent with the ticker's next tick: a poll needs no heartbeat of its own
           if (progress.orderRunId && progress.status && isTerminalOrderRunStatus(progress.status)) {
-            const url = await orderRunPage(client, input.kitchen, progress.orderRunId, signal);
+            const url = await orderRunPage(client, input.kitchen, progress.orderRunId);
             return {
               orderRunId: progress.orderRunId,
               status: progress.status,

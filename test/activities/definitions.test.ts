@@ -5,26 +5,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { activityFunctions, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
-import { SEED_IDS, SIM_CUSTOMER, type RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import type { BlobRef, ImportOutcome } from '../../src/contract/index.js';
 import { simDeps } from '../helpers/activities.js';
+import { quiet, run, runIn } from '../helpers/mock-activity.js';
 import { clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
 import { eventually } from '../helpers/wait.js';
 
 const TS = SEED_IDS.testSuites;
-const quiet = { logger: new DefaultLogger('ERROR') };
-function runIn<A extends unknown[], R>(
-  env: MockActivityEnvironment,
-  fn: (...args: A) => Promise<R>,
-  ...args: A
-): Promise<R> {
-  return env.run<A, R, typeof fn>(fn, ...args);
-}
-function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
-  return runIn(new MockActivityEnvironment(undefined, quiet), fn, ...args);
-}
 const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
 
 /**
@@ -55,59 +44,14 @@ async function withApply(
   }
 }
 
-describe('order and test-definition activities', () => {
+describe('test-definition activities', () => {
   let sim: RunningSimulator;
   let deps: ActivityDeps;
   before(async () => {
-    // Long enough that the wait's 20 ms polls see the run before it ends, even on a loaded machine (polls >= 2 below).
-    ({ sim } = await startTestSimulator({ orderDurations: { plannedMs: 200, runMs: 400 } }));
+    ({ sim } = await startTestSimulator());
     deps = await simDeps(sim);
   });
   after(async () => sim?.close());
-
-  test('runOrder then waitForOrderRun: the order id, the overrides, and the final run status', async () => {
-    const acts = activityFunctions(deps);
-    const order = await run(acts.runOrder, {
-      kitchen: 'production',
-      recipe: 'load-warehouse',
-      variation: 'backfill',
-      parameters: { source_data_date: '2026-06-30', schedule_start: 'now' },
-    });
-    assert.deepEqual(order.variableOverrides, { source_data_date: '2026-06-30', schedule_start: 'now' });
-    const done = await run(acts.waitForOrderRun, { kitchen: 'production', orderId: order.orderId, pollIntervalMs: 20 });
-    assert.equal(done.status, 'COMPLETED_SERVING');
-    assert.ok(done.polls >= 2);
-    // Its page in the UI, addressed by the account GET /v2/userinfo names (deployed-variants.md).
-    assert.equal(done.url, `${sim.url}/#/orders/${SIM_CUSTOMER}/production/runs/${done.orderRunId}`);
-    const failing = await run(acts.runOrder, { kitchen: 'staging', recipe: 'load-warehouse', variation: 'broken' });
-    assert.equal(
-      (await run(acts.waitForOrderRun, { kitchen: 'staging', orderId: failing.orderId, pollIntervalMs: 20 })).status,
-      'SERVING_ERROR',
-    );
-  });
-
-  test("an order run's page: the account is asked once per client, and a refusal leaves only the page out", async () => {
-    const acts = activityFunctions(await simDeps(sim));
-    const userinfo = () => sim.controls.requests().filter((r) => r.path === '/v2/userinfo').length;
-    const waited = async () => {
-      const order = await run(acts.runOrder, {
-        kitchen: 'production',
-        recipe: 'load-warehouse',
-        variation: 'backfill',
-      });
-      return run(acts.waitForOrderRun, { kitchen: 'production', orderId: order.orderId, pollIntervalMs: 20 });
-    };
-    const before = userinfo();
-    sim.controls.addFault({ kind: 'status', status: 404, path: '/v2/userinfo', count: 1 });
-    const refused = await waited();
-    assert.equal(refused.status, 'COMPLETED_SERVING', 'the wait ends as it would');
-    assert.equal(refused.url, undefined, 'no page where the account is not known');
-    const first = await waited();
-    const second = await waited();
-    assert.ok(first.url?.endsWith(`/runs/${first.orderRunId}`), String(first.url));
-    assert.ok(second.url?.endsWith(`/runs/${second.orderRunId}`), String(second.url));
-    assert.equal(userinfo() - before, 2, 'asked again after the refusal, then known');
-  });
 
   test('export stores the file by claim check; import reads it back and returns a small outcome', async () => {
     const acts = activityFunctions(deps);
