@@ -9,15 +9,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { activityFunctions } from '../../src/activities/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withFreshSimulator } from '../helpers/activities.js';
 import { clientFor } from '../helpers/sim.js';
+import { quiet } from '../helpers/mock-activity.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
-const quiet = { logger: new DefaultLogger('ERROR') };
 const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
 
 /** Runs `fn` as attempt `attempt` of an activity whose previous attempts left `heartbeatDetails`. */

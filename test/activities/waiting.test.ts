@@ -4,7 +4,6 @@ import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { activityFunctions, type ActivityDeps } from '../../src/activities/index.js';
 import { untilNextPoll } from '../../src/activities/wait-progress.js';
 import type { JobWaitOutcome, WaitProgress } from '../../src/contract/types.js';
@@ -12,19 +11,10 @@ import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
 import { FROZEN, startTestSimulator } from '../helpers/sim.js';
 import { eventually } from '../helpers/wait.js';
+import { quiet, runIn as run } from '../helpers/mock-activity.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
-const quiet = { logger: new DefaultLogger('ERROR') };
-
-/** MockActivityEnvironment.run with the activity's own result type. */
-function run<A extends unknown[], R>(
-  env: MockActivityEnvironment,
-  fn: (...args: A) => Promise<R>,
-  ...args: A
-): Promise<R> {
-  return env.run<A, R, typeof fn>(fn, ...args);
-}
 
 describe('waitForJob in a mock activity environment', () => {
   let sim: RunningSimulator;

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import {
   AuthenticationFailed,
   Conflict,
@@ -29,9 +28,9 @@ import {
   type Prior,
   type Write,
 } from '../../src/activities/write-once.js';
+import { quiet } from '../helpers/mock-activity.js';
 
 const at = { method: 'POST', url: 'http://service/api/v1/x' };
-const quiet = { logger: new DefaultLogger('ERROR') };
 
 describe('what a failed write certainly did not do', () => {
   const certain: [string, Error][] = [
