@@ -18,6 +18,14 @@ const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs:
 
 describe('a cancel while the submission waits for a held target', () => {
   const s = devServerAndSimulator({ jobDurations: SLOW });
+  /** The service holds the next profiling submission to `target` for `ms`: its sender holds the target's lock. */
+  const holdProfiling = (target: string, ms: number) =>
+    s.sim.controls.addFault({
+      kind: 'delay',
+      delay_ms: ms,
+      method: 'POST',
+      path: `/table-groups/${target}/profiling-runs`,
+    });
 
   for (const [strategy, extra] of [
     ['deferrable', { waitStrategy: 'deferrable' }],
@@ -29,12 +37,7 @@ describe('a cancel while the submission waits for a held target', () => {
         s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
       const before = profiling().length;
       // The first workflow's submission is held by the service: it holds the target's lock meanwhile.
-      const held = s.sim.controls.addFault({
-        kind: 'delay',
-        delay_ms: 8_000,
-        method: 'POST',
-        path: `/table-groups/${target}/profiling-runs`,
-      });
+      const held = holdProfiling(target, 8_000);
       await withProjectWorker(s.d.env, await simDeps(s.sim, { submitSettleMs: 20_000 }), async (taskQueue) => {
         const args = { tableGroupId: target, pollIntervalMs: 200, maxPollIntervalMs: 200, ...extra };
         const first = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
@@ -67,12 +70,7 @@ describe('a cancel while the submission waits for a held target', () => {
 
   test('waiters that found the target held together ask again at different moments (jittered backoff)', async () => {
     const target = TG.other;
-    const held = s.sim.controls.addFault({
-      kind: 'delay',
-      delay_ms: 15_000,
-      method: 'POST',
-      path: `/table-groups/${target}/profiling-runs`,
-    });
+    const held = holdProfiling(target, 15_000);
     await withProjectWorker(s.d.env, await simDeps(s.sim, { submitSettleMs: 20_000 }), async (taskQueue) => {
       const args = { tableGroupId: target, waitStrategy: 'deferrable' };
       const start = (name: string) =>
