@@ -1,7 +1,6 @@
 /** The Temporal side of the scale benchmark: N pipelines started at once on the worker, and what their histories say. */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import type { Target } from './loop.js';
@@ -98,16 +97,8 @@ export interface Lags {
 /** The activities that wait for a job: the heartbeating ones (one submits its job first) and the deferrable poll. */
 const JOB_WAITS = new Set(['dataops.waitForJob', 'dataops.submitAndWaitForJob', 'dataops.checkJob']);
 
-/** Whether a completed activity answered that its target's lock is held (a wait that submits asked too early). */
-function answeredLockHeld(e: Event): boolean {
-  const payload = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
-  const answer = payload ? defaultPayloadConverter.fromPayload<unknown>(payload) : null;
-  return typeof answer === 'object' && answer !== null && 'lockHeldBy' in answer;
-}
-
 /**
- * When each wait for a job completed, in order (a pipeline's: the profiling run's, then the test run's), in ms. A
- * wait that submits its own job and found the target held (`--same-target`) waited for nothing: it is left out.
+ * When each wait for a job completed, in order (a pipeline's: the profiling run's, then the test run's), in ms.
  */
 export function waitsCompleted(events: Event[]): number[] {
   const waits = new Set(
@@ -117,7 +108,6 @@ export function waitsCompleted(events: Event[]): number[] {
   );
   return events
     .filter((e) => waits.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')))
-    .filter((e) => !answeredLockHeld(e))
     .map((e) => optionalTsToMs(e.eventTime) ?? NaN);
 }
 

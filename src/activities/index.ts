@@ -16,6 +16,7 @@ import { waitingActivities } from './waiting.js';
 import { ownJobActivities } from './own-job.js';
 import { orderActivities } from './orders.js';
 import { orderStopActivities } from './order-stop.js';
+import { stillAsking } from './requester-gone.js';
 import { prefixed } from '../contract/names.js';
 
 export function activityFunctions(deps: ActivityDeps) {
@@ -43,6 +44,7 @@ export function activityFunctions(deps: ActivityDeps) {
     ...ownJobActivities(ctx),
     ...jobActivities(ctx),
     ...definitionActivities(ctx),
+    stillAsking,
   };
 }
 

@@ -11,6 +11,22 @@ import type { JobSnapshot } from '../contract/types.js';
 export const Profile = z.string().min(1).default('default');
 export const Id = z.string().min(1);
 
+/**
+ * What a target's submitter (src/workflows/submitter.ts) adds to the input of the activity it sends a request with:
+ * whose request it is, and what it created on the target before.
+ */
+export const SentFor = {
+  /** The requesting activity: its workflow is the one a gone requester's write is undone for, its id the request's. */
+  requester: z.object({ workflowId: z.string(), runId: z.string(), activityId: z.string() }).optional(),
+  /** The submitter sending it: it names the jobs it created before, never this request's (recentJobsQuery). */
+  submitterId: z.string().min(1).optional(),
+  /**
+   * A test run's requester whose earlier attempt may have sent it without the submitter (proven to keep our id): its
+   * lookup, by the id alone, comes before any send. `sending`: that attempt's recorded send, when it has one.
+   */
+  earlierUnlocked: z.object({ sending: z.object({ sentAt: z.number(), mark: z.unknown() }).optional() }).optional(),
+};
+
 export const SubmitInput = z.object({
   profile: Profile,
   /** Table group (profiling) or test suite (test run). */
@@ -26,8 +42,11 @@ export const SubmitInput = z.object({
       namespace: z.string(),
     })
     .optional(),
-  /** The per-target lock the submission is taken under (target-lock.ts). @default none: the workflow holds it */
+  /** The target's submitter, which sends it (src/workflows/submitter.ts). @default none: sent by this activity */
   lock: z.string().min(1).optional(),
+  /** The task queue the submitter runs on. @default this activity's */
+  submitterQueue: z.string().min(1).optional(),
+  ...SentFor,
 });
 export type SubmitInput = z.input<typeof SubmitInput>;
 
@@ -62,8 +81,9 @@ const Submission = z.object({
   kind: z.enum(JOB_KIND_NAMES),
   targetId: Id,
   projectCode: z.string().min(1).optional(),
-  /** The per-target lock it is submitted under. */
+  /** The target's submitter, which sends it, and the task queue it runs on (@default the wait's). */
   lock: z.string().min(1),
+  submitterQueue: z.string().min(1).optional(),
 });
 export type Submission = z.output<typeof Submission>;
 

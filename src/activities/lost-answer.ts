@@ -12,7 +12,6 @@ import { roomForAnotherAttempt } from './deadline.js';
 import { SubmissionOutcomePending, SubmissionOutcomeUnknown } from './errors.js';
 import { lookUp, type LookupTarget, type Watermark } from './reconcile.js';
 import { lookUntilSettled, pause } from './settle.js';
-import { createdByEarlierHolders } from './lock-records.js';
 
 export interface LostSend {
   sentAt: number;
@@ -30,9 +29,8 @@ const LONGEST_PAUSE_MS = 30_000;
 
 export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobSubmitted | undefined> {
   // Without a watermark, the jobs since the fallback time include those of the submissions before ours on the target
-  // (a run minutes ago): never ours, and recorded by their locks.
-  const others =
-    lost.mark === null && t.lockId ? await createdByEarlierHolders(t.lockId, lost.fallbackSinceMs) : new Set<string>();
+  // (a run minutes ago): never ours, and known to its submitter, which names them.
+  const others = new Set(lost.mark === null && t.createdBefore ? await t.createdBefore(lost.fallbackSinceMs) : []);
   if (lost.mark === null)
     log.warn('looking for a lost submission without its watermark', { targetId: t.targetId, others: [...others] });
   /** The job found, none, or the new jobs whose target cannot be told yet. */

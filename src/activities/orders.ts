@@ -8,7 +8,10 @@ import { beat, note } from './keep-alive.js';
 import { lookUntilSettled } from './settle.js';
 import { Refused, nothingOutstanding, recordingRefusal, writeOnce, type Outstanding } from './write-once.js';
 import { untilNextPoll } from './wait-progress.js';
-import { sendSignal, underTargetLock, type Locked } from './target-lock.js';
+import { sendSignal, undoneIfGone } from './requester-gone.js';
+import { throughSubmitter } from './through-submitter.js';
+import { SentFor } from './job-inputs.js';
+import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 import { orderRunPage } from './order-pages.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
 
@@ -18,8 +21,11 @@ export const RunOrderInput = z.object({
   recipe: z.string().min(1),
   variation: z.string().min(1),
   parameters: z.record(z.string(), z.unknown()).default({}),
-  /** The per-target lock the order is created under (target-lock.ts). @default none: the workflow holds it */
+  /** The submitter of its recipe and variation, which creates it (src/workflows/submitter.ts). @default none: this activity */
   lock: z.string().min(1).optional(),
+  /** The task queue the submitter runs on. @default this activity's */
+  submitterQueue: z.string().min(1).optional(),
+  requester: SentFor.requester,
 });
 export type RunOrderInput = z.input<typeof RunOrderInput>;
 
@@ -122,7 +128,7 @@ export function orderActivities(ctx: ActivityContext) {
     );
   }
 
-  /** Stops an order its workflow will never hear of (see target-lock.ts). */
+  /** Stops an order its workflow will never hear of (see requester-gone.ts). */
   async function undo(profile: string, orderId: string, signal: AbortSignal): Promise<void> {
     try {
       await ctx.profile(profile).client.orders.stop(orderId, { signal });
@@ -135,26 +141,34 @@ export function orderActivities(ctx: ActivityContext) {
     /**
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
      * the recipe and variation, against the ids listed before sending (the watermark), after waiting out the time a
-     * held request can still commit. The workflow holds a lock per kitchen, recipe and variation meanwhile
-     * (src/workflows/submission.ts), so a new order there is ours.
+     * held request can still commit. The orders of a kitchen, recipe and variation go through its submitter, one at
+     * a time (src/workflows/submitter.ts), so a new order there is ours.
      */
-    runOrder: async <I extends RunOrderInput>(raw: I): Promise<Locked<I, OrderResult>> => {
+    runOrder: async (raw: RunOrderInput): Promise<OrderResult> => {
       const input = parseInput(RunOrderInput, raw, 'runOrder');
-      // Outstanding from the start when an earlier attempt may have sent: a failure before this one looks (the lock,
-      // visibility) must not be recorded as a refusal, or the next attempt would create the order without looking.
+      // Outstanding from the start when an earlier attempt may have sent: a failure before this one looks must not be
+      // recorded as a refusal, or the next attempt would create the order without looking.
       const outstanding = { value: !nothingOutstanding(activityInfo().heartbeatDetails) };
-      const result = translated(() =>
+      return translated(() =>
         recordingRefusal(outstanding, beat, async () => {
-          if (!input.lock) return createOnce(input, Context.current().cancellationSignal, outstanding);
+          const { lock, submitterQueue, requester, ...order } = input;
+          if (lock) {
+            const tolerance = activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
+            const cancel = Context.current().cancellationSignal;
+            return throughSubmitter<OrderResult>(
+              { id: lock, taskQueue: submitterQueue },
+              'runOrder',
+              order,
+              tolerance,
+              cancel,
+            );
+          }
+          if (!requester) return createOnce(input, Context.current().cancellationSignal, outstanding);
           const signal = sendSignal();
-          return underTargetLock(
-            input.lock,
-            () => createOnce(input, signal, outstanding),
-            (r) => undo(input.profile, r.orderId, signal),
-          );
+          const created = await createOnce(input, signal, outstanding);
+          return undoneIfGone(created, (r) => undo(input.profile, r.orderId, signal), requester);
         }),
       );
-      return result as Promise<Locked<I, OrderResult>>;
     },
 
     /** Waits for the first order run of an order to reach a terminal status, polling with heartbeats. */

@@ -1,14 +1,13 @@
 /**
  * A heartbeating wait that submits its own job first (`submitAndWaitForJob`), when the workflow hears of a job from
  * its wait's status reports: the workflow then needs no submission activity and no workflow task for it (6 history
- * events). The submission is the same as its own activity's (submission.ts, under the per-target lock), with its
+ * events). The submission is the same as its own activity's (submission.ts, through its target's submitter), with its
  * phase in the wait's heartbeat details. A failure fails the wait as it would have failed the submission; a retryable
  * one is retried with the wait, which then finds the job it may have created, as a submission's retry does. The
  * workflow's cancel lets a submission in flight finish: the workflow waits for the answer and cancels the job.
  */
 import { CancelledFailure, Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { isLockHeld, type LockHeld } from '../contract/lock-held.js';
 import type { JobSubmitted, WaitProgress } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { parseInput, toFailure, translated } from './errors.js';
@@ -17,8 +16,8 @@ import { beat } from './keep-alive.js';
 import { submitter, type Submitter } from './submission.js';
 
 /**
- * The wait's own job: the one an earlier attempt recorded having submitted, else submitted now under its lock, as
- * its own activity would submit it (an earlier attempt that took the lock or recorded a send is found, not sent
+ * The wait's own job: the one an earlier attempt recorded having submitted, else submitted now through the target's
+ * submitter, as its own activity would submit it (an earlier attempt's request is answered again, not sent
  * again). A wait cancelled before it submits sends nothing: the workflow looks up what an earlier attempt may have.
  */
 export async function ownJob(
@@ -26,14 +25,16 @@ export async function ownJob(
   profile: string,
   submit: Submission,
   progress: WaitProgress,
-): Promise<JobSubmitted | LockHeld> {
+): Promise<JobSubmitted> {
   if (progress.submitted) return progress.submitted;
   if (Context.current().cancellationSignal.aborted)
     throw new CancelledFailure(`cancelled before this attempt submitted its ${submit.kind} job`);
+  // Recorded before the target's submitter is asked: the wait's next heartbeat, the one that may carry the workflow's
+  // cancel, then waits for the throttle, and the wait's first report names the job before it hears of a cancel.
+  beat(progress);
   const job = await submissions.submitWithin(submit.kind, { profile, ...submit }, progress.submission, (phase) =>
     beat({ ...progress, submission: phase }),
   );
-  if (isLockHeld(job)) return job;
   Object.assign(progress, { submitted: job, submittedAt: Date.now(), submission: undefined });
   beat(progress);
   return job;

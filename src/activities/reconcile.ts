@@ -32,11 +32,11 @@ export interface LookupTarget {
   /** Carried in the test run's caller metadata; identifies our own submission exactly. */
   submissionId: string;
   signal: AbortSignal;
-  /** The per-target lock the submission was made under, if any: earlier holders recorded the jobs they created. */
-  lockId?: string | undefined;
+  /** The jobs the target's submitter created since a time: never this submission's (src/workflows/submitter.ts). */
+  createdBefore?: ((sinceMs: number) => Promise<string[]>) | undefined;
   /**
    * The deployment is proven to keep a test run's caller metadata (`echoProof`): a test run is ours only when its
-   * metadata carries our submission id, never by its target, so the lookup needs no lock.
+   * metadata carries our submission id, never by its target, so the lookup needs no submitter.
    */
   exact?: boolean | undefined;
 }

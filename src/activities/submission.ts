@@ -2,8 +2,9 @@
  * Exactly-once job submission: a profiling run, a test run or a test-generation job is submitted once. Only a failure
  * that may have reached the service (a timeout, a reset after sending, a 5xx, a garbled answer) leads to a lookup;
  * the lookup finds only the job this submission created (see reconcile.ts), after waiting out the time a held request
- * can still commit (`submitSettleMs`), and only then may the next attempt send again. The workflow side holds a lock
- * per target (src/workflows/submission.ts), so no other submission of ours competes for the same job.
+ * can still commit (`submitSettleMs`), and only then may the next attempt send again. Each target's submissions go
+ * through its submitter, one at a time (src/workflows/submitter.ts), so no other submission of ours competes for the
+ * same job.
  */
 import { activityInfo, Context, log } from '@temporalio/activity';
 import { z } from 'zod';
@@ -16,7 +17,7 @@ import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { SENDERS, linkTo } from './job-kinds.js';
 import { echoProof, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
-import { provable, unlocked, unlockedBefore, type Proof, type Told } from './unlocked.js';
+import { provable, unlocked, type Proof, type Told } from './unlocked.js';
 import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import {
@@ -28,15 +29,19 @@ import {
   type Phase,
   type Prior,
 } from './write-once.js';
-import {
-  SUBMISSION_BOUND_MS,
-  afterUnanswered,
-  sendSignal,
-  underTargetLock,
-  undoneIfWorkflowGone,
-  type Locked,
-} from './target-lock.js';
-import type { LockHeld } from '../contract/lock-held.js';
+import { undoneIfGone, sendSignal } from './requester-gone.js';
+import { answerOf, throughSubmitter } from './through-submitter.js';
+import { recentJobsQuery } from '../contract/submitter.js';
+import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
+
+/**
+ * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits its
+ * own job puts on that submission (own-job.ts).
+ */
+export const SUBMISSION_BOUND_MS = 30 * 60_000;
+
+/** How long the submitter retries this submission through an outage: what this activity's own retries would. */
+const outageToleranceOf = (): number => activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
 
 /** Kept back from an attempt's end for the send that may follow a lookup. */
 const SEND_ROOM_MS = 60_000;
@@ -61,12 +66,13 @@ function recordedSend(recorded: unknown): Sending | undefined {
 /** Where a submission records its phase: its own heartbeat details, or those of the wait it runs in. */
 type RecordPhase = (phase: Phase<Watermark | null>) => void;
 
-/** A locked submission made by a wait of its own job (see own-job.ts). */
+/** A submission made by a wait of its own job (see own-job.ts), through its target's submitter (`lock`). */
 export interface WaitSubmission {
   profile: string;
   targetId: string;
   projectCode?: string | undefined;
   lock: string;
+  submitterQueue?: string | undefined;
 }
 
 /** Submissions, for their own activities and for the waits that submit their own job first. */
@@ -81,7 +87,7 @@ export function submitter(ctx: ActivityContext) {
       fallbackSinceMs: (sinceMs ?? activityInfo().scheduledTimestampMs) - ctx.clockSkewMs,
     });
 
-  /** Cancels a job its workflow will never hear of (see target-lock.ts). */
+  /** Cancels a job its workflow will never hear of (see requester-gone.ts). */
   async function undo(profile: string, jobId: string, signal: AbortSignal): Promise<void> {
     try {
       await ctx.profile(profile).client.jobs.cancel(jobId, { signal });
@@ -91,92 +97,120 @@ export function submitter(ctx: ActivityContext) {
     }
   }
 
-  async function submit<I extends SubmitInput>(kind: JobKind, raw: I): Promise<Locked<I, JobSubmitted>> {
+  /**
+   * Submits a job of kind `kind`. With a submitter named (`lock`), the target's submitter sends it (unless its
+   * deployment is proven to keep our id: see Proof); without, this activity sends it, for its own workflow or, run by
+   * a submitter, for the requester it names.
+   */
+  async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {
     const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
     // An attempt after one that certainly created nothing (refused, or failed before its send) sends at once. Any
     // other earlier attempt, or one whose heartbeat details were lost, may have: settle and look before sending.
     const recorded: unknown = activityInfo().heartbeatDetails;
-    const prior: Prior<Watermark | null> = nothingOutstanding(recorded)
-      ? { mayHaveSent: false }
-      : { mayHaveSent: true, sending: recordedSend(recorded) };
+    const sending = recordedSend(recorded);
+    const own: Prior<Watermark | null> | undefined = nothingOutstanding(recorded)
+      ? undefined
+      : { mayHaveSent: true, sending };
+    const earlier = input.earlierUnlocked;
+    const prior: Prior<Watermark | null> =
+      own ??
+      (earlier ? { mayHaveSent: true, sending: earlier.sending as Sending | undefined } : { mayHaveSent: false });
     const outstanding = { value: prior.mayHaveSent };
-    const result = translated(() =>
+    return translated(() =>
       recordingRefusal(outstanding, beat, async () => {
-        const { lock } = input;
         const until = lookingUntil();
-        if (!lock) return sendOnce(kind, input, Context.current().cancellationSignal, prior, beat, outstanding, until);
+        if (!input.lock) {
+          const signal = input.requester ? sendSignal() : Context.current().cancellationSignal;
+          const told = { echoes: false, earlierUnlocked: earlier !== undefined };
+          const sent = await sendOnce(kind, input, signal, prior, beat, outstanding, until, told);
+          return input.requester
+            ? undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester)
+            : sent;
+        }
         const signal = sendSignal();
-        const undoIt = (r: JobSubmitted) => undo(input.profile, r.jobId, signal);
         const proof = await proofFor(kind, input, signal);
-        if (proof && unlocked(proof))
-          return undoneIfWorkflowGone(
-            await sendOnce(kind, input, signal, prior, beat, outstanding, until, proof),
-            undoIt,
-          );
-        return underTargetLock(
-          lock,
-          ({ kept }) => {
-            const earlierUnlocked = unlockedBefore(kind, kept, prior.mayHaveSent ? prior.sending : undefined);
-            const told = { echoes: proof?.echoes === true, earlierUnlocked };
-            return sendOnce(kind, input, signal, prior, beat, outstanding, until, told);
-          },
-          undoIt,
+        if (proof && unlocked(proof)) {
+          const sent = await sendOnce(kind, input, signal, prior, beat, outstanding, until, proof);
+          return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal));
+        }
+        return throughSubmitter<JobSubmitted>(
+          { id: input.lock, taskQueue: input.submitterQueue },
+          JOB_KINDS[kind].activity,
+          forSubmitter(kind, input, sending, own !== undefined),
+          outageToleranceOf(),
+          Context.current().cancellationSignal,
         );
       }),
     );
-    return result as Promise<Locked<I, JobSubmitted>>;
   }
 
   /**
-   * Submits from inside a wait, the job it then follows (own-job.ts). Its phase goes where `record` puts it (the
-   * wait's heartbeat details, read back as `recorded`). An earlier attempt of that activity may have sent only if it
-   * took the lock (then kept, or released with its outcome, which the lock returns) or recorded a send, unless the
-   * attempt just before this one recorded that it ended with nothing outstanding. The workflow's cancel does not
-   * abort it: the workflow waits for the answer and cancels the job; a workflow that is gone has it undone here.
-   * Bounded by one submission's time. The wait follows the job for hours: its lock is free once the wait's heartbeat
-   * details name that job, even if its release failed.
+   * Submits from inside a wait, the job it then follows (own-job.ts), through the target's submitter, under the
+   * wait's activity id: a retry of the wait gets the same job. A test run proven to keep our id is sent by the wait
+   * itself, with its phase where `record` puts it (the wait's heartbeat details, read back as `recorded`). The
+   * workflow's cancel withdraws a request still waiting its turn, and lets one being sent finish: the workflow then
+   * cancels the job.
    */
   async function submitWithin(
     kind: JobKind,
     input: WaitSubmission,
     recorded: unknown,
     record: RecordPhase,
-  ): Promise<JobSubmitted | LockHeld> {
+  ): Promise<JobSubmitted> {
     const sending = recordedSend(recorded);
     const certain = nothingOutstanding(recorded);
     const signal = AbortSignal.any([sendSignal(true), AbortSignal.timeout(SUBMISSION_BOUND_MS - 60_000)]);
     const until = lookingUntil(Date.now() + SUBMISSION_BOUND_MS - 60_000);
-    // Until the lock says whether an earlier attempt took it (and may have sent), only a certain refusal is clean.
     const outstanding = { value: !certain };
     return recordingRefusal(outstanding, record, async () => {
-      const undoIt = (r: JobSubmitted) => undo(input.profile, r.jobId, signal);
       const proof = await proofFor(kind, input, signal);
       if (proof && unlocked(proof)) {
         const sent = await sendOnce(kind, input, signal, { mayHaveSent: false }, record, outstanding, until, proof);
-        return undoneIfWorkflowGone(sent, undoIt);
+        return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal));
       }
-      return underTargetLock(
-        input.lock,
-        ({ kept }) => {
-          // An earlier attempt may have sent if it took the lock or recorded a send, or sent a test run without the
-          // lock and died before its record reached Temporal (the heartbeat throttle holds it back).
-          const earlierUnlocked = unlockedBefore(kind, kept, sending);
-          const earlier = kept || sending !== undefined || earlierUnlocked;
-          const prior: Prior<Watermark | null> =
-            !certain && earlier ? { mayHaveSent: true, sending } : { mayHaveSent: false };
-          const told = { echoes: proof?.echoes === true, earlierUnlocked };
-          return sendOnce(kind, input, signal, prior, record, outstanding, until, told);
-        },
-        undoIt,
-        'submitted',
+      return throughSubmitter<JobSubmitted>(
+        { id: input.lock, taskQueue: input.submitterQueue },
+        JOB_KINDS[kind].activity,
+        forSubmitter(kind, input, certain ? undefined : sending, !certain),
+        SUBMISSION_BOUND_MS,
+        Context.current().cancellationSignal,
       );
     });
+  }
+
+  /**
+   * The input the submitter sends a job with: this one's, and, for a test run whose earlier attempt may have sent it
+   * without the submitter (proven then, not now; no refusal recorded since), that attempt's send to look for first.
+   */
+  function forSubmitter(
+    kind: JobKind,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller'>,
+    sending: Sending | undefined,
+    mayHaveSent = activityInfo().attempt > 1,
+  ): Record<string, unknown> {
+    const { profile, targetId, projectCode } = input;
+    // The job works for this workflow, not for the submitter that sends it: its links name this one.
+    const info = activityInfo();
+    const caller = input.caller ?? {
+      workflowId: info.workflowExecution?.workflowId ?? 'unknown',
+      runId: info.workflowExecution?.runId ?? 'unknown',
+      workflowType: info.workflowType ?? null,
+      namespace: info.workflowNamespace ?? info.namespace,
+    };
+    const earlierUnlocked = provable(kind) && mayHaveSent ? { earlierUnlocked: sending ? { sending } : {} } : {};
+    return {
+      profile,
+      targetId,
+      ...(projectCode ? { projectCode } : {}),
+      caller,
+      ...earlierUnlocked,
+    };
   }
 
   /** The proof a test run's submission takes before it sends (Proof); none for other kinds, or without a listing. */
   async function proofFor(
     kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'lock'>,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'>,
     signal: AbortSignal,
   ): Promise<Proof | undefined> {
     if (!provable(kind)) return undefined;
@@ -184,10 +218,14 @@ export function submitter(ctx: ActivityContext) {
     return target ? echoProof(target) : undefined;
   }
 
-  /** Where the jobs a submission of activity `activityId` (of this workflow) may have created are looked up. */
+  /**
+   * Where the jobs a submission may have created are looked up. Its id, carried in a test run's metadata, names the
+   * requesting activity: `requester` when a submitter sends it, else activity `activityId` of this workflow.
+   */
   function lookupTarget(
     kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'lock'>,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'> &
+      Partial<Pick<z.output<typeof SubmitInput>, 'requester' | 'submitterId'>>,
     activityId: string,
     signal: AbortSignal,
     exact?: boolean,
@@ -195,17 +233,24 @@ export function submitter(ctx: ActivityContext) {
     const { client, projectCode: profileProject } = ctx.profile(input.profile);
     const projectCode = input.projectCode ?? profileProject;
     const own = activityInfo().workflowExecution;
-    const submissionId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${activityId}`;
+    const who = input.requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId };
+    const submissionId = `${who.workflowId}/${who.runId}/${who.activityId}`;
     const { jobKey } = JOB_KINDS[kind];
+    const { submitterId } = input;
+    const createdBefore = submitterId
+      ? (since: number) => Context.current().client.workflow.getHandle(submitterId).query(recentJobsQuery, since)
+      : undefined;
     const target: LookupTarget | undefined = projectCode
-      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, lockId: input.lock, exact }
+      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, createdBefore, exact }
       : undefined;
     return { client, submissionId, target };
   }
 
   /**
    * The job a submission made from inside activity `activityId` created, when that activity ended unanswered and
-   * will not run again (own-job.ts): the lookup its next attempt would have made. `recorded`: its last phase.
+   * will not run again (own-job.ts): the answer its target's submitter gives that request (one still queued is
+   * withdrawn), else, for a test run the wait may have sent itself (proven to keep our id), the run with its id.
+   * `recorded`: the wait's last phase.
    */
   async function findUnanswered(
     kind: JobKind,
@@ -213,29 +258,28 @@ export function submitter(ctx: ActivityContext) {
     activityId: string,
     recorded: unknown,
   ): Promise<JobSubmitted | undefined> {
+    const own = activityInfo().workflowExecution;
+    const requestId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${activityId}`;
+    const answered = await answerOf<JobSubmitted>(input.lock, requestId);
+    if (answered) return { ...answered, reconciled: true };
+    if (!provable(kind)) return undefined;
     const sending = recordedSend(recorded);
     const signal = Context.current().cancellationSignal;
-    const echoes = (await proofFor(kind, input, signal))?.echoes === true;
-    // A test run is looked for even with no send recorded: one sent without the lock leaves no other trace, and is
-    // then told by its id alone.
-    return afterUnanswered(input.lock, activityId, sending !== undefined || provable(kind), async (takenAtMs) => {
-      const sentUnlocked = provable(kind) && takenAtMs === undefined && sending === undefined;
-      const { target } = lookupTarget(kind, input, activityId, signal, echoes || sentUnlocked);
-      if (!target)
-        throw new SubmissionOutcomeUnknown(
-          `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
-        );
-      // Told by its id, an early bound takes nothing of another's: the whole time a submission may take.
-      const unlockedSince = sentUnlocked ? Date.now() - SUBMISSION_BOUND_MS : undefined;
-      const since = sending?.sentAt ?? takenAtMs ?? unlockedSince ?? activityInfo().scheduledTimestampMs;
-      return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, lookingUntil(), since);
-    });
+    const { target } = lookupTarget(kind, input, activityId, signal, true);
+    if (!target)
+      throw new SubmissionOutcomeUnknown(
+        `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
+      );
+    // Told by its id, an early bound takes nothing of another's: the whole time a submission may take.
+    const since = sending?.sentAt ?? Date.now() - SUBMISSION_BOUND_MS;
+    return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, lookingUntil(), since);
   }
 
   /** Sends the submission once (write-once.ts): an attempt after one that may have sent looks for its job first. */
   function sendOnce(
     kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller' | 'lock'>,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller'> &
+      Partial<Pick<z.output<typeof SubmitInput>, 'requester' | 'submitterId'>>,
     signal: AbortSignal,
     prior: Prior<Watermark | null>,
     record: RecordPhase,
@@ -260,7 +304,7 @@ export function submitter(ctx: ActivityContext) {
             throw new SubmissionOutcomeUnknown(
               `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
             );
-          // An earlier attempt's send made without the lock is told by its id alone (see Told); this one's as proven.
+          // An earlier attempt's send made without the submitter is told by its id alone (see Told); this one's as proven.
           const by = cause === undefined && told?.earlierUnlocked ? { ...target, exact: true } : target;
           return settle(by, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
         },
@@ -276,7 +320,7 @@ export function submitter(ctx: ActivityContext) {
 export type Submitter = ReturnType<typeof submitter>;
 
 /** Submits a job of one kind once: a retry reattaches to the job a lost response created. */
-type SubmitActivity = <I extends SubmitInput>(input: I) => Promise<Locked<I, JobSubmitted>>;
+type SubmitActivity = (input: SubmitInput) => Promise<JobSubmitted>;
 
 /** One submitting activity per kind of job (src/contract/job-kinds.ts): `submitProfilingRun`, `submitTestRun`, … */
 export function submissionActivities(ctx: ActivityContext): Record<SubmitActivityName, SubmitActivity> {

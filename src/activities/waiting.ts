@@ -14,7 +14,6 @@ import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, SubmitAndWaitInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
 import { naming, ownJob } from './own-job.js';
-import { isLockHeld, type LockHeld } from '../contract/lock-held.js';
 import { submitter } from './submission.js';
 import { freshProgress, observe, untilNextPoll } from './wait-progress.js';
 import { roomForAnotherAttempt } from './deadline.js';
@@ -171,16 +170,15 @@ export function waitingActivities(ctx: ActivityContext) {
 
     /**
      * Submits the job, then waits for it as `waitForJob` does (own-job.ts): the workflow needs no submission activity
-     * and no workflow task for it. Answers `{ lockHeldBy }`, having sent nothing, while another submission holds the
-     * target's lock. Every way it ends names the job it submitted: its result (`submitted`), its cancellation's
+     * and no workflow task for it. Its target's submitter sends it (src/workflows/submitter.ts); a cancel while it
+     * waits its turn withdraws it. Every way it ends names the job it submitted: its result (`submitted`), its cancellation's
      * details and its failures' last details, and its heartbeat details for a timeout.
      */
-    submitAndWaitForJob: async (raw: SubmitAndWaitInput): Promise<WaitResult | LockHeld> => {
+    submitAndWaitForJob: async (raw: SubmitAndWaitInput): Promise<WaitResult> => {
       const input = parseInput(SubmitAndWaitInput, raw, 'submitAndWaitForJob');
       const { progress } = resumeProgress(input.seenStatus);
       return translated(async () => {
         const own = await ownJob(submissions, input.profile, input.submit, progress);
-        if (isLockHeld(own)) return own;
         return { ...(await pollToTheEnd(input, own.jobId, progress)), submitted: own };
       }).catch((err: unknown) => {
         throw naming(err, progress);

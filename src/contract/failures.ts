@@ -73,6 +73,12 @@ export const FAILURE_TYPES: readonly FailureType[] = [
     true,
     "a lost submission answer's job is among new jobs whose target the service does not tell yet: looked for again",
   ),
+  f(
+    'RequesterGone',
+    'activity',
+    false,
+    "internal: a target's submitter undid what it created for a workflow that is gone (terminated, timed out); no caller sees it",
+  ),
   f('OrderOutcomeUnknown', 'activity', false, 'an order-create answer was lost and the order could not be found'),
   f('ImportOutcomeUnknown', 'activity', false, 'an apply answer was lost and a fresh preview cannot tell if it landed'),
   f('UnknownProfile', 'activity', false, 'the input names a credential profile the worker does not have'),

@@ -7,21 +7,25 @@ import { setWorkflowOptions, workflowInfo, type Workflow } from '@temporalio/wor
 import * as jobs from './jobs.js';
 import * as pipeline from './pipeline.js';
 import * as promotion from './promotion.js';
-// Internal: the per-target lock (src/activities/target-lock.ts).
-import * as lock from './target-lock.js';
+// Internal: the submitter of each target (src/workflows/submitter.ts).
+import * as submitter from './submitter.js';
 
 // Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/versioning.md).
 // The behaviour is declared only on a versioned worker: an unversioned one must send none (the server refuses it).
 // An unversioned worker's tasks carry a build id but no deployment name.
-// Every workflow is PINNED: a run ends on the code that started it, so a change to workflow code is a new build id,
-// never a patch. The old version's workers serve its runs until they drain: jobs within their maxWaitMs, a promotion
-// within its approval timeout, a lock within seconds (one that runs after its start delay completes at once).
-const pinned = () =>
-  workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' as const } : {};
-const registered: Record<string, Workflow> = { ...jobs, ...pipeline, ...promotion, ...lock };
-for (const workflow of Object.values(registered)) setWorkflowOptions(pinned, workflow);
+// Every workflow of the contract is PINNED: a run ends on the code that started it, so a change to workflow code is a
+// new build id, never a patch. The old version's workers serve its runs until they drain: jobs within their
+// maxWaitMs, a promotion within its approval timeout.
+// The submitter of a target is the one exception, AUTO_UPGRADE: it serves the requests of every version, old and new
+// alike, so it moves to the current version with its next task, and a version never waits on it to drain. Its code
+// must replay its own earlier histories; a change that cannot is a new workflow type with ids of its own.
+const versioned = (behavior: 'PINNED' | 'AUTO_UPGRADE') => () =>
+  workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: behavior } : {};
+const registered: Record<string, Workflow> = { ...jobs, ...pipeline, ...promotion };
+for (const workflow of Object.values(registered)) setWorkflowOptions(versioned('PINNED'), workflow);
+for (const workflow of Object.values(submitter)) setWorkflowOptions(versioned('AUTO_UPGRADE'), workflow as Workflow);
 
 export * from './jobs.js';
 export * from './pipeline.js';
 export * from './promotion.js';
-export * from './target-lock.js';
+export * from './submitter.js';

@@ -1,7 +1,7 @@
 /**
  * Running a job: submitted, then followed (follow.ts). A heartbeating wait whose reports tell the workflow of its job
  * submits the job itself (`submitAndWaitForJob`, src/activities/own-job.ts): the workflow then needs no submission
- * activity and no workflow task for it. Same submission, same lock, same exactly-once rules; the workflow learns of
+ * activity and no workflow task for it. Same submission, same submitter, same exactly-once rules; the workflow learns of
  * the job from the wait's first report, its result, or its failure, and otherwise looks it up, so a job the wait
  * created is followed or cancelled, never left running unwatched.
  */
@@ -22,7 +22,7 @@ import {
 } from './follow.js';
 import { cancellingPromptly } from './prompt-cancel.js';
 import { submitAndWait } from './remote-cancel.js';
-import { submitUnderLock, untilLockTaken, waitSubmission } from './submission.js';
+import { submitUnderLock, waitSubmission } from './submission.js';
 import type { JobKind } from '../contract/job-kinds.js';
 import type { Tracker } from './shared.js';
 
@@ -34,7 +34,7 @@ function submitsInWait(opts: JobOptions): boolean {
   return strategyOf(opts) === 'heartbeat' && (statusReportsOf(opts) ?? DEFAULT_STATUS_REPORTS) !== 0;
 }
 
-/** Submits the job (kind `kind`, on `targetId`) once, under the target's lock, and follows it. */
+/** Submits the job (kind `kind`, on `targetId`) once, through the target's submitter, and follows it. */
 export async function runJob(
   t: Tracker,
   role: string,
@@ -46,7 +46,7 @@ export async function runJob(
   t.stage(`submitting ${role}`);
   if (submitsInWait(opts)) return submitThenFollow(t, role, opts, kind, targetId, after);
   // Not cancellable: a cancel that arrives while it is in flight lets it finish, so the job id is known, and then the
-  // job is cancelled (never left running). A cancel while it waits for a held target ends the wait: nothing was sent.
+  // job is cancelled (never left running). A cancel while it waits its turn withdraws it: nothing was sent.
   const outer = CancellationScope.current();
   const submitted = await CancellationScope.nonCancellable(() => submitUnderLock(t, kind, opts, targetId, outer));
   log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
@@ -54,8 +54,8 @@ export async function runJob(
 }
 
 /**
- * The wait submits the job, then waits for it. While another submission holds the target's lock, the workflow waits
- * (cancellably: nothing was sent) and schedules the wait again. A wait that ends without an outcome has its job
+ * The wait submits the job, through the target's submitter, then waits for it; a cancel while its request waits its
+ * turn withdraws it (nothing was sent). A wait that ends without an outcome has its job
  * named or looked up (`ownJobAfter`), then cancelled like any job whose wait ended (`waitEnded`); one that created
  * no job ends the workflow as a failed submission would, or cancelled.
  */
@@ -76,9 +76,9 @@ async function submitThenFollow(
   const known = new Set(t.progress.jobs.map((j) => j.jobId));
   const named = () => t.progress.jobs.find((j) => j.role === role && !known.has(j.jobId))?.jobId;
   try {
-    outcome = (await cancellingPromptly(t, opts, named, () =>
-      untilLockTaken(t, `submission to ${targetId}`, () => wait(input), true),
-    ).finally(() => t.submittingItself(null))) as typeof outcome;
+    outcome = (await cancellingPromptly(t, opts, named, () => wait(input)).finally(() =>
+      t.submittingItself(null),
+    )) as typeof outcome;
   } catch (err) {
     const job = await ownJobAfter(opts, submit, err);
     if (!job) throw cancelRequested(err) ? asCancelled(err) : err;

@@ -2,8 +2,8 @@
  * The record an attempt leaves when it ends with nothing outstanding (settle.ts `Refused`): the next attempt sends at
  * once, and only that one. A later attempt that started from it may have sent and died before its own record
  * reached Temporal (the keep-alive ticker repeats the refusal until then), so an attempt two after the refusal looks
- * for what was sent instead of sending again. For jobs, orders and applies alike. Likewise, a retry that cannot read
- * what an earlier attempt released (visibility down) fails, rather than take "nothing" for an answer and send.
+ * for what was sent instead of sending again. For jobs, orders and applies alike. Likewise, a retry that cannot ask
+ * its submitter (Temporal down) fails without recording a refusal, rather than take "nothing" for an answer.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -30,18 +30,16 @@ function attemptOf<A extends unknown[], R>(
   return env.run<A, R, typeof fn>(fn, ...args);
 }
 
-/** A Temporal client whose visibility cannot answer: a lock's earlier releases cannot be read. */
-const visibilityDown = {
+/** A Temporal client that cannot reach its server: a submitter cannot be asked. */
+const temporalDown = {
   withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
   options: { namespace: 'default' },
   workflow: {
-    list: () => {
-      throw new Error('visibility unavailable');
+    executeUpdateWithStart: async () => {
+      throw new Error('Temporal unavailable');
     },
-    start: async () => ({ firstExecutionRunId: 'lock-run' }),
-    getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }),
+    getHandle: () => ({ signal: async () => undefined }),
   },
-  workflowService: { terminateWorkflowExecution: async () => ({}) },
 };
 
 /** The phase an order's first attempt recorded as it sent, before it died. */
@@ -109,38 +107,14 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
     });
   });
 
-  test('a retried wait that cannot read visibility fails the attempt; it does not send as if nothing was released', async () => {
-    // The earlier attempt may have released its lock with the job it created, its send unrecorded (its worker died
-    // before the heartbeat): read as "nothing released", the retry would take the lock afresh and send a second job.
-    await withFreshSimulator(async (sim) => {
-      const acts = activityFunctions(await simDeps(sim));
-      const env = new MockActivityEnvironment({ attempt: 2, heartbeatTimeoutMs: 0 }, {
-        ...quiet,
-        client: visibilityDown,
-      } as never);
-      const before = sim.controls.jobs().length;
-      const out = await env
-        .run(acts.submitAndWaitForJob, {
-          profile: 'default',
-          pollIntervalMs: 100,
-          maxPollIntervalMs: 100,
-          submit: { kind: 'profiling' as const, targetId: TG.sales, lock: 'dataops-submit/default/profiling/x' },
-        })
-        .catch((e: unknown) => e);
-      assert.ok(out instanceof ApplicationFailure && !out.nonRetryable, `a retryable failure: ${String(out)}`);
-      assert.match(out.message, /visibility unavailable/);
-      assert.equal(sim.controls.jobs().length, before, 'nothing sent');
-    });
-  });
-
-  test('an order retry whose lock cannot be read fails without recording a refusal: its predecessor may have sent', async () => {
-    // The attempt before sent (its phase says so) and died. This one fails before it gets to look (visibility is down):
-    // recorded as "nothing outstanding", the next attempt would create the order again without looking.
+  test('an order retry whose submitter cannot be reached fails without recording a refusal: its predecessor may have sent', async () => {
+    // The attempt before sent (its phase says so) and died. This one fails before its submitter answers (Temporal
+    // is unreachable): recorded as "nothing outstanding", the next attempt would create the order without looking.
     await withFreshSimulator(async (sim) => {
       const acts = activityFunctions(await simDeps(sim));
       const env = new MockActivityEnvironment({ attempt: 2, heartbeatTimeoutMs: 0, heartbeatDetails: sentBefore }, {
         ...quiet,
-        client: visibilityDown,
+        client: temporalDown,
       } as never);
       const beats: unknown[] = [];
       env.on('heartbeat', (d: unknown) => beats.push(d));

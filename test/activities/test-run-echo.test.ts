@@ -1,7 +1,7 @@
 /**
- * A test run told by its submission id, without the per-target lock (src/activities/reconcile.ts, echoProof): where
- * the deployment is proven to keep a test run's caller metadata, the first attempt sends without the lock and a lost
- * answer is resolved by the id alone, never by the suite; where it is not, the lock serialises as before. On the dev
+ * A test run told by its submission id, without the target's submitter (src/activities/reconcile.ts, echoProof):
+ * where the deployment is proven to keep a test run's caller metadata, the first attempt sends it itself and a lost
+ * answer is resolved by the id alone, never by the suite; where it is not, the suite's submitter sends it. On the dev
  * server against the simulator, whose `callerMetadata` variant plays both.
  */
 import assert from 'node:assert/strict';
@@ -29,36 +29,44 @@ describe('a test run told by its submission id', () => {
     await submit(sim, TS.financeProd);
     return sim;
   }
-  const lockOf = (suite: string) => `dataops-submit/default/tests/${suite}`;
-  const submit = async (sim: RunningSimulator, suite: string) =>
-    (await runActivity(
+  /**
+   * Each submission's submitter id, fresh per call: a submitter runs on the task queue of the worker that started it,
+   * and each call here has a worker of its own (a workflow's submitter ids carry its task queue).
+   */
+  const lastLock = new Map<string, string>();
+  let calls = 0;
+  const lockOf = (suite: string) => lastLock.get(suite) ?? 'none';
+  const submit = async (sim: RunningSimulator, suite: string) => {
+    lastLock.set(suite, `dataops-submit/call-${++calls}/default/tests/${suite}`);
+    return (await runActivity(
       t.env,
       await simDeps(sim),
       'submitTestRun',
       { targetId: suite, lock: lockOf(suite) },
       SUBMIT_QUICK_RETRY,
     )) as JobSubmitted;
-  /** The lock runs of `suite`'s test runs: none when no submission took it. */
+  };
+  /** The submitter of `suite`'s test runs: none when no submission went through it. */
   const lockStatus = async (suite: string) => {
     try {
       return (await t.env.client.workflow.getHandle(lockOf(suite)).describe()).status.name;
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return 'never taken';
+      if (err instanceof WorkflowNotFoundError) return 'never asked';
       throw err;
     }
   };
 
-  test('where the deployment keeps it, a test run takes no lock; where it does not, it does', async () => {
+  test('where the deployment keeps it, a test run goes without the submitter; where it does not, through it', async () => {
     const keeps = await service(true);
     const drops = await service(false);
     try {
-      // The seed's suites, one per service: lock ids are per profile and suite, and both use profile "default".
+      // The seed's suites, one per service: submitter ids are per profile and suite, and both use profile "default".
       const first = await submit(keeps, TS.salesDev);
       assert.equal(keeps.controls.job(first.jobId)?.test_suite_id, TS.salesDev);
-      assert.equal(await lockStatus(TS.salesDev), 'never taken');
+      assert.equal(await lockStatus(TS.salesDev), 'never asked');
       const second = await submit(drops, TS.salesProd);
       assert.equal(drops.controls.job(second.jobId)?.test_suite_id, TS.salesProd);
-      assert.equal(await lockStatus(TS.salesProd), 'TERMINATED', 'taken and released');
+      assert.equal(await lockStatus(TS.salesProd), 'RUNNING', 'asked: it keeps the answer for a retry');
     } finally {
       await keeps.close();
       await drops.close();

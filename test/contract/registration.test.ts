@@ -1,6 +1,6 @@
 /**
  * One list of workflows: the contract's (the Nexus service's operations, src/contract/workflow-types.ts). The worker
- * registers exactly those, pinned, and nothing else but the internal lock; the input schemas, the type names and the
+ * registers exactly those, and nothing else but the internal submitter; the input schemas, the type names and the
  * Nexus handler cover each of them. Read from the compiled modules the worker loads.
  */
 import assert from 'node:assert/strict';
@@ -14,9 +14,9 @@ const sorted = (names: Iterable<string>) => [...names].sort();
 describe('the one list of workflows', () => {
   const contract = sorted(Object.keys(dataopsNexusService.operations));
 
-  it('the worker registers every workflow of the contract under its name, pinned, and only the lock besides', async () => {
+  it('the worker registers every workflow of the contract under its name, and only the submitter besides', async () => {
     const registered: Record<string, unknown> = await import('../../src/workflows/index.js');
-    assert.deepEqual(sorted(Object.keys(registered)), sorted([...Object.values(WORKFLOW_TYPES), 'dataops.targetLock']));
+    assert.deepEqual(sorted(Object.keys(registered)), sorted([...Object.values(WORKFLOW_TYPES), 'dataops.submitter']));
     for (const [name, fn] of Object.entries(registered)) {
       assert.equal(typeof fn, 'function', name);
       assert.equal(typeof (fn as { workflowDefinitionOptions?: unknown }).workflowDefinitionOptions, 'function', name);

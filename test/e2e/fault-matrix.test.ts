@@ -287,10 +287,13 @@ describe('the fault matrix', () => {
     // has no watermark: the job of the run before, on the same target, must be neither taken nor counted.
     const ids = newCell();
     const name = 'killed before its send was recorded, target used before';
-    const firstEnd = await ending<DataQualityPipelineResult>(
-      await start('dataops.dataQualityPipeline', 'unrecorded-1', pipelineArgs(ids)),
-    );
+    // The run before goes through the same submitter (the same task queue), on a worker that then stops.
     const queue = `${QUEUE}-unrecorded`;
+    const before = w.startWorker(queue);
+    const firstEnd = await ending<DataQualityPipelineResult>(
+      await start('dataops.dataQualityPipeline', 'unrecorded-1', pipelineArgs(ids), queue),
+    );
+    await before.stop();
     const args = { ...pipelineArgs(ids), heartbeatTimeoutMs: 20_000 };
     const handle = await killedBeforeItsRecord(w, queue, `/table-groups/${ids.tableGroup}/profiling-runs`, () =>
       start('dataops.dataQualityPipeline', 'unrecorded-2', args, queue),

@@ -1,7 +1,7 @@
 /**
  * A worker told to stop (SIGTERM) lets the activity in flight finish within DATAOPS_SHUTDOWN_GRACE_MS: a submission
- * held by the service completes on the stopping worker, instead of being aborted mid-request for another worker to
- * reconcile. With no grace, the same submission is cut off.
+ * held by the service, sent by its target's submitter, completes on the stopping worker, instead of being aborted
+ * mid-request for another worker to reconcile. With no grace, the same submission is cut off.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -32,11 +32,11 @@ describe('graceful shutdown of a worker process', () => {
     await t?.env.teardown();
   });
 
-  // Each case submits to its own suite: a suite's submission lock outlives an attempt that was cut off.
-  let workflowId = '';
-  const workflow = () => t.env.client.workflow.getHandle(workflowId);
+  // Each case submits to its own suite, through its submitter (on the case's own task queue).
+  let submitterId = '';
+  const workflow = () => t.env.client.workflow.getHandle(submitterId);
 
-  /** Whether the workflow's submit activity has been picked up by a worker. */
+  /** Whether the submitter's send activity has been picked up by a worker. */
   async function submitStarted(): Promise<boolean> {
     const described = await workflow()
       .describe()
@@ -46,7 +46,7 @@ describe('graceful shutdown of a worker process', () => {
     );
   }
 
-  /** The submit activity's outcome events in the workflow's history. */
+  /** The send activity's outcome events in the submitter's history. */
   async function submitEvents(): Promise<string[]> {
     const history = await workflow()
       .fetchHistory()
@@ -62,7 +62,7 @@ describe('graceful shutdown of a worker process', () => {
     );
   }
 
-  async function stopDuringHeldSubmit(graceMs: number, testSuiteId: string) {
+  async function stopDuringHeldSubmit(graceMs: number, tableGroupId: string) {
     const taskQueue = uniqueTaskQueue(`grace-${graceMs}`);
     const worker = startWorkerProcess({
       TEMPORAL_ADDRESS: t.env.connection.options.address,
@@ -73,12 +73,12 @@ describe('graceful shutdown of a worker process', () => {
     procs.push(worker);
     await eventually('the worker to start', () => /worker|Worker state changed/i.test(worker.output()));
     // The service holds the submission for 4 s after its body arrived, then commits it.
-    await control('POST', '/_sim/faults', { kind: 'delay', delay_ms: 4_000, method: 'POST', path: '/test-runs' });
-    workflowId = `grace-${taskQueue}`;
-    const handle = await t.env.client.workflow.start('dataops.runTestSuite', {
+    await control('POST', '/_sim/faults', { kind: 'delay', delay_ms: 4_000, method: 'POST', path: '/profiling-runs' });
+    submitterId = `dataops-submit/${taskQueue}/default/profiling/${tableGroupId}`;
+    const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
       taskQueue,
-      workflowId,
-      args: [{ testSuiteId, pollIntervalMs: 200 }],
+      workflowId: `grace-${taskQueue}`,
+      args: [{ tableGroupId, pollIntervalMs: 200 }],
     });
     await eventually('the submission to be in flight', submitStarted);
     await new Promise((r) => setTimeout(r, 1_000));
@@ -90,13 +90,13 @@ describe('graceful shutdown of a worker process', () => {
   }
 
   test('with a grace time, the held submission completes on the stopping worker, which then exits cleanly', async () => {
-    const { exit, events, output } = await stopDuringHeldSubmit(20_000, SEED_IDS.testSuites.financeProd);
+    const { exit, events, output } = await stopDuringHeldSubmit(20_000, SEED_IDS.tableGroups.finance);
     assert.equal(exit, 0, output.slice(-2_000));
     assert.deepEqual(events, ['started', 'completed'], 'the submission finished on the worker told to stop');
   });
 
   test('without one (0), the same submission is cut off', async () => {
-    const { events } = await stopDuringHeldSubmit(0, SEED_IDS.testSuites.salesProd);
+    const { events } = await stopDuringHeldSubmit(0, SEED_IDS.tableGroups.sales);
     assert.ok(!events.includes('completed'), `no completion: ${events.join(', ')}`);
   });
 });

@@ -92,9 +92,8 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
       METRICS_PROMETHEUS_ADDRESS: `127.0.0.1:${metricsPort}`,
     });
     workers.push(worker);
-    // One failed attempt, retried: counted by dataops_activity_failures with its type. The test run is submitted by
-    // the profiling wait (which submitted the profiling run itself: submitAndWaitForJob), so its failed attempt is the
-    // wait's.
+    // One failed attempt, retried: counted by dataops_activity_failures with its type. The test run is sent by its
+    // suite's submitter, whose send activity (submitTestRun) fails once and is retried.
     await simControls(() => sim.url)('POST', '/_sim/faults', {
       kind: 'status',
       status: 503,
@@ -134,7 +133,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     assert.match(metrics, /dataops_gate_verdicts\S*\{[^}]*verdict="passed"[^}]*\} 1/);
     const failures = metrics
       .split('\n')
-      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="dataops.submitAndWaitForJob"'));
+      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="dataops.submitTestRun"'));
     assert.ok(
       failures.some((l) => /retryable="true"/.test(l) && /type="ServerError"/.test(l) && /\} [1-9]\d*$/.test(l)),
       `the retried submission counted: ${failures.join(' | ') || metrics.match(/dataops_activity_failures.*/g)?.join(' | ')}`,
@@ -161,8 +160,14 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     // Each job is submitted and waited for by its own wait: the profiling run's and the test run's.
     const waits = trace.filter((s) => s.name === 'RunActivity:dataops.submitAndWaitForJob');
     assert.ok(waits.length >= 2, `a wait per job (and per retry): ${waits.length}`);
-    const submit = trace.find((s) => s.name === 'POST /api/v1/table-groups/{id}/profiling-runs');
-    assert.ok(submit, 'the service call, in the same trace');
+    // The send itself is the target's submitter's (src/workflows/submitter.ts): its service call is in the trace of
+    // the submitter's run, under its send activity.
+    const submit = spans.find((s) => s.name === 'POST /api/v1/table-groups/{id}/profiling-runs');
+    assert.ok(submit, 'the service call');
+    assert.ok(
+      spans.some((s) => s.traceId === submit.traceId && s.name === 'RunActivity:dataops.submitProfilingRun'),
+      "in the trace of the submitter's send activity",
+    );
     assert.equal(attr(submit, 'http.request.method')?.stringValue, 'POST');
     assert.equal(attr(submit, 'url.template')?.stringValue, '/api/v1/table-groups/{id}/profiling-runs');
     assert.match(String(attr(submit, 'http.response.status_code')?.intValue), /^20\d$/);

@@ -1,9 +1,10 @@
 /**
- * A worker dies while a wait submits a job (the POST is sent and commits), and the workflow is cancelled before any
- * other attempt of that wait runs: the pipeline's test run (submitted by its own wait, or, deferrable, by its submission
+ * A worker dies while it sends a job's submission (the POST is sent and commits), and the workflow is cancelled before
+ * any other attempt of that send runs: the pipeline's test run (submitted by its own wait, or, deferrable, by its submission
  * activity), or the profiling run (`submitAndWaitForJob`). The job the dead attempt created must still be found and
  * cancelled: the workflow ends cancelled only with no job of its own left running. With `cancelRemoteJob: false` it is
- * found and left running, named in the workflow's progress, its lock released, and the workflow still ends cancelled.
+ * found and left running, named in the workflow's progress, the target's submitter free, and the workflow still ends
+ * cancelled.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +12,7 @@ import { ending } from '../helpers/ending.js';
 import { cellIds, matrixSeed } from '../helpers/matrix.js';
 import { startWorld, type World } from '../helpers/matrix-world.js';
 import type { Progress } from '../../src/contract/index.js';
+import { requestsQuery } from '../../src/contract/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
 const LONG = { timeout: 10 * 60_000 };
@@ -27,7 +29,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
   after(async () => w?.close());
 
   /** The job the dying worker submits: the test run, or the profiling run. */
-  const submissions = (cell: number) => {
+  const submissions = (cell: number, queue: string) => {
     const ids = cellIds(cell);
     return {
       tests: {
@@ -35,14 +37,14 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
         jobKey: 'run-tests',
         target: ids.target,
         post: `/test-suites/${ids.target}/test-runs`,
-        lock: `dataops-submit/default/tests/${ids.target}`,
+        submitter: `dataops-submit/${queue}/default/tests/${ids.target}`,
       },
       profiling: {
         role: 'profiling',
         jobKey: 'run-profile',
         target: ids.tableGroup,
         post: `/table-groups/${ids.tableGroup}/profiling-runs`,
-        lock: `dataops-submit/default/profiling/${ids.tableGroup}`,
+        submitter: `dataops-submit/${queue}/default/profiling/${ids.tableGroup}`,
       },
     };
   };
@@ -56,7 +58,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
     ) =>
     async () => {
       const queue = `death-then-cancel-${strategy}-${cell}`;
-      const job = submissions(cell)[which];
+      const job = submissions(cell, queue)[which];
       // The held POST outlives the worker: its timeout is longer than the hold.
       const slow = { DATAOPS_TIMEOUT_MS: '10000' };
       // Two workers: the one running the wait dies, the other takes the cancel at once, while the dead attempt has
@@ -94,10 +96,11 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
         },
         { tries: 1_200, delayMs: 50 },
       );
-      const described = await handle.describe();
+      // The worker sending it: the one running the activity of the target's submitter.
+      const described = await w.client.workflow.getHandle(job.submitter).describe();
       const identity = described.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '';
       const victim = workers.find((p) => identity.startsWith(`${p.child.pid}@`));
-      assert.ok(victim, `the worker running the wait (${identity})`);
+      assert.ok(victim, `the worker sending the submission (${identity})`);
       await victim.stop('SIGKILL');
       const jobsOnTarget = async () =>
         (await w.controls.jobs()).filter(
@@ -144,9 +147,9 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
         progress.jobs.some((j) => j.role === job.role && j.jobId === runs[0]!.id),
         `the job left running is named in the progress: ${JSON.stringify(progress.jobs)}`,
       );
-      // Found by the lookup, which released the lock: the next pipeline on this target need not wait out its grace.
-      const lock = await w.client.workflow.getHandle(job.lock).describe();
-      assert.equal(lock.status.name, 'TERMINATED', 'the lock of the dead attempt is released');
+      // Answered by the submitter: the next pipeline on this target waits for nothing.
+      const holding = await w.client.workflow.getHandle(job.submitter).query(requestsQuery);
+      assert.deepEqual(holding, { sending: null, queued: [] }, "the target's submitter holds nothing");
     };
 
   for (const [n, strategy] of (['heartbeat', 'deferrable'] as const).entries())

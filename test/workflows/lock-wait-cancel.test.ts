@@ -1,13 +1,12 @@
 /**
- * A workflow cancelled while its submission waits for a target another submission holds ends cancelled at once and
- * creates nothing, whichever wait strategy it uses. Before, the path of the submission activity (the deferrable
- * strategy, or `statusReports: 0`) waited for the lock inside a non-cancellable scope, then created a job only to
- * cancel it. And waiters that found the target held together ask again at different moments.
+ * A workflow cancelled while its submission waits its turn at the target's submitter (another submission is being
+ * sent) ends cancelled at once and creates nothing, whichever wait strategy it uses: its request is withdrawn. And a
+ * burst of submissions to one target is sent in the order asked, each asked once, none asking again.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { progressQuery } from '../../src/contract/index.js';
+import { requestsQuery } from '../../src/contract/submitter.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
@@ -16,9 +15,9 @@ import { eventually } from '../helpers/wait.js';
 const TG = SEED_IDS.tableGroups;
 const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
 
-describe('a cancel while the submission waits for a held target', () => {
+describe('a submission waiting its turn at its target', () => {
   const s = devServerAndSimulator({ jobDurations: SLOW });
-  /** The service holds the next profiling submission to `target` for `ms`: its sender holds the target's lock. */
+  /** The service holds the next profiling submission to `target` for `ms`: the target's submitter is busy with it. */
   const holdProfiling = (target: string, ms: number) =>
     s.sim.controls.addFault({
       kind: 'delay',
@@ -26,6 +25,16 @@ describe('a cancel while the submission waits for a held target', () => {
       method: 'POST',
       path: `/table-groups/${target}/profiling-runs`,
     });
+
+  const submitter = (taskQueue: string, target: string) =>
+    s.d.env.client.workflow.getHandle(`dataops-submit/${taskQueue}/default/profiling/${target}`);
+  /** Whether `h`'s request waits its turn at the target's submitter. */
+  const queued = async (taskQueue: string, target: string, h: WorkflowHandle): Promise<boolean> =>
+    (
+      await submitter(taskQueue, target)
+        .query(requestsQuery)
+        .catch(() => ({ queued: [] as string[] }))
+    ).queued.some((id) => id.startsWith(`${h.workflowId}/`));
 
   for (const [strategy, extra] of [
     ['deferrable', { waitStrategy: 'deferrable' }],
@@ -36,7 +45,7 @@ describe('a cancel while the submission waits for a held target', () => {
       const profiling = () =>
         s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
       const before = profiling().length;
-      // The first workflow's submission is held by the service: it holds the target's lock meanwhile.
+      // The first workflow's submission is held by the service: the second's waits its turn behind it.
       const held = holdProfiling(target, 8_000);
       await withProjectWorker(s.d.env, await simDeps(s.sim, { submitSettleMs: 20_000 }), async (taskQueue) => {
         const args = { tableGroupId: target, pollIntervalMs: 200, maxPollIntervalMs: 200, ...extra };
@@ -54,9 +63,7 @@ describe('a cancel while the submission waits for a held target', () => {
           workflowId: `lock-second-${strategy}-${taskQueue}`,
           args: [args],
         });
-        await eventually('the second waiting for the lock', async () =>
-          (await second.query(progressQuery)).stage.startsWith('waiting for another'),
-        );
+        await eventually('the second queued behind the first', async () => queued(taskQueue, target, second));
         await second.cancel();
         const err = await second.result().catch((e: unknown) => e);
         assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));
@@ -68,37 +75,46 @@ describe('a cancel while the submission waits for a held target', () => {
       });
     });
 
-  test('waiters that found the target held together ask again at different moments (jittered backoff)', async () => {
-    const target = TG.other;
-    const held = holdProfiling(target, 15_000);
-    await withProjectWorker(s.d.env, await simDeps(s.sim, { submitSettleMs: 20_000 }), async (taskQueue) => {
-      const args = { tableGroupId: target, waitStrategy: 'deferrable' };
+  test('a burst on one target is sent in the order asked, each submission asked once', async () => {
+    const target = TG.salesDev;
+    const held = holdProfiling(target, 3_000);
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const args = { tableGroupId: target, waitStrategy: 'deferrable', pollIntervalMs: 200, maxPollIntervalMs: 200 };
       const start = (name: string) =>
         s.d.env.client.workflow.start('dataops.profileTableGroup', {
           taskQueue,
-          workflowId: `jitter-${name}-${taskQueue}`,
+          workflowId: `burst-${name}-${taskQueue}`,
           args: [args],
         });
       const first = await start('holder');
       await eventually('the holder held', () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1);
-      const waiters = await Promise.all(['a', 'b', 'c'].map(start));
-      // Each waiter's first two waits: the backoff's steps (0.5 s, 1 s), each a quarter to all of its step.
-      const waits = async (h: WorkflowHandle): Promise<number[]> =>
-        ((await h.fetchHistory()).events ?? []).flatMap((e) => {
-          const d = e.timerStartedEventAttributes?.startToFireTimeout;
-          return d ? [Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6)] : [];
-        });
-      const seen = await eventually('two waits of each waiter', async () => {
-        const all = await Promise.all(waiters.map(waits));
-        return all.every((w) => w.length >= 2) ? all.map((w) => w.slice(0, 2)) : undefined;
-      });
-      for (const [w1, w2] of seen) {
-        assert.ok(w1! >= 125 && w1! <= 500, `first wait ${w1} ms, of a 500 ms step`);
-        assert.ok(w2! >= 250 && w2! <= 1_000, `second wait ${w2} ms, of a 1 s step`);
+      const waiters: WorkflowHandle[] = [];
+      for (const name of ['a', 'b', 'c']) {
+        const w = await start(name);
+        await eventually(`${name} queued`, async () => queued(taskQueue, target, w));
+        waiters.push(w);
       }
-      assert.ok(new Set(seen.map((w) => w.join())).size > 1, `every waiter waited alike: ${JSON.stringify(seen)}`);
-      await Promise.all([...waiters, first].map((h) => h.cancel()));
-      await Promise.all([...waiters, first].map((h) => h.result().catch(() => undefined)));
+      const order = (await submitter(taskQueue, target).query(requestsQuery)).queued.map((id) => id.split('/')[0]);
+      assert.deepEqual(
+        order,
+        waiters.map((w) => w.workflowId),
+        'queued in the order asked',
+      );
+      const profiling = () =>
+        s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
+      const before = profiling().length;
+      await eventually('the three sent after the first', () => profiling().length - before >= 3);
+      await Promise.all([first, ...waiters].map((h) => h.cancel()));
+      await Promise.all([first, ...waiters].map((h) => h.result().catch(() => undefined)));
+      for (const h of [first, ...waiters]) {
+        const events = (await h.fetchHistory()).events ?? [];
+        const asked = events.filter(
+          (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dataops.submitProfilingRun',
+        );
+        const timers = events.filter((e) => e.timerStartedEventAttributes);
+        assert.equal(asked.length, 1, `${h.workflowId} asked once`);
+        assert.equal(timers.length, 0, `${h.workflowId} never waited to ask again`);
+      }
     });
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The heartbeating wait that submits its own job (`submitAndWaitForJob`, src/activities/own-job.ts): no submission
- * activity and no workflow task of its own, the same lock and exactly-once rules as a submission, the job named in
+ * activity and no workflow task of its own, the same submitter and exactly-once rules as a submission, the job named in
  * the progress from the wait's first report, and every way the wait ends naming the job, so that it is cancelled,
- * never left running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
+ * never left running unwatched. Dev server and the simulator, through real sockets.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -14,7 +14,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { LOCK_WORKFLOW_TYPE } from '../../src/activities/target-lock.js';
+import { requestsQuery } from '../../src/contract/submitter.js';
 import { progressQuery, type Progress } from '../../src/contract/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
@@ -150,24 +150,38 @@ describe('the wait that submits its own job', () => {
     assert.deepEqual(run.progress.jobs, []);
   });
 
-  test('a lock held by another submission: the workflow waits, sending nothing, then submits once', async () => {
-    const lockId = `dataops-submit/default/profiling/${TG.salesDev}`;
-    const lock = await s.d.env.client.workflow.start(LOCK_WORKFLOW_TYPE, {
-      taskQueue: 'nobody-polls-this',
-      workflowId: lockId,
-      startDelay: '1 hour',
-      args: [{ expiresAtMs: Date.now() + 3_600_000 }],
+  test("a target whose submitter sends another's submission: the wait's waits its turn, then is sent once", async () => {
+    // The service holds the first submission to the target; the second waits behind it in the submitter's queue.
+    const held = s.sim.controls.addFault({
+      kind: 'delay',
+      delay_ms: 3_000,
+      method: 'POST',
+      path: `/table-groups/${TG.salesDev}/profiling-runs`,
     });
     const before = profilingRuns(TG.salesDev).length;
-    const run = await profile(TG.salesDev, {}, async (handle) => {
-      await eventually('waiting for the lock', async () =>
-        /waiting for another submission/.test((await handle.query(progressQuery)).stage),
+    let sentWhileQueued = -1;
+    const run = await profile(TG.salesDev, {}, async (first) => {
+      await eventually(
+        'the first submission held',
+        () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1,
       );
-      assert.equal(profilingRuns(TG.salesDev).length, before, 'nothing sent while the lock is held');
-      await lock.terminate('released by the test');
+      const second = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
+        taskQueue: (await first.describe()).taskQueue,
+        workflowId: `${first.workflowId}-second`,
+        args: [{ tableGroupId: TG.salesDev, ...poll }],
+      });
+      const submitter = s.d.env.client.workflow.getHandle(
+        `dataops-submit/${(await first.describe()).taskQueue}/default/profiling/${TG.salesDev}`,
+      );
+      await eventually('the second queued behind the first', async () =>
+        (await submitter.query(requestsQuery)).queued.some((id) => id.startsWith(`${second.workflowId}/`)),
+      );
+      sentWhileQueued = profilingRuns(TG.salesDev).length - before;
+      assert.equal(await second.result().then(() => 'completed'), 'completed');
     });
     assert.equal(run.error, undefined, String(run.error));
-    assert.equal(profilingRuns(TG.salesDev).length, before + 1, 'one run');
-    assert.ok(run.types.length >= 2 && run.types.every((t) => t === 'submitAndWaitForJob'), run.types.join(', '));
+    assert.ok(sentWhileQueued <= 1, `the second sent nothing while queued (${sentWhileQueued} sent)`);
+    assert.equal(profilingRuns(TG.salesDev).length, before + 2, 'one run each');
+    assert.deepEqual(run.types, ['submitAndWaitForJob'], 'the wait asked once: no asking again');
   });
 });

@@ -1,0 +1,77 @@
+/**
+ * A write whose requesting workflow is gone (terminated, timed out) is undone: nobody will hear of what it created,
+ * so the job is cancelled (the order stopped) rather than left running unwatched. Every write asks once it has its
+ * result, whether its own activity sent it or a target's submitter did.
+ */
+import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activity';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import type { Requester } from '../contract/submitter.js';
+
+/** Whether workflow run `who` is gone (no longer running): nobody will hear of what was created for it. */
+async function gone(who: { workflowId: string; runId: string }): Promise<boolean> {
+  try {
+    const d = await Context.current().client.workflow.getHandle(who.workflowId, who.runId).describe();
+    return d.status.name !== 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return true;
+    throw err;
+  }
+}
+
+/**
+ * `result`, unless the workflow it was created for is gone: then it is undone with `undo` and this activity ends:
+ * cancelled when it is that workflow's own, else `RequesterGone` (a submitter's, not retried; nobody hears of it).
+ * `requester`: the workflow that asked a submitter for it; absent, this activity's own.
+ */
+export async function undoneIfGone<T>(
+  result: T,
+  undo: (result: T) => Promise<void>,
+  requester?: Requester,
+): Promise<T> {
+  const own = activityInfo().workflowExecution;
+  const who = requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-' };
+  if (!(await gone(who))) return result;
+  log.warn('the workflow that asked for this is gone; undoing it', { workflowId: who.workflowId });
+  await undo(result);
+  const message = 'the workflow that asked for this write is gone; what it created was undone';
+  if (!requester) throw new CancelledFailure(message);
+  throw ApplicationFailure.create({ type: 'RequesterGone', message, nonRetryable: true });
+}
+
+/**
+ * The signal a write sends and settles with: the activity's cancellation, except the one that says its workflow is
+ * gone. That send still finishes, so what it created is known and undone, not left running unwatched.
+ * `throughCancel`: nor the workflow's cancel (the caller then waits for the answer and cancels what it created).
+ */
+export function sendSignal(throughCancel = false): AbortSignal {
+  const context = Context.current();
+  const controller = new AbortController();
+  const abort = () => {
+    const details = context.cancellationDetails;
+    if (details?.notFound || (throughCancel && details?.cancelRequested)) return;
+    controller.abort(context.cancellationSignal.reason);
+  };
+  if (context.cancellationSignal.aborted) abort();
+  else context.cancellationSignal.addEventListener('abort', abort, { once: true });
+  return controller.signal;
+}
+
+/**
+ * Which of these requesters may still ask their submitter again (src/workflows/submitter.ts): their workflow runs and
+ * the requesting activity is pending (it may retry). Read by a submitter with nothing left to send, to know which
+ * answers it must keep.
+ */
+export async function stillAsking(requesters: Requester[]): Promise<boolean[]> {
+  const { client } = Context.current();
+  return Promise.all(
+    requesters.map(async ({ workflowId, runId, activityId }) => {
+      try {
+        const d = await client.workflow.getHandle(workflowId, runId).describe();
+        return d.status.name === 'RUNNING' && (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw err;
+      }
+    }),
+  );
+}

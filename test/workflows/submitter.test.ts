@@ -1,0 +1,100 @@
+/**
+ * The submitter of a target (src/workflows/submitter.ts), asked as the submitting activities ask it: a request asked
+ * again under its id (a retry whose answer was lost) is answered again, never sent twice, and a request asked only if
+ * known is not sent; what it sends for a workflow that is gone is undone. Dev server and simulator, real sockets.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { SUBMITTER_WORKFLOW_TYPE, submitUpdate, type WriteRequest } from '../../src/contract/submitter.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
+
+describe("a target's submitter", () => {
+  const s = devServerAndSimulator({ jobDurations: SLOW });
+  const profiling = (target: string) =>
+    s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
+
+  /** A profiling request for `target` from `requester` (a workflow run of the test's), as an activity makes it. */
+  const request = (id: string, target: string, requester: { workflowId: string; runId: string }): WriteRequest => ({
+    id,
+    activity: 'submitProfilingRun',
+    input: { profile: 'default', targetId: target, requester: { ...requester, activityId: '1' } },
+    outageToleranceMs: 60_000,
+    askAgainUntil: Date.now() + 600_000,
+  });
+
+  /** Asks submitter `id` on `taskQueue`, starting it if need be, as through-submitter.ts does. */
+  const ask = (taskQueue: string, id: string, r: WriteRequest) =>
+    s.d.env.client.workflow.executeUpdateWithStart(submitUpdate, {
+      updateId: r.id,
+      args: [r],
+      startWorkflowOperation: new WithStartWorkflowOperation(SUBMITTER_WORKFLOW_TYPE, {
+        workflowId: id,
+        taskQueue,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [{}],
+      }),
+    });
+
+  /** A requesting workflow that stays running: on a task queue nobody polls, it never takes a step. */
+  const requesterOn = (taskQueue: string, name: string) =>
+    s.d.env.client.workflow.start('dataops.profileTableGroup', {
+      taskQueue: `${taskQueue}-nobody`,
+      workflowId: `requester-${name}-${taskQueue}`,
+      args: [{ tableGroupId: TG.finance }],
+    });
+
+  test('a request asked again under its id gets the same answer and sends nothing more', async () => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const requester = await requesterOn(taskQueue, 'again');
+      const r = request(`${requester.workflowId}/x/1`, TG.finance, {
+        workflowId: requester.workflowId,
+        runId: requester.firstExecutionRunId,
+      });
+      const id = `dataops-submit/${taskQueue}/default/profiling/${TG.finance}`;
+      const before = profiling(TG.finance).length;
+      const [first, second] = await Promise.all([ask(taskQueue, id, r), ask(taskQueue, id, r)]);
+      const third = await ask(taskQueue, id, { ...r, input: { ...r.input, targetId: TG.sales } });
+      assert.ok('result' in first, JSON.stringify(first));
+      assert.deepEqual(second, first, 'asked together: one answer');
+      assert.deepEqual(third, first, 'asked again later, whatever it says now: the same answer');
+      assert.equal(profiling(TG.finance).length - before, 1, 'sent once');
+      const known = await ask(taskQueue, id, { ...r, id: `${r.id}-never-asked`, ifKnown: true });
+      assert.deepEqual(known, { withdrawn: true }, 'asked only if known: nothing sent');
+      assert.equal(profiling(TG.finance).length - before, 1);
+      await requester.terminate('done');
+    });
+  });
+
+  test('what it sends for a workflow that is gone is cancelled', async () => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const requester = await requesterOn(taskQueue, 'gone');
+      const held = s.sim.controls.addFault({
+        kind: 'delay',
+        delay_ms: 2_000,
+        method: 'POST',
+        path: `/table-groups/${TG.sales}/profiling-runs`,
+      });
+      const before = new Set(profiling(TG.sales).map((j) => j.id));
+      const id = `dataops-submit/${taskQueue}/default/profiling/${TG.sales}`;
+      const r = request(`${requester.workflowId}/y/1`, TG.sales, {
+        workflowId: requester.workflowId,
+        runId: requester.firstExecutionRunId,
+      });
+      const answer = ask(taskQueue, id, r);
+      await eventually('the send held', () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1);
+      await requester.terminate('the requester is gone');
+      const a = await answer;
+      assert.ok('failure' in a && a.failure.type === 'RequesterGone', JSON.stringify(a));
+      const created = profiling(TG.sales).filter((j) => !before.has(j.id));
+      assert.equal(created.length, 1, 'the held send committed');
+      await eventually('the job cancelled', () => s.sim.controls.job(created[0]!.id)?.status === 'canceled');
+    });
+  });
+});
