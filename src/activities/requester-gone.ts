@@ -4,6 +4,7 @@
  * result, whether its own activity sent it or a target's submitter did.
  */
 import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activity';
+import { Conflict, type ServiceClient } from '../api/index.js';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { Requester } from '../contract/submitter.js';
 
@@ -36,6 +37,16 @@ export async function undoneIfGone<T>(
   const message = 'the workflow that asked for this write is gone; what it created was undone';
   if (!requester) throw new CancelledFailure(message);
   throw ApplicationFailure.create({ type: 'RequesterGone', message, nonRetryable: true });
+}
+
+/** Cancels a job its workflow will never hear of; one that already ended (409) is left as it is. */
+export async function cancelUnwatched(client: ServiceClient, jobId: string, signal: AbortSignal): Promise<void> {
+  try {
+    await client.jobs.cancel(jobId, { signal });
+  } catch (err) {
+    if (!(err instanceof Conflict))
+      log.error('could not cancel a job nobody watches', { jobId, error: (err as Error).message });
+  }
 }
 
 /**

@@ -8,7 +8,6 @@
  */
 import { activityInfo, Context, log } from '@temporalio/activity';
 import { z } from 'zod';
-import { Conflict } from '../api/index.js';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { attemptDeadline } from './deadline.js';
@@ -17,7 +16,7 @@ import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
 import { SENDERS, linkTo } from './job-kinds.js';
 import { echoProof, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
-import { provable, unlocked, type Proof, type Told } from './unlocked.js';
+import { forSubmitter, provable, unlocked, type Proof, type Told } from './unlocked.js';
 import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import {
@@ -29,7 +28,8 @@ import {
   type Phase,
   type Prior,
 } from './write-once.js';
-import { undoneIfGone, sendSignal } from './requester-gone.js';
+import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
+import { sentRecord } from './sent-record.js';
 import { answerOf, throughSubmitter } from './through-submitter.js';
 import { recentJobsQuery } from '../contract/submitter.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
@@ -63,8 +63,8 @@ function recordedSend(recorded: unknown): Sending | undefined {
   return phase?.phase === 'sending' ? phase : undefined;
 }
 
-/** Where a submission records its phase: its own heartbeat details, or those of the wait it runs in. */
-type RecordPhase = (phase: Phase<Watermark | null>) => void;
+/** Where a submission records its phase: its own heartbeat details (and its submitter), or those of its wait. */
+type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<void>;
 
 /** A submission made by a wait of its own job (see own-job.ts), through its target's submitter (`lock`). */
 export interface WaitSubmission {
@@ -88,14 +88,8 @@ export function submitter(ctx: ActivityContext) {
     });
 
   /** Cancels a job its workflow will never hear of (see requester-gone.ts). */
-  async function undo(profile: string, jobId: string, signal: AbortSignal): Promise<void> {
-    try {
-      await ctx.profile(profile).client.jobs.cancel(jobId, { signal });
-    } catch (err) {
-      if (!(err instanceof Conflict))
-        log.error('could not cancel a job nobody watches', { jobId, error: (err as Error).message });
-    }
-  }
+  const undo = (profile: string, jobId: string, signal: AbortSignal) =>
+    cancelUnwatched(ctx.profile(profile).client, jobId, signal);
 
   /**
    * Submits a job of kind `kind`. With a submitter named (`lock`), the target's submitter sends it (unless its
@@ -119,13 +113,24 @@ export function submitter(ctx: ActivityContext) {
     return translated(() =>
       recordingRefusal(outstanding, beat, async () => {
         const until = lookingUntil();
+        const told = { echoes: false, earlierUnlocked: earlier !== undefined };
+        if (!input.lock && input.requester && input.submitterId) {
+          // Sent for a requester by its target's submitter, where the send is recorded before it leaves.
+          const signal = sendSignal();
+          const at = sentRecord(input.submitterId, input.requester);
+          // This activity's own earlier attempt, as recorded; else what the requester's may have sent by itself.
+          const mine = own ? await at.prior(own) : undefined;
+          const before: Prior<Watermark | null> = mine?.mayHaveSent
+            ? mine
+            : earlier
+              ? { mayHaveSent: true, sending: earlier.sending as Sending | undefined }
+              : { mayHaveSent: false };
+          const sent = await sendOnce(kind, input, signal, before, at.record, outstanding, until, told);
+          return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester);
+        }
         if (!input.lock) {
-          const signal = input.requester ? sendSignal() : Context.current().cancellationSignal;
-          const told = { echoes: false, earlierUnlocked: earlier !== undefined };
-          const sent = await sendOnce(kind, input, signal, prior, beat, outstanding, until, told);
-          return input.requester
-            ? undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester)
-            : sent;
+          const cancel = Context.current().cancellationSignal;
+          return sendOnce(kind, input, cancel, prior, beat, outstanding, until, told);
         }
         const signal = sendSignal();
         const proof = await proofFor(kind, input, signal);
@@ -176,35 +181,6 @@ export function submitter(ctx: ActivityContext) {
         Context.current().cancellationSignal,
       );
     });
-  }
-
-  /**
-   * The input the submitter sends a job with: this one's, and, for a test run whose earlier attempt may have sent it
-   * without the submitter (proven then, not now; no refusal recorded since), that attempt's send to look for first.
-   */
-  function forSubmitter(
-    kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller'>,
-    sending: Sending | undefined,
-    mayHaveSent = activityInfo().attempt > 1,
-  ): Record<string, unknown> {
-    const { profile, targetId, projectCode } = input;
-    // The job works for this workflow, not for the submitter that sends it: its links name this one.
-    const info = activityInfo();
-    const caller = input.caller ?? {
-      workflowId: info.workflowExecution?.workflowId ?? 'unknown',
-      runId: info.workflowExecution?.runId ?? 'unknown',
-      workflowType: info.workflowType ?? null,
-      namespace: info.workflowNamespace ?? info.namespace,
-    };
-    const earlierUnlocked = provable(kind) && mayHaveSent ? { earlierUnlocked: sending ? { sending } : {} } : {};
-    return {
-      profile,
-      targetId,
-      ...(projectCode ? { projectCode } : {}),
-      caller,
-      ...earlierUnlocked,
-    };
   }
 
   /** The proof a test run's submission takes before it sends (Proof); none for other kinds, or without a listing. */

@@ -87,8 +87,11 @@ export interface Write<M, R> {
    * attempt's own send failed (absent for an earlier attempt's).
    */
   find: (sending: Sent<M> | undefined, cause?: unknown) => Promise<R | undefined>;
-  /** Records the phase where the next attempt reads it (the heartbeat details). */
-  record: (phase: Phase<M>) => void;
+  /**
+   * Records the phase where the next attempt reads it (the heartbeat details). A send waits for a promise it returns:
+   * a record that must be durable before the request leaves (a submitter's, see submitter.ts).
+   */
+  record: (phase: Phase<M>) => void | Promise<void>;
 }
 
 /**
@@ -97,13 +100,13 @@ export interface Write<M, R> {
  */
 export async function recordingRefusal<T>(
   outstanding: Outstanding,
-  record: (phase: z.infer<typeof Refused>) => void,
+  record: (phase: z.infer<typeof Refused>) => void | Promise<void>,
   fn: () => Promise<T>,
 ): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (!outstanding.value) record(refused());
+    if (!outstanding.value) await record(refused());
     throw err;
   }
 }
@@ -119,7 +122,7 @@ export async function writeOnce<M, R>(w: Write<M, R>, outstanding: Outstanding):
   const mark = await w.mark();
   const sending = { sentAt: Date.now(), mark };
   outstanding.value = true;
-  w.record({ phase: 'sending', ...sending });
+  await w.record({ phase: 'sending', ...sending });
   try {
     return await w.send();
   } catch (err) {

@@ -53,5 +53,13 @@ export const requestsQuery = defineQuery<{ sending: string | null; queued: strin
 /** The jobs a submitter created since a time (epoch ms), as far as it keeps their answers. */
 export const recentJobsQuery = defineQuery<string[], [number]>('recentJobs');
 
+/**
+ * A send's record, made durable on its submitter before the request leaves: when it left and what was there before
+ * (the watermark). Its next attempt reads it back (`sendOf`) if its own heartbeat did not reach Temporal, so a lost
+ * answer is never looked for without its watermark.
+ */
+export const sentSignal = defineSignal<[string, { sentAt: number; mark: unknown }]>('sent');
+export const sendOfQuery = defineQuery<{ sentAt: number; mark: unknown } | null, [string]>('sendOf');
+
 /** The type of the refusal a submitter gives new requests while it makes room to continue as new. */
 export const SUBMITTER_CONTINUING = 'SubmitterContinuing';

@@ -25,6 +25,8 @@ import {
   SUBMITTER_CONTINUING,
   recentJobsQuery,
   requestsQuery,
+  sendOfQuery,
+  sentSignal,
   submitUpdate,
   withdrawSignal,
   type Requester,
@@ -108,6 +110,12 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     },
   );
   setHandler(recentJobsQuery, (since) => createdSince(kept, since));
+  // The record of the send in progress (one at a time), for its next attempt.
+  let sent: { id: string; record: { sentAt: number; mark: unknown } } | undefined;
+  setHandler(sentSignal, (id, record) => {
+    if (id === sending) sent = { id, record };
+  });
+  setHandler(sendOfQuery, (id) => (sent?.id === id ? sent.record : null));
   setHandler(requestsQuery, () => ({ sending: sending ?? null, queued: queue.map((r) => r.id) }));
   setHandler(withdrawSignal, (id) => {
     const at = queue.findIndex((r) => r.id === id);
@@ -125,6 +133,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
       sending = request.id;
       const a = await send(request, workflowInfo().workflowId);
       sending = undefined;
+      sent = undefined;
       if (!('withdrawn' in a)) {
         const requester = (request.input as { requester?: Requester }).requester;
         const at = Date.now();

@@ -83,7 +83,7 @@ describe('one write, attempt by attempt', () => {
         looked.push(sending);
         return found(sending);
       },
-      record: (p) => recorded.push(p),
+      record: (p) => void recorded.push(p),
     };
     const outstanding = { value: false };
     const env = new MockActivityEnvironment({ attempt: n }, quiet);
@@ -181,7 +181,7 @@ describe('one write, attempt by attempt', () => {
       mark: () => Promise.reject(new ServerError('listing 503', { ...at, status: 503 })),
       send: async () => assert.fail('never sent'),
       find: async () => assert.fail('nothing to look for'),
-      record: (p) => recorded.push(p),
+      record: (p) => void recorded.push(p),
     };
     await assert.rejects(env.run(() => recordingRefusal(outstanding, w.record, () => writeOnce(w, outstanding))));
     assert.deepEqual(recorded, [{ phase: 'rejected', attempt: 3 }]);
