@@ -10,8 +10,9 @@ import { sendOfQuery, sentSignal, type Requester } from '../contract/submitter.j
 import { beat } from './keep-alive.js';
 import type { Phase, Prior, Sent } from './write-once.js';
 
-export function sentRecord(submitterId: string, requester: Requester) {
-  const handle = Context.current().client.workflow.getHandle(submitterId);
+export function sentRecord(submitterId: string, submitterRunId: string | undefined, requester: Requester) {
+  // By its run: by its id alone, each signal and query would cost the server a read of the current run.
+  const handle = Context.current().client.workflow.getHandle(submitterId, submitterRunId);
   const id = `${requester.workflowId}/${requester.runId}/${requester.activityId}`;
   return {
     /** Records the phase in the heartbeat and, for a send, at the submitter, before the request leaves. */

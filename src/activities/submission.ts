@@ -117,7 +117,7 @@ export function submitter(ctx: ActivityContext) {
         if (!input.lock && input.requester && input.submitterId) {
           // Sent for a requester by its target's submitter, where the send is recorded before it leaves.
           const signal = sendSignal();
-          const at = sentRecord(input.submitterId, input.requester);
+          const at = sentRecord(input.submitterId, input.submitterRunId, input.requester);
           // This activity's own earlier attempt, as recorded; else what the requester's may have sent by itself.
           const mine = own ? await at.prior(own) : undefined;
           const before: Prior<Watermark | null> = mine?.mayHaveSent

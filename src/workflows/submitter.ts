@@ -131,7 +131,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     if (request) {
       if (workflowInfo().continueAsNewSuggested) continuing = true;
       sending = request.id;
-      const a = await send(request, workflowInfo().workflowId);
+      const a = await send(request, workflowInfo().workflowId, workflowInfo().runId);
       sending = undefined;
       sent = undefined;
       if (!('withdrawn' in a)) {
@@ -188,7 +188,7 @@ function createdSince(kept: Map<string, Kept>, since: number): string[] {
 }
 
 /** Sends one request with its own activity; a failure it ends with is its answer. */
-async function send(request: WriteRequest, submitterId: string): Promise<WriteAnswer> {
+async function send(request: WriteRequest, submitterId: string, submitterRunId: string): Promise<WriteAnswer> {
   const activities = activitiesWithin(request.outageToleranceMs).submit as unknown as Record<
     string,
     (input: unknown) => Promise<unknown>
@@ -196,7 +196,7 @@ async function send(request: WriteRequest, submitterId: string): Promise<WriteAn
   const activity = activities[request.activity];
   if (!activity) return { failure: { message: `no activity ${request.activity}`, type: null, nonRetryable: true } };
   try {
-    return { result: await activity({ ...request.input, submitterId }) };
+    return { result: await activity({ ...request.input, submitterId, submitterRunId }) };
   } catch (err) {
     return { failure: failureOf(err) };
   }

@@ -85,7 +85,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   for (const r of rounds) assert.match(r, /CreateWorkflowExecution (2\.0|2\.5|3\.0)\b/);
   // The benchmark asks for each pipeline's result and history by its run, as the floor and the bound wait on their
   // start handles: by workflow id alone, each would cost the server a read of the current run that theirs do not.
-  // The only such reads left are the submitters', found by their ids: at most one per submission.
+  // The only such reads left are the submitters', found by their ids as they are asked: at most one per submission.
   for (const r of rounds) {
     const reads = Number(/GetCurrentExecution ([\d.]+)/.exec(r)?.[1] ?? 0);
     assert.ok(reads <= 2, `GetCurrentExecution ${reads} per pipeline: ${r}`);

@@ -282,34 +282,43 @@ describe('the fault matrix', () => {
       });
   });
 
-  cell('a worker killed at submit before its send was recorded, on a target used just before', async (l) => {
-    // The worker dies after sending, before the record of its send reached Temporal (unrecorded-send.ts). The retry
-    // has no watermark: the job of the run before, on the same target, must be neither taken nor counted.
-    const ids = newCell();
-    const name = 'killed before its send was recorded, target used before';
-    // The run before goes through the same submitter (the same task queue), on a worker that then stops.
-    const queue = `${QUEUE}-unrecorded`;
-    const before = w.startWorker(queue);
-    const firstEnd = await ending<DataQualityPipelineResult>(
-      await start('dataops.dataQualityPipeline', 'unrecorded-1', pipelineArgs(ids), queue),
+  for (const where of ['the same task queue', 'another task queue'] as const)
+    cell(
+      `a worker killed at submit before its send was recorded, on a target used just before (${where})`,
+      async (l) => {
+        // The worker dies after sending, before the record of its send reached Temporal (unrecorded-send.ts): its retry
+        // reads the watermark back from the target's submitter. The job of the run before, on the same target, must be
+        // neither taken nor counted, whether it went through the same submitter or another queue's.
+        const ids = newCell();
+        const name = `killed before its send was recorded, target used before (${where})`;
+        const queue = `${QUEUE}-unrecorded-${where === 'the same task queue' ? 'same' : 'other'}`;
+        const before = where === 'the same task queue' ? w.startWorker(queue) : undefined;
+        const firstEnd = await ending<DataQualityPipelineResult>(
+          await start(
+            'dataops.dataQualityPipeline',
+            `unrecorded-1-${queue}`,
+            pipelineArgs(ids),
+            before ? queue : QUEUE,
+          ),
+        );
+        await before?.stop();
+        const args = { ...pipelineArgs(ids), heartbeatTimeoutMs: 20_000 };
+        const handle = await killedBeforeItsRecord(w, queue, `/table-groups/${ids.tableGroup}/profiling-runs`, () =>
+          start('dataops.dataQualityPipeline', `unrecorded-2-${queue}`, args, queue),
+        );
+        const end = await ending<DataQualityPipelineResult>(handle);
+        l.ended(name, end, 'ok');
+        const jobs = await jobsOf(ids);
+        l.check(jobs.profiling.length === 2, 'duplicates', name, `${jobs.profiling.length} profiling jobs for 2 runs`);
+        const reported = end.result?.profiling.job.jobId;
+        l.check(
+          reported !== firstEnd.result?.profiling.job.jobId,
+          'adopted',
+          name,
+          `reported ${reported}, the run before's`,
+        );
+      },
     );
-    await before.stop();
-    const args = { ...pipelineArgs(ids), heartbeatTimeoutMs: 20_000 };
-    const handle = await killedBeforeItsRecord(w, queue, `/table-groups/${ids.tableGroup}/profiling-runs`, () =>
-      start('dataops.dataQualityPipeline', 'unrecorded-2', args, queue),
-    );
-    const end = await ending<DataQualityPipelineResult>(handle);
-    l.ended(name, end, 'ok');
-    const jobs = await jobsOf(ids);
-    l.check(jobs.profiling.length === 2, 'duplicates', name, `${jobs.profiling.length} profiling jobs for 2 runs`);
-    const reported = end.result?.profiling.job.jobId;
-    l.check(
-      reported !== firstEnd.result?.profiling.job.jobId,
-      'adopted',
-      name,
-      `reported ${reported}, the run before's`,
-    );
-  });
 
   cell('a target reused at once', async (l) => {
     const reused = newCell();
