@@ -7,16 +7,21 @@ import type { ServiceClient, TestRunLink } from '../api/index.js';
 import type { JobKind } from '../contract/job-kinds.js';
 import type { SubmitInput } from './job-inputs.js';
 
-/** The workflow a job points back to: the caller (the lock's parent) when given, else this activity's workflow. */
-export function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined, submissionId: string): TestRunLink {
+/** This activity's workflow, as a job's caller metadata names it. */
+export function thisWorkflow(): NonNullable<SubmitInput['caller']> {
   const info = activityInfo();
   const own = info.workflowExecution;
-  const who = caller ?? {
+  return {
     workflowId: own?.workflowId ?? 'unknown',
     runId: own?.runId ?? 'unknown',
     workflowType: info.workflowType ?? null,
     namespace: info.workflowNamespace ?? info.namespace,
   };
+}
+
+/** The workflow a job points back to: the caller (the requester a submitter sends for) when given, else this one. */
+export function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined, submissionId: string): TestRunLink {
+  const who = caller ?? thisWorkflow();
   const { workflowId, runId, workflowType, namespace } = who;
   return {
     metadata: {

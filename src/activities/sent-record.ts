@@ -6,14 +6,14 @@
  * or knows that nothing left.
  */
 import { Context } from '@temporalio/activity';
-import { sendOfQuery, sentSignal, type Requester } from '../contract/submitter.js';
+import { requestIdOf, sendOfQuery, sentSignal, type Requester } from '../contract/submitter.js';
 import { beat } from './keep-alive.js';
 import type { Phase, Prior, Sent } from './write-once.js';
 
 export function sentRecord(submitterId: string, submitterRunId: string | undefined, requester: Requester) {
   // By its run: by its id alone, each signal and query would cost the server a read of the current run.
   const handle = Context.current().client.workflow.getHandle(submitterId, submitterRunId);
-  const id = `${requester.workflowId}/${requester.runId}/${requester.activityId}`;
+  const id = requestIdOf(requester);
   return {
     /** Records the phase in the heartbeat and, for a send, at the submitter, before the request leaves. */
     record: async <M>(phase: Phase<M>): Promise<void> => {

@@ -31,7 +31,7 @@ import {
 import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
 import { sentRecord } from './sent-record.js';
 import { answerOf, throughSubmitter } from './through-submitter.js';
-import { recentJobsQuery } from '../contract/submitter.js';
+import { recentJobsQuery, requestIdOf } from '../contract/submitter.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 
 /**
@@ -210,7 +210,7 @@ export function submitter(ctx: ActivityContext) {
     const projectCode = input.projectCode ?? profileProject;
     const own = activityInfo().workflowExecution;
     const who = input.requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId };
-    const submissionId = `${who.workflowId}/${who.runId}/${who.activityId}`;
+    const submissionId = requestIdOf(who);
     const { jobKey } = JOB_KINDS[kind];
     const { submitterId } = input;
     const createdBefore = submitterId
@@ -235,7 +235,7 @@ export function submitter(ctx: ActivityContext) {
     recorded: unknown,
   ): Promise<JobSubmitted | undefined> {
     const own = activityInfo().workflowExecution;
-    const requestId = `${own?.workflowId ?? '-'}/${own?.runId ?? '-'}/${activityId}`;
+    const requestId = requestIdOf({ workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId });
     const answered = await answerOf<JobSubmitted>(input.lock, requestId);
     if (answered) return { ...answered, reconciled: true };
     if (!provable(kind)) return undefined;

@@ -10,6 +10,7 @@ import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import {
   SUBMITTER_CONTINUING,
   SUBMITTER_WORKFLOW_TYPE,
+  requestIdOf,
   submitUpdate,
   withdrawSignal,
   type Requester,
@@ -95,7 +96,7 @@ export async function throughSubmitter<T>(
   const { client } = context;
   const submitterId = submitter.id;
   const me = requester();
-  const id = `${me.workflowId}/${me.runId}/${me.activityId}`;
+  const id = requestIdOf(me);
   const request = {
     id,
     activity,

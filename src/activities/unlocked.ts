@@ -6,6 +6,7 @@
 import { activityInfo } from '@temporalio/activity';
 import type { JobKind } from '../contract/job-kinds.js';
 import type { echoProof, Watermark } from './reconcile.js';
+import { thisWorkflow } from './job-kinds.js';
 
 /**
  * What a test run's submission knows before it sends (reconcile.ts, echoProof): the newest test runs, and whether
@@ -47,13 +48,7 @@ export function forSubmitter(
   mayHaveSent: boolean,
 ): Record<string, unknown> {
   const { profile, targetId, projectCode } = input;
-  const info = activityInfo();
-  const caller = input.caller ?? {
-    workflowId: info.workflowExecution?.workflowId ?? 'unknown',
-    runId: info.workflowExecution?.runId ?? 'unknown',
-    workflowType: info.workflowType ?? null,
-    namespace: info.workflowNamespace ?? info.namespace,
-  };
+  const caller = input.caller ?? thisWorkflow();
   const earlierUnlocked = provable(kind) && mayHaveSent ? { earlierUnlocked: sending ? { sending } : {} } : {};
   return { profile, targetId, ...(projectCode ? { projectCode } : {}), caller, ...earlierUnlocked };
 }

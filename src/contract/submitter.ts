@@ -33,6 +33,12 @@ export interface Requester {
   activityId: string;
 }
 
+/**
+ * A request's id, the same across the requesting activity's attempts: `<workflowId>/<runId>/<activityId>`. It is also
+ * the submission id a test run carries in its metadata.
+ */
+export const requestIdOf = (r: Requester): string => `${r.workflowId}/${r.runId}/${r.activityId}`;
+
 /** A failure, as the sending activity ended with it. */
 export interface WriteFailure {
   message: string;
