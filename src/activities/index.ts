@@ -11,10 +11,11 @@ import { parseInput, translated } from './errors.js';
 import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
 import { lineageActivities } from './lineage.js';
-import { submissionActivities } from './submission.js';
+import { submissionActivities, submissionSenders } from './submit-by-kind.js';
+import { sendInTurnActivity } from './send-in-turn.js';
 import { waitingActivities } from './waiting.js';
 import { ownJobActivities } from './own-job.js';
-import { orderActivities } from './orders.js';
+import { orderActivities, orderSender } from './orders.js';
 import { orderStopActivities } from './order-stop.js';
 import { stillAsking } from './requester-gone.js';
 import { prefixed } from '../contract/names.js';
@@ -45,6 +46,7 @@ export function activityFunctions(deps: ActivityDeps) {
     ...jobActivities(ctx),
     ...definitionActivities(ctx),
     stillAsking,
+    sendInTurn: sendInTurnActivity({ ...submissionSenders(ctx), runOrder: orderSender(ctx) }),
   };
 }
 

@@ -20,8 +20,6 @@ export const SentFor = {
   requester: z.object({ workflowId: z.string(), runId: z.string(), activityId: z.string() }).optional(),
   /** The submitter sending it: it names the jobs it created before, never this request's (recentJobsQuery). */
   submitterId: z.string().min(1).optional(),
-  /** Its run, sending this request (a run continues as new only with nothing being sent). */
-  submitterRunId: z.string().min(1).optional(),
   /**
    * A test run's requester whose earlier attempt may have sent it without the submitter (proven to keep our id): its
    * lookup, by the id alone, comes before any send. `sending`: that attempt's recorded send, when it has one.

@@ -6,7 +6,16 @@ import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat, note } from './keep-alive.js';
 import { lookUntilSettled } from './settle.js';
-import { Refused, nothingOutstanding, recordingRefusal, writeOnce, type Outstanding } from './write-once.js';
+import {
+  Refused,
+  nothingOutstanding,
+  recordingRefusal,
+  writeOnce,
+  type Outstanding,
+  type Phase,
+  type Prior,
+} from './write-once.js';
+import type { SendFor } from './send-in-turn.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, undoneIfGone } from './requester-gone.js';
 import { throughSubmitter } from './through-submitter.js';
@@ -52,12 +61,21 @@ const WaitProgress = z.object({
   polls: z.number().int(),
 });
 
-export function orderActivities(ctx: ActivityContext) {
-  /** Creates the order once: an attempt after one that may have sent looks for its order first. */
+/** The mark of an order's send: the orders listed before it (null: no listing). */
+type Listed = string[] | null;
+
+/** Creating an order once, and undoing one its workflow will never hear of. */
+function orderWrites(ctx: ActivityContext) {
+  /**
+   * Creates the order once: an attempt after one that may have sent (`prior`) looks for its order first. `record`:
+   * where its phase goes (its heartbeat details; a submitter's batch adds its own record).
+   */
   async function createOnce(
     input: z.output<typeof RunOrderInput>,
     signal: AbortSignal,
     outstanding: Outstanding,
+    prior: Prior<Listed>,
+    record: (phase: Phase<Listed>) => void | Promise<void>,
   ): Promise<OrderResult> {
     const { client } = ctx.profile(input.profile);
     const where = `${input.kitchen}/${input.recipe}/${input.variation}`;
@@ -84,17 +102,13 @@ export function orderActivities(ctx: ActivityContext) {
       });
     };
 
-    const recorded: unknown = activityInfo().heartbeatDetails;
-    const phase = OrderPhase.safeParse(recorded).data;
     const unknown = (why: string) =>
       new OrderOutcomeUnknown(
         `an order ${where} may have been created${why}; check the kitchen before running it again`,
       );
     return writeOnce(
       {
-        prior: nothingOutstanding(recorded)
-          ? { mayHaveSent: false }
-          : { mayHaveSent: true, sending: phase?.phase === 'sending' ? phase : undefined },
+        prior,
         // A deployment without the listing (or one this client cannot read) still runs orders; only a lost answer
         // then cannot be reconciled.
         mark: () =>
@@ -122,7 +136,7 @@ export function orderActivities(ctx: ActivityContext) {
           if (!sending.mark) throw unknown(`${why}, and this deployment has no order listing to find it`);
           return settle(sending.sentAt, sending.mark);
         },
-        record: beat,
+        record,
       },
       outstanding,
     );
@@ -137,6 +151,36 @@ export function orderActivities(ctx: ActivityContext) {
     }
   }
 
+  return { createOnce, undo };
+}
+
+/** What an earlier attempt of this activity left, as its heartbeat details say (write-once.ts). */
+function ownPrior(): Prior<Listed> {
+  const recorded: unknown = activityInfo().heartbeatDetails;
+  if (nothingOutstanding(recorded)) return { mayHaveSent: false };
+  const phase = OrderPhase.safeParse(recorded).data;
+  return { mayHaveSent: true, sending: phase?.phase === 'sending' ? phase : undefined };
+}
+
+/** What a recipe and variation's submitter sends its orders with, for their requesters (send-in-turn.ts). */
+export function orderSender(ctx: ActivityContext): SendFor {
+  const { createOnce, undo } = orderWrites(ctx);
+  return async (raw, turn) => {
+    const input = parseInput(RunOrderInput, raw, 'runOrder');
+    const prior = turn.prior as Prior<Listed>;
+    const outstanding = { value: prior.mayHaveSent };
+    return translated(() =>
+      recordingRefusal(outstanding, turn.record, async () => {
+        const signal = sendSignal();
+        const created = await createOnce(input, signal, outstanding, prior, turn.record);
+        return undoneIfGone(created, (r) => undo(input.profile, r.orderId, signal), input.requester);
+      }),
+    );
+  };
+}
+
+export function orderActivities(ctx: ActivityContext) {
+  const { createOnce } = orderWrites(ctx);
   return {
     /**
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
@@ -151,7 +195,7 @@ export function orderActivities(ctx: ActivityContext) {
       const outstanding = { value: !nothingOutstanding(activityInfo().heartbeatDetails) };
       return translated(() =>
         recordingRefusal(outstanding, beat, async () => {
-          const { lock, submitterQueue, requester, ...order } = input;
+          const { lock, submitterQueue, requester: _, ...order } = input;
           if (lock) {
             const tolerance = activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
             const cancel = Context.current().cancellationSignal;
@@ -163,10 +207,7 @@ export function orderActivities(ctx: ActivityContext) {
               cancel,
             );
           }
-          if (!requester) return createOnce(input, Context.current().cancellationSignal, outstanding);
-          const signal = sendSignal();
-          const created = await createOnce(input, signal, outstanding);
-          return undoneIfGone(created, (r) => undo(input.profile, r.orderId, signal), requester);
+          return createOnce(input, Context.current().cancellationSignal, outstanding, ownPrior(), beat);
         }),
       );
     },

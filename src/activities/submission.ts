@@ -17,7 +17,7 @@ import { beat } from './keep-alive.js';
 import { SENDERS, linkTo } from './job-kinds.js';
 import { echoProof, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
 import { forSubmitter, provable, unlocked, type Proof, type Told } from './unlocked.js';
-import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
+import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import {
   Refused,
@@ -29,7 +29,7 @@ import {
   type Prior,
 } from './write-once.js';
 import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
-import { sentRecord } from './sent-record.js';
+import type { Turn } from './send-in-turn.js';
 import { answerOf, throughSubmitter } from './through-submitter.js';
 import { recentJobsQuery, requestIdOf } from '../contract/submitter.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
@@ -114,20 +114,6 @@ export function submitter(ctx: ActivityContext) {
       recordingRefusal(outstanding, beat, async () => {
         const until = lookingUntil();
         const told = { echoes: false, earlierUnlocked: earlier !== undefined };
-        if (!input.lock && input.requester && input.submitterId) {
-          // Sent for a requester by its target's submitter, where the send is recorded before it leaves.
-          const signal = sendSignal();
-          const at = sentRecord(input.submitterId, input.submitterRunId, input.requester);
-          // This activity's own earlier attempt, as recorded; else what the requester's may have sent by itself.
-          const mine = own ? await at.prior(own) : undefined;
-          const before: Prior<Watermark | null> = mine?.mayHaveSent
-            ? mine
-            : earlier
-              ? { mayHaveSent: true, sending: earlier.sending as Sending | undefined }
-              : { mayHaveSent: false };
-          const sent = await sendOnce(kind, input, signal, before, at.record, outstanding, until, told);
-          return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester);
-        }
         if (!input.lock) {
           const cancel = Context.current().cancellationSignal;
           return sendOnce(kind, input, cancel, prior, beat, outstanding, until, told);
@@ -145,6 +131,28 @@ export function submitter(ctx: ActivityContext) {
           outageToleranceOf(),
           Context.current().cancellationSignal,
         );
+      }),
+    );
+  }
+
+  /**
+   * Sends a job for the requester `raw` names, in its turn at the target's submitter (send-in-turn.ts): from what the
+   * batch's earlier attempts left of it (`turn.prior`), else from what a test run's requester may have sent by itself
+   * (`earlierUnlocked`). What it creates for a workflow that is gone is undone.
+   */
+  async function sendFor(kind: JobKind, raw: unknown, turn: Turn): Promise<JobSubmitted> {
+    const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
+    const earlier = input.earlierUnlocked;
+    const prior = (
+      turn.prior.mayHaveSent || !earlier ? turn.prior : { mayHaveSent: true, sending: earlier.sending }
+    ) as Prior<Watermark | null>;
+    const outstanding = { value: prior.mayHaveSent };
+    return translated(() =>
+      recordingRefusal(outstanding, turn.record, async () => {
+        const signal = sendSignal();
+        const told = { echoes: false, earlierUnlocked: earlier !== undefined };
+        const sent = await sendOnce(kind, input, signal, prior, turn.record, outstanding, lookingUntil(), told);
+        return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester);
       }),
     );
   }
@@ -290,24 +298,7 @@ export function submitter(ctx: ActivityContext) {
     );
   }
 
-  return { submit, submitWithin, findUnanswered };
+  return { submit, submitWithin, findUnanswered, sendFor };
 }
 
 export type Submitter = ReturnType<typeof submitter>;
-
-/** Submits a job of one kind once: a retry reattaches to the job a lost response created. */
-type SubmitActivity = (input: SubmitInput) => Promise<JobSubmitted>;
-
-/** One submitting activity per kind of job (src/contract/job-kinds.ts): `submitProfilingRun`, `submitTestRun`, … */
-export function submissionActivities(ctx: ActivityContext): Record<SubmitActivityName, SubmitActivity> {
-  const { submit } = submitter(ctx);
-  const kinds = Object.keys(JOB_KINDS) as JobKind[];
-  const one =
-    (kind: JobKind): SubmitActivity =>
-    (input) =>
-      submit(kind, input);
-  return Object.fromEntries(kinds.map((kind) => [JOB_KINDS[kind].activity, one(kind)])) as Record<
-    SubmitActivityName,
-    SubmitActivity
-  >;
-}

@@ -2,6 +2,7 @@
  * What a requester and a target's submitter (src/workflows/submitter.ts) say to each other: a write request, its
  * answer, and the messages that carry them. Pure, so the workflows and the activities can both import it.
  */
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /** The submitter's workflow type: one execution per target, its id the target's (`dataops-submit/…`, `dataops-order/…`). */
@@ -53,19 +54,64 @@ export const submitUpdate = defineUpdate<WriteAnswer, [WriteRequest]>('submit');
 /** The requester no longer wants it: removed if still queued (nothing sent); one being sent is answered as usual. */
 export const withdrawSignal = defineSignal<[string]>('withdraw');
 
-/** The requests a submitter holds: the one being sent, and those waiting their turn, in order (ids). */
-export const requestsQuery = defineQuery<{ sending: string | null; queued: string[] }>('requests');
+/** The requests a submitter holds: those being sent (one batch, in order), and those waiting their turn (ids). */
+export const requestsQuery = defineQuery<{ sending: string[]; queued: string[] }>('requests');
 
 /** The jobs a submitter created since a time (epoch ms), as far as it keeps their answers. */
 export const recentJobsQuery = defineQuery<string[], [number]>('recentJobs');
 
+/** A send's record: when it left, and what was there before it (the watermark its lookup compares with). */
+export interface SendRecord {
+  sentAt: number;
+  mark: unknown;
+}
+
 /**
- * A send's record, made durable on its submitter before the request leaves: when it left and what was there before
- * (the watermark). Its next attempt reads it back (`sendOf`) if its own heartbeat did not reach Temporal, so a lost
- * answer is never looked for without its watermark.
+ * A batch's progress (src/activities/send-in-turn.ts), made durable on its submitter before the next request leaves:
+ * the answer of the request before it (`answered`), and the record of the send about to leave (`sending`). A retry of
+ * the batch reads them back (`sends`): a request with an answer is done, one with a record may have been sent (its
+ * lookup starts from that watermark), one with neither was never sent. A lost answer is then never looked for without
+ * its watermark, and the jobs of earlier requests, known to the submitter, are never taken for it.
  */
-export const sentSignal = defineSignal<[string, { sentAt: number; mark: unknown }]>('sent');
-export const sendOfQuery = defineQuery<{ sentAt: number; mark: unknown } | null, [string]>('sendOf');
+export interface SendProgress {
+  answered?: [string, WriteAnswer] | undefined;
+  sending?: [string, SendRecord] | undefined;
+}
+export const sentSignal = defineSignal<[SendProgress]>('sent');
+/** The requests of the batch being sent that have no answer yet, in order, each with its send's record if it has one. */
+export const sendsQuery = defineQuery<Turn[]>('sends');
+
+/** One request of a batch as the submitter hands it to its sending activity, with its send's record if it has one. */
+export interface Turn {
+  id: string;
+  input: Record<string, unknown>;
+  sending?: SendRecord | undefined;
+}
+
+/** The input of the activity that sends a batch (`sendInTurn`). */
+export interface SendInTurnInput {
+  /** The activity each request is sent with, by its own name: a job kind's submit activity, or `runOrder`. */
+  activity: string;
+  requests: Turn[];
+  submitterId: string;
+  submitterRunId: string;
+}
+
+/** The failure an activity ended with, as its requester rethrows it. */
+export function failureOf(err: unknown): WriteFailure {
+  const cause = err instanceof ActivityFailure ? (err.cause ?? err) : err;
+  if (cause instanceof ApplicationFailure)
+    return { message: cause.message, type: cause.type ?? null, nonRetryable: cause.nonRetryable ?? false };
+  return { message: cause instanceof Error ? cause.message : String(cause), type: null, nonRetryable: false };
+}
+
+/** The request a batch's failure is about, when the failure names it (`details[0].request`). */
+export function failedRequestOf(err: unknown): string | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const named =
+    cause instanceof ApplicationFailure ? (cause.details?.[0] as { request?: unknown } | undefined) : undefined;
+  return typeof named?.request === 'string' ? named.request : undefined;
+}
 
 /** The type of the refusal a submitter gives new requests while it makes room to continue as new. */
 export const SUBMITTER_CONTINUING = 'SubmitterContinuing';

@@ -6,14 +6,15 @@
  * target has answered, and the one after it is not sent yet.
  *
  * A requesting activity asks by update-with-start (src/activities/through-submitter.ts), under its own id; its retry
- * asks again under the same id and gets the same answer, never a second send. Each request is sent by the activity
- * that sends it when no one serialises (its kind's submit activity, runOrder), run here: its retries, its phase in its
- * heartbeat details, its lookup of a lost answer all stay as they are. A crashed worker holds the target only until
- * that activity's heartbeat times out. Answers are kept as long as their requester may ask again, across
- * continue-as-new; the submitter ends when it has no request and no answer left to keep.
+ * asks again under the same id and gets the same answer, never a second send. The requests waiting their turn are sent
+ * in batches, one activity per batch (src/activities/send-in-turn.ts), each request by the write its own activity makes
+ * when no one serialises (its kind's submission, an order): its phases, its lookup of a lost answer stay as they are.
+ * Each send is recorded here before it leaves, with the answer of the one before it, which its requester hears at
+ * once. A crashed worker holds the target only until that activity's heartbeat times out. Answers are kept as long as
+ * their requester may ask again, across continue-as-new; the submitter ends when it has no request and no answer left
+ * to keep.
  */
 import {
-  ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
   condition,
@@ -23,15 +24,18 @@ import {
 } from '@temporalio/workflow';
 import {
   SUBMITTER_CONTINUING,
+  failedRequestOf,
+  failureOf,
   recentJobsQuery,
   requestsQuery,
-  sendOfQuery,
+  sendsQuery,
   sentSignal,
   submitUpdate,
   withdrawSignal,
   type Requester,
+  type SendRecord,
+  type Turn,
   type WriteAnswer,
-  type WriteFailure,
   type WriteRequest,
 } from '../contract/submitter.js';
 import { CALL } from '../contract/activity-options.js';
@@ -63,27 +67,58 @@ const IDLE_MS = 60_000;
 /** The longest it waits between those questions, while requesters may still ask. */
 const LONGEST_IDLE_MS = 10 * 60_000;
 
-/** The failure an activity ended with, as the requester rethrows it. */
-function failureOf(err: unknown): WriteFailure {
-  const cause = err instanceof ActivityFailure ? (err.cause ?? err) : err;
-  if (cause instanceof ApplicationFailure)
-    return { message: cause.message, type: cause.type ?? null, nonRetryable: cause.nonRetryable ?? false };
-  return { message: cause instanceof Error ? cause.message : String(cause), type: null, nonRetryable: false };
-}
+/** The most requests one batch sends: a request waits at most for the sends ahead of it in its batch to be cancelled. */
+const MOST_IN_A_BATCH = 20;
+
+/** A request waiting its turn, with the record of its send when an earlier batch sent it and lost its answer. */
+type Queued = WriteRequest & { sending?: SendRecord | undefined };
 
 async function submitter(state: SubmitterState = {}): Promise<void> {
   const kept = new Map(state.answers ?? []);
-  const queue: WriteRequest[] = [];
+  const queue: Queued[] = [];
   const waiting = new Map<string, ((a: WriteAnswer) => void)[]>();
-  let sending: string | undefined;
+  // The batch being sent, by id, and the records of its sends (sendInTurn records each before it leaves).
+  const sending = new Map<string, Queued>();
+  const records = new Map<string, SendRecord>();
   let continuing = false;
   let idleMs = IDLE_MS;
+  // What the batch being sent goes with: the requests that join it must go with the same.
+  let batchOf: Pick<WriteRequest, 'activity' | 'outageToleranceMs'> | undefined;
+  /** Moves the requests first in line that go as `like` into the batch being sent, up to MOST_IN_A_BATCH at once. */
+  const take = (like: NonNullable<typeof batchOf>): Queued[] => {
+    let n = 0;
+    while (
+      n < Math.min(queue.length, MOST_IN_A_BATCH) &&
+      queue[n]!.activity === like.activity &&
+      queue[n]!.outageToleranceMs === like.outageToleranceMs
+    )
+      n++;
+    const taken = queue.splice(0, n);
+    for (const r of taken) {
+      sending.set(r.id, r);
+      if (r.sending) records.set(r.id, r.sending);
+    }
+    return taken;
+  };
 
   const answer = (id: string, a: WriteAnswer): void => {
     for (const resolve of waiting.get(id) ?? []) resolve(a);
     waiting.delete(id);
   };
-  const known = (id: string): boolean => kept.has(id) || sending === id || queue.some((r) => r.id === id);
+  const known = (id: string): boolean => kept.has(id) || sending.has(id) || queue.some((r) => r.id === id);
+  /** A request of the batch answered: kept for its requester (unless withdrawn), who hears it now. */
+  const answered = (id: string, a: WriteAnswer): void => {
+    const request = sending.get(id);
+    if (!request) return;
+    sending.delete(id);
+    records.delete(id);
+    if (!('withdrawn' in a)) {
+      const requester = (request.input as { requester?: Requester }).requester;
+      const at = Date.now();
+      kept.set(id, { answer: a, keepUntil: request.askAgainUntil, at, requester, seenAt: at });
+    }
+    answer(id, a);
+  };
 
   setHandler(
     submitUpdate,
@@ -110,16 +145,17 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     },
   );
   setHandler(recentJobsQuery, (since) => createdSince(kept, since));
-  // The record of the send in progress (one at a time), for its next attempt.
-  let sent: { id: string; record: { sentAt: number; mark: unknown } } | undefined;
-  setHandler(sentSignal, (id, record) => {
-    if (id === sending) sent = { id, record };
+  setHandler(sentSignal, (progress) => {
+    if (progress.answered) answered(...progress.answered);
+    const [id, record] = progress.sending ?? [];
+    if (id && record && sending.has(id)) records.set(id, record);
   });
-  setHandler(sendOfQuery, (id) => (sent?.id === id ? sent.record : null));
-  setHandler(requestsQuery, () => ({ sending: sending ?? null, queued: queue.map((r) => r.id) }));
+  setHandler(sendsQuery, () => [...sending.values()].map((r) => turnOf(r, records.get(r.id))));
+  setHandler(requestsQuery, () => ({ sending: [...sending.keys()], queued: queue.map((r) => r.id) }));
   setHandler(withdrawSignal, (id) => {
     const at = queue.findIndex((r) => r.id === id);
-    if (at < 0) return; // being sent, answered, or unknown: its answer stands
+    // Being sent (or sent by an earlier batch, its answer lost), answered, or unknown: its answer stands.
+    if (at < 0 || queue[at]!.sending) return;
     queue.splice(at, 1);
     answer(id, { withdrawn: true });
   });
@@ -127,20 +163,25 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   for (;;) {
     const now = Date.now();
     for (const [id, k] of kept) if (k.keepUntil <= now) kept.delete(id);
-    const request = queue.shift();
-    if (request) {
+    if (queue.length > 0) {
       if (workflowInfo().continueAsNewSuggested) continuing = true;
-      sending = request.id;
-      const a = await send(request, workflowInfo().workflowId, workflowInfo().runId);
-      sending = undefined;
-      sent = undefined;
-      if (!('withdrawn' in a)) {
-        const requester = (request.input as { requester?: Requester }).requester;
-        const at = Date.now();
-        kept.set(request.id, { answer: a, keepUntil: request.askAgainUntil, at, requester, seenAt: at });
+      batchOf = { activity: queue[0]!.activity, outageToleranceMs: queue[0]!.outageToleranceMs };
+      const batch = take(batchOf);
+      try {
+        for (const [id, a] of await sendBatch(batch)) answered(id, a);
+      } catch (err) {
+        // About the request it names; else the last one sent (its send may have failed), else the first.
+        const named = failedRequestOf(err);
+        const left = [...sending.keys()];
+        const id = named && sending.has(named) ? named : (left.filter((i) => records.has(i)).at(-1) ?? left[0]);
+        if (id) answered(id, { failure: failureOf(err) });
       }
+      batchOf = undefined;
+      // Not answered (the batch stopped before it, or failed at another): first in line again, with what it sent.
+      queue.unshift(...[...sending.values()].map((r) => ({ ...r, sending: records.get(r.id) })));
+      sending.clear();
+      records.clear();
       idleMs = IDLE_MS;
-      answer(request.id, a);
       continue;
     }
     if (continuing || workflowInfo().continueAsNewSuggested) {
@@ -187,19 +228,22 @@ function createdSince(kept: Map<string, Kept>, since: number): string[] {
   return ids;
 }
 
-/** Sends one request with its own activity; a failure it ends with is its answer. */
-async function send(request: WriteRequest, submitterId: string, submitterRunId: string): Promise<WriteAnswer> {
-  const activities = activitiesWithin(request.outageToleranceMs).submit as unknown as Record<
-    string,
-    (input: unknown) => Promise<unknown>
-  >;
-  const activity = activities[request.activity];
-  if (!activity) return { failure: { message: `no activity ${request.activity}`, type: null, nonRetryable: true } };
-  try {
-    return { result: await activity({ ...request.input, submitterId, submitterRunId }) };
-  } catch (err) {
-    return { failure: failureOf(err) };
-  }
+/** A request as its batch's activity takes it: with the record of its send, when it may have been sent. */
+const turnOf = ({ id, input }: Queued, sending: SendRecord | undefined): Turn => ({
+  id,
+  input,
+  ...(sending ? { sending } : {}),
+});
+
+/** Sends a batch with one activity (src/activities/send-in-turn.ts): the answers it gave. */
+function sendBatch(batch: Queued[]): Promise<[string, WriteAnswer][]> {
+  const { workflowId, runId } = workflowInfo();
+  return activitiesWithin(batch[0]!.outageToleranceMs).submit.sendInTurn({
+    activity: batch[0]!.activity,
+    requests: batch.map((r) => turnOf(r, r.sending)),
+    submitterId: workflowId,
+    submitterRunId: runId,
+  });
 }
 
 export { submitter as 'dataops.submitter' };

@@ -93,7 +93,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     });
     workers.push(worker);
     // One failed attempt, retried: counted by dataops_activity_failures with its type. The test run is sent by its
-    // suite's submitter, whose send activity (submitTestRun) fails once and is retried.
+    // suite's submitter, whose send activity (sendInTurn) fails once and is retried.
     await simControls(() => sim.url)('POST', '/_sim/faults', {
       kind: 'status',
       status: 503,
@@ -133,7 +133,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     assert.match(metrics, /dataops_gate_verdicts\S*\{[^}]*verdict="passed"[^}]*\} 1/);
     const failures = metrics
       .split('\n')
-      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="dataops.submitTestRun"'));
+      .filter((l) => l.startsWith('dataops_activity_failures') && l.includes('activity="dataops.sendInTurn"'));
     assert.ok(
       failures.some((l) => /retryable="true"/.test(l) && /type="ServerError"/.test(l) && /\} [1-9]\d*$/.test(l)),
       `the retried submission counted: ${failures.join(' | ') || metrics.match(/dataops_activity_failures.*/g)?.join(' | ')}`,
@@ -165,7 +165,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     const submit = spans.find((s) => s.name === 'POST /api/v1/table-groups/{id}/profiling-runs');
     assert.ok(submit, 'the service call');
     assert.ok(
-      spans.some((s) => s.traceId === submit.traceId && s.name === 'RunActivity:dataops.submitProfilingRun'),
+      spans.some((s) => s.traceId === submit.traceId && s.name === 'RunActivity:dataops.sendInTurn'),
       "in the trace of the submitter's send activity",
     );
     assert.equal(attr(submit, 'http.request.method')?.stringValue, 'POST');

@@ -149,7 +149,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
       );
       // Answered by the submitter: the next pipeline on this target waits for nothing.
       const holding = await w.client.workflow.getHandle(job.submitter).query(requestsQuery);
-      assert.deepEqual(holding, { sending: null, queued: [] }, "the target's submitter holds nothing");
+      assert.deepEqual(holding, { sending: [], queued: [] }, "the target's submitter holds nothing");
     };
 
   for (const [n, strategy] of (['heartbeat', 'deferrable'] as const).entries())

@@ -1,0 +1,127 @@
+/**
+ * The activity a target's submitter (src/workflows/submitter.ts) sends its queued requests with: one batch per
+ * activity, every request in it sent in turn, each by the write its own activity makes (a job kind's submission, an
+ * order), with its own phases (write-once.ts). One activity per batch rather than per request: a hand-off between two
+ * requests then costs a signal, not an activity task and two workflow tasks.
+ *
+ * Before a request leaves, the submitter records it (`sent`, with the answer of the request before it): a retry of
+ * the batch, after its worker died, asks the submitter (`sends`) which requests are answered (done), which were sent
+ * (looked for from their watermark) and which were not (sent at once). A request that fails for good is answered with
+ * its failure and the batch goes on; one that may succeed on a retry ends the attempt, naming itself, and Temporal
+ * retries the batch from it, with its backoff.
+ */
+import { activityInfo, CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { NON_RETRYABLE } from '../contract/activity-options.js';
+import {
+  failureOf,
+  sendsQuery,
+  sentSignal,
+  type SendInTurnInput,
+  type SendRecord,
+  type Turn as Request,
+  type WriteAnswer,
+} from '../contract/submitter.js';
+import { attemptDeadline } from './deadline.js';
+import { parseInput } from './errors.js';
+import { beat } from './keep-alive.js';
+import { Refused, type Phase, type Prior } from './write-once.js';
+
+const Sent = z.object({ sentAt: z.number(), mark: z.unknown() });
+const Input = z.object({
+  activity: z.string().min(1),
+  requests: z
+    .array(z.object({ id: z.string().min(1), input: z.record(z.string(), z.unknown()), sending: Sent.optional() }))
+    .min(1),
+  submitterId: z.string().min(1),
+  submitterRunId: z.string().min(1),
+});
+
+/** One request's turn in a batch: what an earlier attempt left of it, and where its phase is recorded. */
+export interface Turn {
+  prior: Prior<unknown>;
+  /** Records the phase in the batch's heartbeat and, for a send, at the submitter, before the request leaves. */
+  record: (phase: Phase<unknown>) => Promise<void>;
+}
+
+/** Sends one request for its requester: what the write created; a failure is thrown. */
+export type SendFor = (input: Record<string, unknown>, turn: Turn) => Promise<unknown>;
+
+/**
+ * Kept back from an attempt's end before a request is started: room for its send and for the lookup of a lost answer
+ * (at most half the attempt's time). The requests left go back to the submitter's queue, for the next batch.
+ */
+const ROOM_MS = 10 * 60_000;
+
+/** Whether a failure is the request's answer: retrying cannot change it. */
+const final = (err: unknown): boolean =>
+  err instanceof ApplicationFailure &&
+  (err.nonRetryable || (NON_RETRYABLE as readonly string[]).includes(err.type ?? ''));
+
+/** A failure that a retry may mend, naming its request; a cancellation stays one. */
+function naming(err: unknown, request: string): unknown {
+  if (err instanceof CancelledFailure) return err;
+  if (!(err instanceof ApplicationFailure))
+    return ApplicationFailure.create({
+      message: err instanceof Error ? err.message : String(err),
+      details: [{ request }],
+    });
+  // Its own type, message and Retry-After: only the request it is about is added.
+  return new ApplicationFailure(err.message, err.type, false, [{ request }], err, err.nextRetryDelay, err.category);
+}
+
+/** The previous attempt recorded this request's refusal: it certainly created nothing (write-once.ts). */
+const refusedJustBefore = (phase: unknown, attempt: number): boolean =>
+  Refused.safeParse(phase).data?.attempt === attempt - 1;
+
+/** `sendInTurn`: sends a batch of one submitter's requests in turn, each with `senders[activity]`. */
+export function sendInTurnActivity(senders: Record<string, SendFor>) {
+  return async function sendInTurn(raw: SendInTurnInput): Promise<[string, WriteAnswer][]> {
+    const input = parseInput(Input, raw, 'sendInTurn');
+    const send = senders[input.activity];
+    if (!send)
+      throw ApplicationFailure.create({ message: `no activity ${input.activity} to send with`, nonRetryable: true });
+    const { attempt } = activityInfo();
+    const heartbeatDetails: unknown = activityInfo().heartbeatDetails;
+    const handle = Context.current().client.workflow.getHandle(input.submitterId, input.submitterRunId);
+    const phases: Record<string, unknown> =
+      heartbeatDetails && typeof heartbeatDetails === 'object' ? { ...heartbeatDetails } : {};
+    // A first attempt knows its requests as the submitter handed them; a retry asks which are left, and what they sent.
+    const requests: Request[] = attempt > 1 ? await handle.query(sendsQuery) : input.requests;
+    const answers: [string, WriteAnswer][] = [];
+    const deadline = attemptDeadline();
+    const lastStart = deadline - Math.min(ROOM_MS, (deadline - Date.now()) / 2);
+    let before: [string, WriteAnswer] | undefined;
+    for (const r of requests) {
+      if (answers.length > 0 && Date.now() > lastStart) break; // the rest: the next batch's
+      const prior: Prior<unknown> =
+        r.sending && !refusedJustBefore(phases[r.id], attempt)
+          ? { mayHaveSent: true, sending: r.sending }
+          : { mayHaveSent: false };
+      const record = async (phase: Phase<unknown>): Promise<void> => {
+        phases[r.id] = phase;
+        beat(phases);
+        if (phase.phase !== 'sending') return;
+        const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
+        await handle.signal(sentSignal, { answered: before, sending });
+        before = undefined;
+      };
+      let answer: WriteAnswer;
+      try {
+        answer = { result: await send({ ...r.input, submitterId: input.submitterId }, { prior, record }) };
+      } catch (err) {
+        if (!final(err)) {
+          // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
+          if (before) await handle.signal(sentSignal, { answered: before }).catch(() => undefined);
+          throw naming(err, r.id);
+        }
+        answer = { failure: failureOf(err) };
+      }
+      answers.push([r.id, answer]);
+      before = [r.id, answer];
+      delete phases[r.id]; // answered: only an unanswered request's refusal matters to the next attempt
+    }
+    return answers;
+  };
+}
