@@ -4,6 +4,7 @@
  * its answer. A cancel while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled);
  * one already being sent is answered as usual, so what it created is known and undone by its workflow.
  */
+import { randomUUID } from 'node:crypto';
 import { activityInfo, CancelledFailure, Context, sleep } from '@temporalio/activity';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
@@ -14,6 +15,7 @@ import {
   submitUpdate,
   withdrawSignal,
   type Requester,
+  type SubmitReply,
   type WriteAnswer,
 } from '../contract/submitter.js';
 
@@ -41,6 +43,25 @@ function askAgainUntil(): number {
     : info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs;
   return end + LOOKUP_ROOM_MS;
 }
+
+/**
+ * Whether Temporal refused the update for the workflow's updates in flight (at most 10): the requester asks again in a
+ * moment, within this attempt.
+ */
+function crowded(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (/in-flight updates/i.test(e.message)) return true;
+  return false;
+}
+
+/**
+ * How long a requester told its place waits before it asks again: about the time the requests ahead of it take
+ * (tens of milliseconds each, sent in batches), between a quarter of a second and 5 s, with jitter.
+ */
+const untilNearTurn = (ahead: number): number =>
+  Math.min(5_000, Math.max(250, ahead * 40)) * (0.75 + Math.random() / 2);
+
+/** A fresh id for each ask: an update id is answered once per run, and a place told earlier is no answer. */
+const askId = (requestId: string): string => `${requestId}#${randomUUID()}`;
 
 /** Whether a refused update is worth asking again at once: the submitter was making room to continue as new. */
 function askAgain(err: unknown): boolean {
@@ -122,19 +143,27 @@ export async function throughSubmitter<T>(
         workflowIdConflictPolicy: 'USE_EXISTING',
         args: [{}],
       });
-      let answer: WriteAnswer;
+      let answer: SubmitReply;
       try {
         answer = await Promise.race([
           client.workflow.executeUpdateWithStart(submitUpdate, {
-            updateId: id,
+            updateId: askId(id),
             args: [request],
             startWorkflowOperation: start,
           }),
           leaving(),
         ]);
       } catch (err) {
+        if (crowded(err)) {
+          await sleep(untilNearTurn(10));
+          continue;
+        }
         if (!askAgain(err)) throw err;
         await sleep(100);
+        continue;
+      }
+      if ('queued' in answer) {
+        await sleep(untilNearTurn(answer.queued));
         continue;
       }
       if ('withdrawn' in answer) throw new CancelledFailure('withdrawn while it waited its turn: nothing was sent');
@@ -155,7 +184,11 @@ export async function answerOf<T>(submitterId: string, requestId: string): Promi
   try {
     await handle.signal(withdrawSignal, requestId);
     const request = { id: requestId, activity: '', input: {}, outageToleranceMs: 0, askAgainUntil: 0, ifKnown: true };
-    return resultOf<T>(await handle.executeUpdate(submitUpdate, { updateId: requestId, args: [request] }));
+    for (;;) {
+      const reply = await handle.executeUpdate(submitUpdate, { updateId: askId(requestId), args: [request] });
+      if (!('queued' in reply)) return resultOf<T>(reply);
+      await sleep(untilNearTurn(reply.queued));
+    }
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     // A submitter that ended meanwhile kept nothing: it ends only when no requester may ask again.

@@ -50,7 +50,14 @@ export interface WriteFailure {
 /** The answer: what the write created, how it failed, or that it was withdrawn before it was sent. */
 export type WriteAnswer = { result: unknown } | { failure: WriteFailure } | { withdrawn: true };
 
-export const submitUpdate = defineUpdate<WriteAnswer, [WriteRequest]>('submit');
+/**
+ * What `submit` replies: the answer, or, for a request with others ahead of it, its place (how many are ahead): its
+ * requester asks again later. Temporal admits 10 updates in flight per workflow, and a request waiting for its answer
+ * holds one, so only the requests next in line wait in theirs (src/workflows/submitter.ts, HELD_AT_MOST).
+ */
+export type SubmitReply = WriteAnswer | { queued: number };
+
+export const submitUpdate = defineUpdate<SubmitReply, [WriteRequest]>('submit');
 /** The requester no longer wants it: removed if still queued (nothing sent); one being sent is answered as usual. */
 export const withdrawSignal = defineSignal<[string]>('withdraw');
 

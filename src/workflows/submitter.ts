@@ -67,6 +67,13 @@ const IDLE_MS = 60_000;
 /** The longest it waits between those questions, while requesters may still ask. */
 const LONGEST_IDLE_MS = 10 * 60_000;
 
+/**
+ * How many requests may wait for their answer in their update: Temporal admits 10 updates in flight per workflow
+ * (`history.maxInFlightUpdates`, the same on Temporal Cloud), and room is kept for retries and for lookups. A request
+ * with more ahead of it is told its place, and its requester asks again when its turn is near.
+ */
+const HELD_AT_MOST = 5;
+
 /** The most requests one batch sends: a request waits at most for the sends ahead of it in its batch to be cancelled. */
 const MOST_IN_A_BATCH = 20;
 
@@ -105,6 +112,12 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     for (const resolve of waiting.get(id) ?? []) resolve(a);
     waiting.delete(id);
   };
+  /** How many requests are to be sent before this one: none when it is being sent. */
+  const aheadOf = (id: string): number => {
+    if (sending.has(id)) return 0;
+    const at = queue.findIndex((r) => r.id === id);
+    return sending.size + (at < 0 ? 0 : at);
+  };
   const known = (id: string): boolean => kept.has(id) || sending.has(id) || queue.some((r) => r.id === id);
   /** A request of the batch answered: kept for its requester (unless withdrawn), who hears it now. */
   const answered = (id: string, a: WriteAnswer): void => {
@@ -129,6 +142,8 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
         if (request.ifKnown) return { withdrawn: true };
         queue.push(request);
       }
+      const ahead = aheadOf(request.id);
+      if (ahead >= HELD_AT_MOST) return { queued: ahead };
       return new Promise<WriteAnswer>((resolve) =>
         waiting.set(request.id, [...(waiting.get(request.id) ?? []), resolve]),
       );

@@ -55,9 +55,11 @@ describe("a target's submitter, in batches", () => {
       outageToleranceMs: 600_000,
       askAgainUntil: Date.now() + 600_000,
     }));
-    const ask = (r: WriteRequest): Promise<WriteAnswer> =>
-      client().workflow.executeUpdateWithStart(submitUpdate, {
-        updateId: r.id,
+    // Each asks once, and the first few wait for their answer in their update (HELD_AT_MOST in the submitter); a
+    // request told its place asks again, under a fresh update id, as through-submitter.ts does.
+    const ask = async (r: WriteRequest, again = 0): Promise<WriteAnswer> => {
+      const reply = await client().workflow.executeUpdateWithStart(submitUpdate, {
+        updateId: `${r.id}#${again}`,
         args: [r],
         startWorkflowOperation: new WithStartWorkflowOperation(SUBMITTER_WORKFLOW_TYPE, {
           workflowId: submitterId,
@@ -66,6 +68,12 @@ describe("a target's submitter, in batches", () => {
           args: [{}],
         }),
       });
+      if (!('queued' in reply)) return reply;
+      told.push(reply.queued);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return ask(r, again + 1);
+    };
+    const told: number[] = [];
     const before = new Set(profiling(target).map((j) => j.id));
     const held = s.sim.controls.addFault({
       kind: 'delay',
@@ -96,7 +104,7 @@ describe("a target's submitter, in batches", () => {
           : '',
       );
     await Promise.all(requesters.map((w) => w.terminate('done')));
-    return { answers, created: profiling(target).filter((j) => !before.has(j.id)), batches };
+    return { answers, created: profiling(target).filter((j) => !before.has(j.id)), batches, told };
   }
 
   const jobOf = (a: WriteAnswer | undefined): string => {
@@ -111,6 +119,22 @@ describe("a target's submitter, in batches", () => {
       assert.equal(new Set(jobs).size, 5, 'five jobs, one per request');
       assert.deepEqual(new Set(jobs), new Set(created.map((j) => j.id)), 'each created once, and only those');
       assert.equal(batches, 2, 'the first alone, then the four that queued behind it in one activity');
+    });
+  });
+
+  test('past the first few, a request is told its place, asks again, and gets a job of its own', async () => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      // Nine behind a held send: Temporal admits 10 updates in flight per workflow, so only the first few wait in
+      // theirs; the others are told how many are ahead, and ask again.
+      const { answers, created, told } = await queuedBehindOne(taskQueue, TG.finance, 10);
+      assert.ok(told.length >= 4, `the last four at least were told their place: ${told.join(', ')}`);
+      assert.ok(
+        told.every((n) => n >= 5),
+        `told only when five or more were ahead: ${told.join(', ')}`,
+      );
+      const jobs = answers.map(jobOf);
+      assert.equal(new Set(jobs).size, 10, 'a job for each request');
+      assert.deepEqual(new Set(jobs), new Set(created.map((j) => j.id)), 'each created once, and only those');
     });
   });
 
