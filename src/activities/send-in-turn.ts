@@ -90,11 +90,16 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     // A first attempt knows its requests as the submitter handed them; a retry asks which are left, and what they sent.
     const requests: Request[] = attempt > 1 ? await handle.query(sendsQuery) : input.requests;
     const answers: [string, WriteAnswer][] = [];
+    const cancelled = Context.current().cancellationSignal;
     const deadline = attemptDeadline();
     const lastStart = deadline - Math.min(ROOM_MS, (deadline - Date.now()) / 2);
     let before: [string, WriteAnswer] | undefined;
     for (const r of requests) {
-      if (answers.length > 0 && Date.now() > lastStart) break; // the rest: the next batch's
+      // The rest go to the next batch: near the attempt's end, or once it was cancelled (its worker shuts down, or
+      // the attempt is no longer current: a retry took over, and must not find a send of this one's after its own).
+      if (cancelled.aborted && answers.length === 0)
+        throw new CancelledFailure('the batch was cancelled: nothing sent');
+      if (answers.length > 0 && (Date.now() > lastStart || cancelled.aborted)) break;
       const prior: Prior<unknown> =
         r.sending && !refusedJustBefore(phases[r.id], attempt)
           ? { mayHaveSent: true, sending: r.sending }

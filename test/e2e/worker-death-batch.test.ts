@@ -1,0 +1,88 @@
+/**
+ * A worker dies in the middle of a batch of sends (src/activities/send-in-turn.ts): the batch's first request was
+ * answered, its second was taken by the service (which commits it after the worker is gone), its third was not sent.
+ * The batch's retry, on another worker, asks the submitter what is left: the first keeps its answer, the second is
+ * found from its recorded watermark, the third is sent. One job per workflow, none twice, none taken for another's.
+ * Worker processes, dev server and simulator, real sockets.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { JobRun } from '../../src/contract/index.js';
+import { requestsQuery } from '../../src/contract/submitter.js';
+import { ending } from '../helpers/ending.js';
+import { cellIds, matrixSeed } from '../helpers/matrix.js';
+import { startWorld, type World } from '../helpers/matrix-world.js';
+import { eventually } from '../helpers/wait.js';
+
+const LONG = { timeout: 10 * 60_000 };
+
+describe('a worker that dies in the middle of a batch of sends', () => {
+  let w: World;
+  before(async () => {
+    w = await startWorld(matrixSeed(1));
+    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
+  }, LONG);
+  after(async () => w?.close());
+
+  test('its retry keeps what was answered, finds what was sent, sends the rest: one job each', LONG, async () => {
+    const ids = cellIds(0);
+    const queue = 'death-batch';
+    const path = `/table-groups/${ids.tableGroup}/profiling-runs`;
+    const submitterId = `dataops-submit/${queue}/default/profiling/${ids.tableGroup}`;
+    // Held requests are still in flight when it dies: its timeout is longer than the hold.
+    const slow = { DATAOPS_TIMEOUT_MS: '10000' };
+    const victim = w.startWorker(queue, slow);
+    const start = (n: number) =>
+      w.client.workflow.start('dataops.profileTableGroup', {
+        taskQueue: queue,
+        workflowId: `batch-death-${n}-${Date.now()}`,
+        args: [
+          { tableGroupId: ids.tableGroup, pollIntervalMs: 200, maxPollIntervalMs: 400, heartbeatTimeoutMs: 20_000 },
+        ],
+      });
+    const hits = async (id: string) => (await w.controls.faults()).find((f) => f.id === id)?.hits ?? 0;
+    // The first send is held, so that the next three queue behind it and go in one batch.
+    const first = await w.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path });
+    const handles = [await start(0)];
+    await eventually('the first send held', async () => (await hits(first.id)) === 1, { tries: 600, delayMs: 50 });
+    handles.push(...(await Promise.all([1, 2, 3].map(start))));
+    await eventually(
+      'three queued behind it',
+      async () => (await w.client.workflow.getHandle(submitterId).query(requestsQuery)).queued.length === 3,
+      { tries: 600, delayMs: 50 },
+    );
+    // In the batch of three, the first goes through and the second is held: the worker dies while the service has it.
+    const second = await w.controls.addFault({ kind: 'delay', delay_ms: 4_000, method: 'POST', path, skip: 1 });
+    await eventually("the batch's second send held", async () => (await hits(second.id)) === 1, {
+      tries: 1_200,
+      delayMs: 50,
+    });
+    await victim.stop('SIGKILL');
+    w.startWorker(queue, slow);
+
+    const ends = await Promise.all(handles.map((h) => ending<{ job: JobRun }>(h)));
+    for (const end of ends) assert.equal(end.outcome, 'ok', end.failure);
+    const reported = ends.map((e) => e.result!.job);
+    const created = (await w.controls.jobs()).filter(
+      (j) => j.job_key === 'run-profile' && j.table_group_id === ids.tableGroup,
+    );
+    assert.equal(created.length, 4, `one profiling run per workflow, none twice: ${created.length}`);
+    assert.deepEqual(
+      new Set(reported.map((j) => j.jobId)),
+      new Set(created.map((j) => j.id)),
+      'each workflow reports a run of its own',
+    );
+    assert.equal(
+      reported.filter((j) => j.reconciled).length,
+      1,
+      'only the send whose answer died with the worker was looked for',
+    );
+    const batches = ((await w.client.workflow.getHandle(submitterId).fetchHistory()).events ?? []).flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      if (a?.activityType?.name !== 'dataops.sendInTurn') return [];
+      const data = a.input?.payloads?.[0]?.data;
+      return data ? [(JSON.parse(Buffer.from(data).toString()) as { requests: unknown[] }).requests.length] : [];
+    });
+    assert.deepEqual(batches, [1, 3], 'the first alone, then the three in one batch (retried, not rescheduled)');
+  });
+});
