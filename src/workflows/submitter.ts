@@ -89,10 +89,9 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   const records = new Map<string, SendRecord>();
   let continuing = false;
   let idleMs = IDLE_MS;
-  // What the batch being sent goes with: the requests that join it must go with the same.
-  let batchOf: Pick<WriteRequest, 'activity' | 'outageToleranceMs'> | undefined;
-  /** Moves the requests first in line that go as `like` into the batch being sent, up to MOST_IN_A_BATCH at once. */
-  const take = (like: NonNullable<typeof batchOf>): Queued[] => {
+  /** Moves the requests first in line that go as the first does into the batch being sent, up to MOST_IN_A_BATCH. */
+  const take = (): Queued[] => {
+    const like = queue[0]!;
     let n = 0;
     while (
       n < Math.min(queue.length, MOST_IN_A_BATCH) &&
@@ -180,8 +179,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     for (const [id, k] of kept) if (k.keepUntil <= now) kept.delete(id);
     if (queue.length > 0) {
       if (workflowInfo().continueAsNewSuggested) continuing = true;
-      batchOf = { activity: queue[0]!.activity, outageToleranceMs: queue[0]!.outageToleranceMs };
-      const batch = take(batchOf);
+      const batch = take();
       try {
         for (const [id, a] of await sendBatch(batch)) answered(id, a);
       } catch (err) {
@@ -191,7 +189,6 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
         const id = named && sending.has(named) ? named : (left.filter((i) => records.has(i)).at(-1) ?? left[0]);
         if (id) answered(id, { failure: failureOf(err) });
       }
-      batchOf = undefined;
       // Not answered (the batch stopped before it, or failed at another): first in line again, with what it sent.
       queue.unshift(...[...sending.values()].map((r) => ({ ...r, sending: records.get(r.id) })));
       sending.clear();
