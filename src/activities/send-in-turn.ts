@@ -10,6 +10,7 @@
  * its failure and the batch goes on; one that may succeed on a retry ends the attempt, naming itself, and Temporal
  * retries the batch from it, with its backoff.
  */
+import { setMaxListeners } from 'node:events';
 import { activityInfo, CancelledFailure, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -91,6 +92,8 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     const requests: Request[] = attempt > 1 ? await handle.query(sendsQuery) : input.requests;
     const answers: [string, WriteAnswer][] = [];
     const cancelled = Context.current().cancellationSignal;
+    // Each send listens to it until the batch ends (requester-gone.ts, sendSignal): up to 20, not a leak.
+    setMaxListeners(requests.length + 10, cancelled);
     const deadline = attemptDeadline();
     const lastStart = deadline - Math.min(ROOM_MS, (deadline - Date.now()) / 2);
     let before: [string, WriteAnswer] | undefined;

@@ -1,22 +1,28 @@
 /**
  * Asking a target's submitter (src/workflows/submitter.ts) to send a write, from the activity that would otherwise
- * send it: by update-with-start under the activity's own id, so that its retry attaches to the same request or gets
- * its answer. A cancel while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled);
- * one already being sent is answered as usual, so what it created is known and undone by its workflow.
+ * send it: queued by signal-with-start under the activity's own id, so that its retry attaches to the same request or
+ * gets its answer. The requester asks where it stands (a query) until its turn is near, then waits for its answer in
+ * an update: a signal and a query have no limit per workflow, where Temporal admits 10 updates in flight. A cancel
+ * while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled); one already being
+ * sent is answered as usual, so what it created is known and undone by its workflow.
  */
 import { randomUUID } from 'node:crypto';
-import { activityInfo, CancelledFailure, Context, sleep } from '@temporalio/activity';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { activityInfo, CancelledFailure, Context } from '@temporalio/activity';
+import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import {
-  SUBMITTER_CONTINUING,
+  HELD_AT_MOST,
   SUBMITTER_WORKFLOW_TYPE,
+  answerUpdate,
+  placeQuery,
   requestIdOf,
-  submitUpdate,
+  submitSignal,
   withdrawSignal,
+  type Place,
   type Requester,
-  type SubmitReply,
   type WriteAnswer,
+  type WriteRequest,
 } from '../contract/submitter.js';
 
 /** This activity, as the submitter names its requester. */
@@ -45,47 +51,100 @@ function askAgainUntil(): number {
 }
 
 /**
- * Whether Temporal refused the update for the workflow's updates in flight (at most 10): the requester asks again in a
- * moment, within this attempt.
+ * Whether a wait in an update ended without its answer and is worth asking about again: the submitter continued as new
+ * meanwhile (the update ended with its run), or Temporal refused the update for the updates in flight (at most 10).
  */
-function crowded(err: unknown): boolean {
+function askAgain(err: unknown): boolean {
+  if (
+    err instanceof WorkflowUpdateFailedError &&
+    /completed before the Update completed/i.test(err.cause?.message ?? '')
+  )
+    return true;
   for (let e: unknown = err; e instanceof Error; e = e.cause) if (/in-flight updates/i.test(e.message)) return true;
   return false;
 }
 
 /**
- * How long a requester told its place waits before it asks again: about the time the requests ahead of it take
- * (tens of milliseconds each, sent in batches), between a quarter of a second and 5 s, with jitter.
+ * How long a requester told its place waits before it asks again: until about HELD_AT_MOST are ahead of it at the
+ * submitter's pace, less a little (asked too early, it is told its place again; too late, it hears its answer late),
+ * between a tenth of a second and 10 s.
  */
-const untilNearTurn = (ahead: number): number =>
-  Math.min(5_000, Math.max(250, ahead * 40)) * (0.75 + Math.random() / 2);
+const untilNearTurn = ({ queued, eachMs }: { queued: number; eachMs: number }): number =>
+  Math.min(10_000, Math.max(100, (queued - HELD_AT_MOST + 1) * eachMs)) * (0.6 + Math.random() * 0.4);
 
-/** A fresh id for each ask: an update id is answered once per run, and a place told earlier is no answer. */
+/**
+ * Whether Temporal refused a query because the workflow's workflow tasks cannot keep up with its queries (the
+ * history service buffers the queries that come while a workflow task runs, only a few per execution).
+ */
+function busy(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (/query buffer is full/i.test(e.message)) return true;
+  return false;
+}
+
+/** About how long a requester refused a query waits before it asks again, at first (it doubles, up to 10 s). */
+const BUSY_MS = 1_000;
+
+/** A fresh id for each wait in an update: an update id is answered once per run, and a place told earlier is no answer. */
 const askId = (requestId: string): string => `${requestId}#${randomUUID()}`;
 
-/** Whether a refused update is worth asking again at once: the submitter was making room to continue as new. */
-function askAgain(err: unknown): boolean {
-  if (!(err instanceof WorkflowUpdateFailedError)) return false;
-  const cause = err.cause;
-  if (cause instanceof ApplicationFailure && cause.type === SUBMITTER_CONTINUING) return true;
-  // An update still queued when the run continued as new ends with its run; the next run takes it.
-  return /completed before the Update completed/i.test(cause?.message ?? '');
+/** Waits for request `id`'s answer in an update; a wait that ended unanswered says the request is first in line. */
+async function waitInUpdate(handle: WorkflowHandle, id: string): Promise<Place> {
+  try {
+    return await handle.executeUpdate(answerUpdate, { updateId: askId(id), args: [id] });
+  } catch (err) {
+    if (askAgain(err)) return { queued: 0, eachMs: 0 };
+    throw err;
+  }
 }
 
 /**
- * Rejects when this activity stops for another reason than its workflow's cancel: its worker shuts down, its
- * workflow is gone, it timed out, it was paused or reset. It then need not wait for the answer, which its next
- * attempt (asking under the same id) or the submitter itself (undoing it for a workflow that is gone) takes care of.
- * A workflow's cancel is waited out: the answer names what the workflow must cancel.
+ * The answer submitter `handle` gives request `id`: asks where it stands, waits until its turn is near, then waits in
+ * an update. When the submitter does not know the request, `unknown` queues it again (true) or takes it as never sent
+ * (false: `withdrawn`). `within` bounds each wait (the activity leaving).
  */
-function leaving(): Promise<never> {
+export async function answerFrom(
+  handle: WorkflowHandle,
+  id: string,
+  unknown: () => Promise<boolean>,
+  within: <T>(p: Promise<T>) => Promise<T> = (p) => p,
+): Promise<WriteAnswer> {
+  // A submitter busy with a burst may refuse the question (its query buffer is full): asked again, later each time.
+  const ask = (refused = 0): Promise<Place> =>
+    within(handle.query(placeQuery, id)).catch(async (err: unknown) => {
+      if (!busy(err)) throw err;
+      await within(delay(Math.min(BUSY_MS * 2 ** refused, 10_000) * (0.5 + Math.random())));
+      return ask(refused + 1);
+    });
+  let place = await ask();
+  for (;;) {
+    if ('unknown' in place) {
+      if (!(await unknown())) return { withdrawn: true };
+    } else if (!('queued' in place)) return place;
+    else if (place.queued < HELD_AT_MOST) {
+      place = await within(waitInUpdate(handle, id));
+      if (!('queued' in place)) continue;
+      await within(delay(untilNearTurn(place)));
+    } else await within(delay(untilNearTurn(place)));
+    place = await ask();
+  }
+}
+
+/**
+ * `p`, unless this activity stops first for another reason than its workflow's cancel: its worker shuts down, its
+ * workflow is gone, it timed out, it was paused or reset. It then need not wait for the answer, which its next attempt
+ * (asking under the same id) or the submitter itself (undoing it for a workflow that is gone) takes care of. A
+ * workflow's cancel is waited out: the answer names what the workflow must cancel.
+ */
+function unlessLeaving<R>(p: Promise<R>): Promise<R> {
   const context = Context.current();
-  return new Promise((_, reject) => {
+  const signal = context.cancellationSignal;
+  return new Promise<R>((resolve, reject) => {
     const check = () => {
-      if (!context.cancellationDetails?.cancelRequested) reject(context.cancellationSignal.reason as Error);
+      if (!context.cancellationDetails?.cancelRequested) reject(signal.reason as Error);
     };
-    if (context.cancellationSignal.aborted) check();
-    else context.cancellationSignal.addEventListener('abort', check, { once: true });
+    if (signal.aborted) check();
+    else signal.addEventListener('abort', check, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', check));
   });
 }
 
@@ -101,10 +160,22 @@ function resultOf<T>(answer: WriteAnswer): T | undefined {
   return answer.result as T;
 }
 
+/** Queues `request` at its target's submitter, starting the submitter if none runs; known requests stay as they are. */
+export function queueAt(client: Client, submitter: { id: string; taskQueue: string }, request: WriteRequest) {
+  return client.workflow.signalWithStart(SUBMITTER_WORKFLOW_TYPE, {
+    workflowId: submitter.id,
+    taskQueue: submitter.taskQueue,
+    args: [{}],
+    signal: submitSignal,
+    signalArgs: [request],
+  });
+}
+
 /**
- * Has the submitter `submitter.id` (on its task queue: @default this activity's) send `input` with activity `activity`, and returns what it created; rethrows the
- * failure it ended with. `signal`: what aborts the wait for the answer (the activity's cancel, unless the caller
- * lets a send in flight finish); it withdraws the request if it is still queued.
+ * Has the submitter `submitter.id` (on its task queue: @default this activity's) send `input` with activity
+ * `activity`, and returns what it created; rethrows the failure it ended with. `signal`: what aborts the wait for the
+ * answer (the activity's cancel, unless the caller lets a send in flight finish); it withdraws the request if it is
+ * still queued.
  */
 export async function throughSubmitter<T>(
   submitter: { id: string; taskQueue?: string | undefined },
@@ -115,60 +186,36 @@ export async function throughSubmitter<T>(
 ): Promise<T> {
   const context = Context.current();
   const { client } = context;
-  const submitterId = submitter.id;
   const me = requester();
   const id = requestIdOf(me);
-  const request = {
+  const request: WriteRequest = {
     id,
     activity,
     input: { ...input, requester: me },
     outageToleranceMs,
     askAgainUntil: askAgainUntil(),
   };
+  const handle = client.workflow.getHandle(submitter.id);
+  const taskQueue = submitter.taskQueue ?? activityInfo().taskQueue;
+  const enqueue = () => unlessLeaving(queueAt(client, { id: submitter.id, taskQueue }, request));
   // Withdrawn when its workflow is cancelled or gone; a worker that shuts down leaves it queued for the next attempt.
+  let withdrawing = false;
   const withdraw = () => {
     const details = context.cancellationDetails;
     if (!details?.cancelRequested && !details?.notFound) return;
-    void client.workflow
-      .getHandle(submitterId)
-      .signal(withdrawSignal, id)
-      .catch(() => undefined);
+    withdrawing = true;
+    void handle.signal(withdrawSignal, id).catch(() => undefined);
   };
-  signal.addEventListener('abort', withdraw, { once: true });
+  await enqueue();
+  // Listened for once it is queued: a withdraw that overtook its request would leave the request to be sent.
+  if (signal.aborted) withdraw();
+  else signal.addEventListener('abort', withdraw, { once: true });
   try {
-    for (;;) {
-      const start = new WithStartWorkflowOperation(SUBMITTER_WORKFLOW_TYPE, {
-        workflowId: submitterId,
-        taskQueue: submitter.taskQueue ?? activityInfo().taskQueue,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        args: [{}],
-      });
-      let answer: SubmitReply;
-      try {
-        answer = await Promise.race([
-          client.workflow.executeUpdateWithStart(submitUpdate, {
-            updateId: askId(id),
-            args: [request],
-            startWorkflowOperation: start,
-          }),
-          leaving(),
-        ]);
-      } catch (err) {
-        if (crowded(err)) {
-          await sleep(untilNearTurn(10));
-          continue;
-        }
-        if (!askAgain(err)) throw err;
-        await sleep(100);
-        continue;
-      }
-      if ('queued' in answer) {
-        await sleep(untilNearTurn(answer.queued));
-        continue;
-      }
-      if ('withdrawn' in answer) throw new CancelledFailure('withdrawn while it waited its turn: nothing was sent');
-      return resultOf<T>(answer) as T;
-    }
+    // Unknown once withdrawn: nothing was sent. Else it was dropped when the submitter continued as new: queued again.
+    const reenqueue = async () => !withdrawing && (await enqueue(), true);
+    const answer = await answerFrom(handle, id, reenqueue, unlessLeaving);
+    if ('withdrawn' in answer) throw new CancelledFailure('withdrawn while it waited its turn: nothing was sent');
+    return resultOf<T>(answer) as T;
   } finally {
     signal.removeEventListener('abort', withdraw);
   }
@@ -183,12 +230,7 @@ export async function answerOf<T>(submitterId: string, requestId: string): Promi
   const handle = Context.current().client.workflow.getHandle(submitterId);
   try {
     await handle.signal(withdrawSignal, requestId);
-    const request = { id: requestId, activity: '', input: {}, outageToleranceMs: 0, askAgainUntil: 0, ifKnown: true };
-    for (;;) {
-      const reply = await handle.executeUpdate(submitUpdate, { updateId: askId(requestId), args: [request] });
-      if (!('queued' in reply)) return resultOf<T>(reply);
-      await sleep(untilNearTurn(reply.queued));
-    }
+    return resultOf<T>(await answerFrom(handle, requestId, async () => false, unlessLeaving));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     // A submitter that ended meanwhile kept nothing: it ends only when no requester may ask again.

@@ -23,8 +23,6 @@ export interface WriteRequest {
   outageToleranceMs: number;
   /** Until when (epoch ms) the requester may ask again: its answer is kept that long. */
   askAgainUntil: number;
-  /** Only its answer, if it was asked before: an unknown request is answered `withdrawn`, and nothing is sent. */
-  ifKnown?: boolean;
 }
 
 /** Who asked: the sending activity names it in its links and undoes what it created when that workflow is gone. */
@@ -51,13 +49,26 @@ export interface WriteFailure {
 export type WriteAnswer = { result: unknown } | { failure: WriteFailure } | { withdrawn: true };
 
 /**
- * What `submit` replies: the answer, or, for a request with others ahead of it, its place (how many are ahead): its
- * requester asks again later. Temporal admits 10 updates in flight per workflow, and a request waiting for its answer
- * holds one, so only the requests next in line wait in theirs (src/workflows/submitter.ts, HELD_AT_MOST).
+ * Where a request stands: its answer; its place in line (how many are to be sent before it, none when it is being
+ * sent) and how long a send has taken lately; or unknown to the submitter (never queued, or withdrawn).
  */
-export type SubmitReply = WriteAnswer | { queued: number };
+export type Place = WriteAnswer | { queued: number; eachMs: number } | { unknown: true };
 
-export const submitUpdate = defineUpdate<SubmitReply, [WriteRequest]>('submit');
+/**
+ * Queues a request, unless the submitter knows it already (queued, being sent, or answered): a requester sends it by
+ * signal-with-start, and again when asked about it finds it unknown. A signal, not an update: Temporal admits only
+ * 10 updates in flight per workflow, and a target may have a thousand requesters at once.
+ */
+export const submitSignal = defineSignal<[WriteRequest]>('submit');
+/** Where request `id` stands. Polled by a requester until its turn is near. */
+export const placeQuery = defineQuery<Place, [string]>('place');
+/**
+ * Where request `id` stands, waiting for its answer when it is among the first HELD_AT_MOST in line (else it replies
+ * at once): the requester near its turn hears its answer as soon as it is given.
+ */
+export const answerUpdate = defineUpdate<Place, [string]>('answer');
+/** How many requests first in line may wait for their answer in an update (Temporal admits 10 in flight). */
+export const HELD_AT_MOST = 5;
 /** The requester no longer wants it: removed if still queued (nothing sent); one being sent is answered as usual. */
 export const withdrawSignal = defineSignal<[string]>('withdraw');
 
@@ -119,6 +130,3 @@ export function failedRequestOf(err: unknown): string | undefined {
     cause instanceof ApplicationFailure ? (cause.details?.[0] as { request?: unknown } | undefined) : undefined;
   return typeof named?.request === 'string' ? named.request : undefined;
 }
-
-/** The type of the refusal a submitter gives new requests while it makes room to continue as new. */
-export const SUBMITTER_CONTINUING = 'SubmitterContinuing';

@@ -5,33 +5,30 @@
  * worker and workflow of the namespace. A lost answer can then only be about our own write: the write before it on the
  * target has answered, and the one after it is not sent yet.
  *
- * A requesting activity asks by update-with-start (src/activities/through-submitter.ts), under its own id; its retry
- * asks again under the same id and gets the same answer, never a second send. The requests waiting their turn are sent
+ * A requesting activity queues its request by signal-with-start (src/activities/through-submitter.ts), under its own
+ * id, and asks where it stands until its turn is near, then waits for its answer in an update; its retry asks under
+ * the same id and gets the same answer, never a second send. The requests waiting their turn are sent
  * in batches, one activity per batch (src/activities/send-in-turn.ts), each request by the write its own activity makes
  * when no one serialises (its kind's submission, an order): its phases, its lookup of a lost answer stay as they are.
  * Each send is recorded here before it leaves, with the answer of the one before it, which its requester hears at
  * once. A crashed worker holds the target only until that activity's heartbeat times out. Answers are kept as long as
- * their requester may ask again, across continue-as-new; the submitter ends when it has no request and no answer left
- * to keep.
+ * their requester may ask again, and the queue is carried across continue-as-new; the submitter ends when it has no
+ * request and no answer left to keep.
  */
+import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
-  ApplicationFailure,
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import {
-  SUBMITTER_CONTINUING,
+  HELD_AT_MOST,
+  answerUpdate,
   failedRequestOf,
   failureOf,
+  placeQuery,
   recentJobsQuery,
   requestsQuery,
   sendsQuery,
   sentSignal,
-  submitUpdate,
+  submitSignal,
   withdrawSignal,
+  type Place,
   type Requester,
   type SendRecord,
   type Turn,
@@ -45,6 +42,10 @@ import { ourActivities } from './ours.js';
 export interface SubmitterState {
   /** The answers its requesters may still ask for again, with until when. */
   answers?: [string, Kept][];
+  /** The requests waiting their turn, in order (at most CARRIED_AT_MOST of those never sent). */
+  queue?: Queued[];
+  /** The pace of its sends lately (Pace). */
+  pace?: Pace;
 }
 
 /** An answer kept for its requester: until when at the latest, when it was given, when its requester was last seen. */
@@ -68,11 +69,23 @@ const IDLE_MS = 60_000;
 const LONGEST_IDLE_MS = 10 * 60_000;
 
 /**
- * How many requests may wait for their answer in their update: Temporal admits 10 updates in flight per workflow
- * (`history.maxInFlightUpdates`, the same on Temporal Cloud), and room is kept for retries and for lookups. A request
- * with more ahead of it is told its place, and its requester asks again when its turn is near.
+ * How many requests never sent a run carries into the next when it continues as new (each is its requester's input,
+ * and the next run's input must stay well under Temporal's 2 MB payload limit). The others are dropped: nothing of
+ * theirs was sent, and their requesters, finding them unknown, queue them again.
  */
-const HELD_AT_MOST = 5;
+const CARRIED_AT_MOST = 500;
+
+/**
+ * How long a send takes in a batch: the time from a batch's first send to its last (ms), and the sends after its
+ * first, summed over batches, the older halved at each. A batch's own hand-off is left out, so the pace is that of a
+ * long queue (which goes in batches of up to 20), and a requester told it rather asks once more than hears late.
+ */
+interface Pace {
+  spentMs: number;
+  sent: number;
+}
+/** A send's time until this submitter has timed its own: about what one takes in a batch (docs/benchmarks.md). */
+const FIRST_PACE: Pace = { spentMs: 20, sent: 1 };
 
 /** The most requests one batch sends: a request waits at most for the sends ahead of it in its batch to be cancelled. */
 const MOST_IN_A_BATCH = 20;
@@ -82,8 +95,11 @@ type Queued = WriteRequest & { sending?: SendRecord | undefined };
 
 async function submitter(state: SubmitterState = {}): Promise<void> {
   const kept = new Map(state.answers ?? []);
-  const queue: Queued[] = [];
-  const waiting = new Map<string, ((a: WriteAnswer) => void)[]>();
+  const queue: Queued[] = [...(state.queue ?? [])];
+  let pace = state.pace ?? FIRST_PACE;
+  /** When the sends of the batch being sent left (the records' `sentAt`). */
+  let sentAt: number[] = [];
+  const waiting = new Map<string, ((a: Place) => void)[]>();
   // The batch being sent, by id, and the records of its sends (sendInTurn records each before it leaves).
   const sending = new Map<string, Queued>();
   const records = new Map<string, SendRecord>();
@@ -107,17 +123,20 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     return taken;
   };
 
-  const answer = (id: string, a: WriteAnswer): void => {
+  const answer = (id: string, a: Place): void => {
     for (const resolve of waiting.get(id) ?? []) resolve(a);
     waiting.delete(id);
   };
-  /** How many requests are to be sent before this one: none when it is being sent. */
-  const aheadOf = (id: string): number => {
-    if (sending.has(id)) return 0;
-    const at = queue.findIndex((r) => r.id === id);
-    return sending.size + (at < 0 ? 0 : at);
+  /** Where a request stands: its answer, else how many requests (of the batch, then of the queue) are ahead of it. */
+  const placeOf = (id: string): Place => {
+    const earlier = kept.get(id);
+    if (earlier) return earlier.answer;
+    const inBatch = [...sending.keys()].indexOf(id);
+    const inQueue = inBatch < 0 ? queue.findIndex((r) => r.id === id) : -1;
+    if (inBatch < 0 && inQueue < 0) return { unknown: true };
+    const eachMs = Math.round(pace.spentMs / pace.sent);
+    return { queued: inBatch >= 0 ? inBatch : sending.size + inQueue, eachMs };
   };
-  const known = (id: string): boolean => kept.has(id) || sending.has(id) || queue.some((r) => r.id === id);
   /** A request of the batch answered: kept for its requester (unless withdrawn), who hears it now. */
   const answered = (id: string, a: WriteAnswer): void => {
     const request = sending.get(id);
@@ -132,37 +151,24 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     answer(id, a);
   };
 
-  setHandler(
-    submitUpdate,
-    async (request) => {
-      const earlier = kept.get(request.id);
-      if (earlier) return earlier.answer;
-      if (!known(request.id)) {
-        if (request.ifKnown) return { withdrawn: true };
-        queue.push(request);
-      }
-      const ahead = aheadOf(request.id);
-      if (ahead >= HELD_AT_MOST) return { queued: ahead };
-      return new Promise<WriteAnswer>((resolve) =>
-        waiting.set(request.id, [...(waiting.get(request.id) ?? []), resolve]),
-      );
-    },
-    {
-      // While it makes room to continue as new, a new request is refused: its requester asks again, of the next run.
-      validator: (request: WriteRequest) => {
-        if (continuing && !known(request.id))
-          throw ApplicationFailure.create({
-            type: SUBMITTER_CONTINUING,
-            message: 'the submitter is continuing as new',
-          });
-      },
-    },
-  );
+  setHandler(submitSignal, (request) => {
+    if ('unknown' in placeOf(request.id)) queue.push(request);
+  });
+  setHandler(placeQuery, placeOf);
+  // Near its turn a request waits for its answer; while the run makes room to continue as new, none waits.
+  setHandler(answerUpdate, async (id) => {
+    const place = placeOf(id);
+    if (!('queued' in place) || place.queued >= HELD_AT_MOST || continuing) return place;
+    return new Promise<Place>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
+  });
   setHandler(recentJobsQuery, (since) => createdSince(kept, since));
   setHandler(sentSignal, (progress) => {
     if (progress.answered) answered(...progress.answered);
     const [id, record] = progress.sending ?? [];
-    if (id && record && sending.has(id)) records.set(id, record);
+    if (id && record && sending.has(id)) {
+      records.set(id, record);
+      sentAt.push(record.sentAt);
+    }
   });
   setHandler(sendsQuery, () => [...sending.values()].map((r) => turnOf(r, records.get(r.id))));
   setHandler(requestsQuery, () => ({ sending: [...sending.keys()], queued: queue.map((r) => r.id) }));
@@ -177,9 +183,16 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   for (;;) {
     const now = Date.now();
     for (const [id, k] of kept) if (k.keepUntil <= now) kept.delete(id);
+    if (workflowInfo().continueAsNewSuggested) {
+      // Between batches: the requests waiting in an update are told their place, and ask the next run.
+      continuing = true;
+      for (const id of [...waiting.keys()]) answer(id, placeOf(id));
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof submitter>({ answers: [...kept], queue: carried(queue), pace });
+    }
     if (queue.length > 0) {
-      if (workflowInfo().continueAsNewSuggested) continuing = true;
       const batch = take();
+      sentAt = [];
       try {
         for (const [id, a] of await sendBatch(batch)) answered(id, a);
       } catch (err) {
@@ -193,12 +206,10 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
       queue.unshift(...[...sending.values()].map((r) => ({ ...r, sending: records.get(r.id) })));
       sending.clear();
       records.clear();
+      if (sentAt.length > 1)
+        pace = { spentMs: pace.spentMs / 2 + sentAt.at(-1)! - sentAt[0]!, sent: pace.sent / 2 + sentAt.length - 1 };
       idleMs = IDLE_MS;
       continue;
-    }
-    if (continuing || workflowInfo().continueAsNewSuggested) {
-      await condition(allHandlersFinished);
-      await continueAsNew<typeof submitter>({ answers: [...kept] });
     }
     // A request may come in the activation that fires this timer: its handler queues it, so the queue is looked at
     // again before ending (a request after the task started makes the server refuse the completion).
@@ -212,6 +223,12 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     await condition(allHandlersFinished);
     return;
   }
+}
+
+/** What a run carries of its queue: every request that may have been sent, and the first CARRIED_AT_MOST others. */
+function carried(queue: Queued[]): Queued[] {
+  let others = 0;
+  return queue.filter((r) => r.sending || others++ < CARRIED_AT_MOST);
 }
 
 /** Drops the answers whose requesters will not ask again: their workflow is gone, or their activity long ended. */

@@ -72,9 +72,12 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     out,
     /^- N = 2, ours, actions: [\d.]+ actions per pipeline, \$[\d.]+ per 1,000 pipelines \(.*ScheduleActivityTask/m,
   );
-  // The server's work per pipeline, read from its /metrics: our submissions ask their target's submitter by
-  // update-with-start (ExecuteMultiOperation).
-  assert.match(out, /^- N = 2: server requests [\d.]+ per pipeline \(.*ExecuteMultiOperation/m);
+  // The server's work per pipeline, read from its /metrics: our submissions queue at their target's submitter by
+  // signal-with-start and ask it where they stand by query (the most frequent calls are listed).
+  assert.match(
+    out,
+    /^- N = 2: server requests [\d.]+ per pipeline \(.*(SignalWithStartWorkflowExecution|QueryWorkflow)/m,
+  );
   assert.match(out, /^- N = 2, the floor: server requests [\d.]+ per pipeline/m);
   // Two rounds, each on targets of its own: every submitter id is new. The pipeline and its profiling run's submitter
   // start in every round; its test run goes through a submitter too unless the newest test run an API caller made
@@ -85,10 +88,12 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   for (const r of rounds) assert.match(r, /CreateWorkflowExecution (2\.0|2\.5|3\.0)\b/);
   // The benchmark asks for each pipeline's result and history by its run, as the floor and the bound wait on their
   // start handles: by workflow id alone, each would cost the server a read of the current run that theirs do not.
-  // The only such reads left are the submitters', found by their ids as they are asked: at most one per submission.
+  // The only such reads left are the submitters', found by their ids as they are asked (a submitter continues as new,
+  // so its current run is what counts): a submission first in line queues, asks where it stands, and waits for its
+  // answer, three reads; each of the two submissions of a pipeline here is first in line.
   for (const r of rounds) {
     const reads = Number(/GetCurrentExecution ([\d.]+)/.exec(r)?.[1] ?? 0);
-    assert.ok(reads <= 2, `GetCurrentExecution ${reads} per pipeline: ${r}`);
+    assert.ok(reads <= 6, `GetCurrentExecution ${reads} per pipeline: ${r}`);
   }
   // The dev server got the dynamic config asked for: with eager activities, the submission comes with the answer to
   // the workflow task that scheduled it (the 2 waits run on a task queue of their own), so 2 activity polls per

@@ -16,12 +16,15 @@ export interface DevAndSim {
 
 /**
  * Registers the block's before and after hooks; the fields are set once `before` has run. `options`: the simulator's
- * (jobs of FAST_JOBS by default).
+ * (jobs of FAST_JOBS by default); `serverConfig`: the dev server's dynamic config values.
  */
-export function devServerAndSimulator(options: SimulatorOptions = { jobDurations: FAST_JOBS }): DevAndSim {
+export function devServerAndSimulator(
+  options: SimulatorOptions = { jobDurations: FAST_JOBS },
+  serverConfig: Record<string, string | number> = {},
+): DevAndSim {
   const s = {} as DevAndSim;
   before(async () => {
-    s.d = await startDevServerEnv();
+    s.d = await startDevServerEnv(serverConfig);
     s.sim = (await startTestSimulator(options)).sim;
   });
   after(async () => {

@@ -60,11 +60,17 @@ export async function startTimeSkippingEnv(): Promise<TestEnv> {
   return { env, server };
 }
 
-/** A dev-server environment (Temporal CLI, SQLite in memory). Tear it down with `env.teardown()`. */
-export async function startDevServerEnv(): Promise<TestEnv> {
+/**
+ * A dev-server environment (Temporal CLI, SQLite in memory), with `serverConfig` as its dynamic config values. Tear it
+ * down with `env.teardown()`.
+ */
+export async function startDevServerEnv(serverConfig: Record<string, string | number> = {}): Promise<TestEnv> {
   quietRuntime();
   const server = installedUnderCi(resolveDevServer(localServersConfig()), 'the Temporal CLI dev server');
-  const env = await starting(() => TestWorkflowEnvironment.createLocal({ server: { executable: server.executable } }));
+  const extraArgs = Object.entries(serverConfig).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]);
+  const env = await starting(() =>
+    TestWorkflowEnvironment.createLocal({ server: { executable: server.executable, extraArgs } }),
+  );
   return { env, server };
 }
 

@@ -77,7 +77,7 @@ describe('a submission waiting its turn at its target', () => {
 
   test('a burst on one target is sent in the order asked, each submission asked once', async () => {
     const target = TG.salesDev;
-    const held = holdProfiling(target, 3_000);
+    const held = holdProfiling(target, 10_000);
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
       const args = { tableGroupId: target, waitStrategy: 'deferrable', pollIntervalMs: 200, maxPollIntervalMs: 200 };
       const start = (name: string) =>

@@ -1,15 +1,16 @@
 /**
  * The submitter of a target (src/workflows/submitter.ts), asked as the submitting activities ask it: a request asked
- * again under its id (a retry whose answer was lost) is answered again, never sent twice, and a request asked only if
- * known is not sent; what it sends for a workflow that is gone is undone. Dev server and simulator, real sockets.
+ * again under its id (a retry whose answer was lost) is answered again, never sent twice, and a request asked about
+ * without being queued is not sent; what it sends for a workflow that is gone is undone. Dev server and simulator, real sockets.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { WithStartWorkflowOperation } from '@temporalio/client';
-import { SUBMITTER_WORKFLOW_TYPE, submitUpdate, type WriteRequest } from '../../src/contract/submitter.js';
+import { answerFrom } from '../../src/activities/through-submitter.js';
+import type { WriteRequest } from '../../src/contract/submitter.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { askSubmitter } from '../helpers/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -30,17 +31,7 @@ describe("a target's submitter", () => {
   });
 
   /** Asks submitter `id` on `taskQueue`, starting it if need be, as through-submitter.ts does. */
-  const ask = (taskQueue: string, id: string, r: WriteRequest) =>
-    s.d.env.client.workflow.executeUpdateWithStart(submitUpdate, {
-      updateId: r.id,
-      args: [r],
-      startWorkflowOperation: new WithStartWorkflowOperation(SUBMITTER_WORKFLOW_TYPE, {
-        workflowId: id,
-        taskQueue,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        args: [{}],
-      }),
-    });
+  const ask = (taskQueue: string, id: string, r: WriteRequest) => askSubmitter(s.d.env.client, taskQueue, id, r);
 
   /** A requesting workflow that stays running: on a task queue nobody polls, it never takes a step. */
   const requesterOn = (taskQueue: string, name: string) =>
@@ -65,8 +56,9 @@ describe("a target's submitter", () => {
       assert.deepEqual(second, first, 'asked together: one answer');
       assert.deepEqual(third, first, 'asked again later, whatever it says now: the same answer');
       assert.equal(profiling(TG.finance).length - before, 1, 'sent once');
-      const known = await ask(taskQueue, id, { ...r, id: `${r.id}-never-asked`, ifKnown: true });
-      assert.deepEqual(known, { withdrawn: true }, 'asked only if known: nothing sent');
+      const handle = s.d.env.client.workflow.getHandle(id);
+      const known = await answerFrom(handle, `${r.id}-never-asked`, async () => false);
+      assert.deepEqual(known, { withdrawn: true }, 'asked about, never queued: nothing sent');
       assert.equal(profiling(TG.finance).length - before, 1);
       await requester.terminate('done');
     });

@@ -1,0 +1,115 @@
+/** Asking a target's submitter from a test, as a requesting activity asks it (src/activities/through-submitter.ts). */
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { answerFrom, queueAt } from '../../src/activities/through-submitter.js';
+import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/contract/submitter.js';
+import type { DevAndSim } from './dev-and-sim.js';
+import { eventually } from './wait.js';
+
+/** Jobs that stay pending: what a submitter sends is seen, never ended by the simulator. */
+export const SLOW_JOBS = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
+
+/** Queues `request` at submitter `submitterId` on `taskQueue` (starting it if need be), and waits for its answer. */
+export async function askSubmitter(
+  client: Client,
+  taskQueue: string,
+  submitterId: string,
+  request: WriteRequest,
+): Promise<WriteAnswer> {
+  const submitter = { id: submitterId, taskQueue };
+  await queueAt(client, submitter, request);
+  return answerFrom(client.workflow.getHandle(submitterId), request.id, async () => {
+    await queueAt(client, submitter, request);
+    return true;
+  });
+}
+
+/** What a submitter did for requests queued behind one held send (queuingBehindOne). */
+export interface QueuedBehind {
+  /** The answers, in the order asked. */
+  answers: WriteAnswer[];
+  /** The profiling runs the simulator created meanwhile. */
+  created: { id: string }[];
+  /** The batches its latest run sent (its `sendInTurn` activities). */
+  batches: number;
+  /** The most updates its latest run held at once across workflow tasks (mostHeld). */
+  held: number;
+}
+
+/**
+ * A function that asks the submitter of `target` on `taskQueue` for `n` profiling runs, each for a requesting workflow
+ * of its own (on a task queue nobody polls, so it stays running): the first alone, held by the simulator until the
+ * rest have queued behind it. `whileHeld` adds faults once the first send is held.
+ */
+export function queuingBehindOne(s: DevAndSim) {
+  const client = () => s.d.env.client;
+  const profiling = (target: string) =>
+    s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
+  return async function queuedBehindOne(
+    taskQueue: string,
+    target: string,
+    n: number,
+    whileHeld: () => void = () => {},
+  ): Promise<QueuedBehind> {
+    const submitterId = `dataops-submit/${taskQueue}/default/profiling/${target}`;
+    const requesters = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        client().workflow.start('dataops.profileTableGroup', {
+          taskQueue: `${taskQueue}-nobody`,
+          workflowId: `batch-requester-${i}-${taskQueue}`,
+          args: [{ tableGroupId: target }],
+        }),
+      ),
+    );
+    const requests: WriteRequest[] = requesters.map((w) => ({
+      id: `${w.workflowId}/${w.firstExecutionRunId}/1`,
+      activity: 'submitProfilingRun',
+      input: {
+        profile: 'default',
+        targetId: target,
+        requester: { workflowId: w.workflowId, runId: w.firstExecutionRunId, activityId: '1' },
+      },
+      outageToleranceMs: 600_000,
+      askAgainUntil: Date.now() + 600_000,
+    }));
+    // Each queues its request and asks where it stands; near its turn it waits for its answer in an update.
+    const ask = (r: WriteRequest): Promise<WriteAnswer> => askSubmitter(client(), taskQueue, submitterId, r);
+    const before = new Set(profiling(target).map((j) => j.id));
+    const held = s.sim.controls.addFault({
+      kind: 'delay',
+      delay_ms: 3_000,
+      method: 'POST',
+      path: `/table-groups/${target}/profiling-runs`,
+    });
+    const first = ask(requests[0]!);
+    await eventually('the first send held', () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1);
+    whileHeld();
+    const rest = requests.slice(1).map(ask);
+    await eventually('the rest queued behind it', async () => {
+      const { queued } = await client().workflow.getHandle(submitterId).query(requestsQuery);
+      return queued.length === n - 1;
+    });
+    const answers = await Promise.all([first, ...rest]);
+    const events = (await client().workflow.getHandle(submitterId).fetchHistory()).events ?? [];
+    const batches = events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dataops.sendInTurn',
+    ).length;
+    await Promise.all(requesters.map((w) => w.terminate('done')));
+    const created = profiling(target).filter((j) => !before.has(j.id));
+    return { answers, created, batches, held: mostHeld(events) };
+  };
+}
+
+/** The most updates a history shows held across workflow tasks at once (one replied to at once is not held). */
+export function mostHeld(events: temporal.api.history.v1.IHistoryEvent[]): number {
+  const open = new Set<string>();
+  let most = 0;
+  for (const e of events) {
+    const accepted = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId;
+    const completed = e.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId;
+    if (accepted) open.add(accepted);
+    if (completed) open.delete(completed);
+    if (e.workflowTaskCompletedEventAttributes) most = Math.max(most, open.size);
+  }
+  return most;
+}
