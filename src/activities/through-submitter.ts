@@ -2,7 +2,8 @@
  * Asking a target's submitter (src/workflows/submitter.ts) to send a write, from the activity that would otherwise
  * send it: queued by signal-with-start under the activity's own id, so that its retry attaches to the same request or
  * gets its answer. The requester asks where it stands (a query) until its turn is near, then waits for its answer in
- * an update: a signal and a query have no limit per workflow, where Temporal admits 10 updates in flight. A cancel
+ * an update: Temporal admits 10 updates in flight per workflow, and a signal has no such limit (a query is refused only
+ * when too many come while a workflow task runs, and is then asked again later). A cancel
  * while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled); one already being
  * sent is answered as usual, so what it created is known and undone by its workflow.
  */
@@ -60,7 +61,12 @@ function askAgain(err: unknown): boolean {
     /completed before the Update completed/i.test(err.cause?.message ?? '')
   )
     return true;
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (/in-flight updates/i.test(e.message)) return true;
+  return saysSomewhere(err, /in-flight updates/i);
+}
+
+/** Whether a failure, or any failure it was caused by, says `what`. */
+function saysSomewhere(err: unknown, what: RegExp): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (what.test(e.message)) return true;
   return false;
 }
 
@@ -76,10 +82,7 @@ const untilNearTurn = ({ queued, eachMs }: { queued: number; eachMs: number }): 
  * Whether Temporal refused a query because the workflow's workflow tasks cannot keep up with its queries (the
  * history service buffers the queries that come while a workflow task runs, only a few per execution).
  */
-function busy(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (/query buffer is full/i.test(e.message)) return true;
-  return false;
-}
+const busy = (err: unknown): boolean => saysSomewhere(err, /query buffer is full/i);
 
 /** About how long a requester refused a query waits before it asks again, at first (it doubles, up to 10 s). */
 const BUSY_MS = 1_000;
