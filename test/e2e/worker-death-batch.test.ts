@@ -6,25 +6,21 @@
  * Worker processes, dev server and simulator, real sockets.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { JobRun } from '../../src/contract/index.js';
 import { requestsQuery } from '../../src/contract/submitter.js';
 import { ending } from '../helpers/ending.js';
-import { cellIds, matrixSeed } from '../helpers/matrix.js';
-import { startWorld, type World } from '../helpers/matrix-world.js';
+import { cellIds } from '../helpers/matrix.js';
+import { worldOfCells } from '../helpers/matrix-world.js';
 import { eventually } from '../helpers/wait.js';
 
 const LONG = { timeout: 10 * 60_000 };
 
 describe('a worker that dies in the middle of a batch of sends', () => {
-  let w: World;
-  before(async () => {
-    w = await startWorld(matrixSeed(1));
-    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
-  }, LONG);
-  after(async () => w?.close());
+  const world = worldOfCells(1);
 
   test('its retry keeps what was answered, finds what was sent, sends the rest: one job each', LONG, async () => {
+    const w = world();
     const ids = cellIds(0);
     const queue = 'death-batch';
     const path = `/table-groups/${ids.tableGroup}/profiling-runs`;

@@ -7,10 +7,10 @@
  * cancelled.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ending } from '../helpers/ending.js';
-import { cellIds, matrixSeed } from '../helpers/matrix.js';
-import { startWorld, type World } from '../helpers/matrix-world.js';
+import { cellIds } from '../helpers/matrix.js';
+import { worldOfCells } from '../helpers/matrix-world.js';
 import type { Progress } from '../../src/contract/index.js';
 import { requestsQuery } from '../../src/contract/submitter.js';
 import { eventually } from '../helpers/wait.js';
@@ -21,12 +21,7 @@ const TERMINAL = new Set(['completed', 'error', 'canceled']);
 // The scenarios run side by side: each has its own cell, task queue and workers, and spends most of its time waiting
 // for a dead attempt's heartbeat timeout.
 describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 }, () => {
-  let w: World;
-  before(async () => {
-    w = await startWorld(matrixSeed(5));
-    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
-  }, LONG);
-  after(async () => w?.close());
+  const world = worldOfCells(5);
 
   /** The job the dying worker submits: the test run, or the profiling run. */
   const submissions = (cell: number, queue: string) => {
@@ -57,6 +52,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
       which: 'tests' | 'profiling' = 'tests',
     ) =>
     async () => {
+      const w = world();
       const queue = `death-then-cancel-${strategy}-${cell}`;
       const job = submissions(cell, queue)[which];
       // The held POST outlives the worker: its timeout is longer than the hold.

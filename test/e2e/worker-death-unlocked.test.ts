@@ -5,24 +5,20 @@
  * one, and never the earlier run on the same suite.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { JobRun } from '../../src/contract/index.js';
 import { ending } from '../helpers/ending.js';
-import { cellIds, matrixSeed } from '../helpers/matrix.js';
-import { startWorld, type World } from '../helpers/matrix-world.js';
+import { cellIds } from '../helpers/matrix.js';
+import { worldOfCells } from '../helpers/matrix-world.js';
 import { killedBeforeItsRecord } from '../helpers/unrecorded-send.js';
 
 const LONG = { timeout: 10 * 60_000 };
 
 describe('a test run sent without the lock by a worker that died before recording the send', () => {
-  let w: World;
-  before(async () => {
-    w = await startWorld(matrixSeed(1));
-    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
-  }, LONG);
-  after(async () => w?.close());
+  const world = worldOfCells(1);
 
   test('the next attempt finds the run by its id and sends nothing', LONG, async () => {
+    const w = world();
     const ids = cellIds(0);
     const queue = 'death-unlocked';
     const polling = { pollIntervalMs: 200, maxPollIntervalMs: 400 };

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { resolveDevServer } from '../../src/local/temporal-servers.js';
@@ -20,6 +21,7 @@ import {
   type Proc,
   simulatorService,
 } from './processes.js';
+import { matrixSeed } from './matrix.js';
 import { eventually } from './wait.js';
 
 export interface SimOrder {
@@ -193,4 +195,18 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
       rmSync(dir, { recursive: true, force: true }); // the seed, the state files, the claim checks
     },
   };
+}
+
+/**
+ * Registers a `describe` block's hooks for a world of `cells` matrix cells whose jobs take about a second (the
+ * worker-death tests): started before its tests, closed after. Returns the world, once `before` has run.
+ */
+export function worldOfCells(cells: number, setUp = { timeout: 10 * 60_000 }): () => World {
+  let w: World | undefined;
+  before(async () => {
+    w = await startWorld(matrixSeed(cells));
+    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
+  }, setUp);
+  after(async () => w?.close());
+  return () => w!;
 }
