@@ -143,11 +143,13 @@ function orderWrites(ctx: ActivityContext) {
   }
 
   /** Stops an order its workflow will never hear of (see requester-gone.ts). */
+  /** Stops an order nobody will watch; a failure is thrown, for the batch's retry to find it and stop it again. */
   async function undo(profile: string, orderId: string, signal: AbortSignal): Promise<void> {
     try {
       await ctx.profile(profile).client.orders.stop(orderId, { signal });
     } catch (err) {
-      log.error('could not stop an order nobody watches', { orderId, error: (err as Error).message });
+      log.warn('could not stop an order nobody watches yet', { orderId, error: (err as Error).message });
+      throw err;
     }
   }
 
@@ -173,7 +175,8 @@ export function orderSender(ctx: ActivityContext): SendFor {
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();
         const created = await createOnce(input, signal, outstanding, prior, turn.record);
-        return undoneIfGone(created, (r) => undo(input.profile, r.orderId, signal), input.requester);
+        const undone = () => undoneIfGone(created, (r) => undo(input.profile, r.orderId, signal), input.requester);
+        return { finished: translated(undone) };
       }),
     );
   };

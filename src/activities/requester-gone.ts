@@ -39,13 +39,18 @@ export async function undoneIfGone<T>(
   throw ApplicationFailure.create({ type: 'RequesterGone', message, nonRetryable: true });
 }
 
-/** Cancels a job its workflow will never hear of; one that already ended (409) is left as it is. */
+/**
+ * Cancels a job its workflow will never hear of; one that already ended (409) is left as it is. Any other failure is
+ * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it (until
+ * 2026-11-27 the failure was logged and the job left running).
+ */
 export async function cancelUnwatched(client: ServiceClient, jobId: string, signal: AbortSignal): Promise<void> {
   try {
     await client.jobs.cancel(jobId, { signal });
   } catch (err) {
-    if (!(err instanceof Conflict))
-      log.error('could not cancel a job nobody watches', { jobId, error: (err as Error).message });
+    if (err instanceof Conflict) return;
+    log.warn('could not cancel a job nobody watches yet', { jobId, error: (err as Error).message });
+    throw err;
   }
 }
 

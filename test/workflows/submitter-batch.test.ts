@@ -11,6 +11,7 @@ import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { SLOW_JOBS, queuingBehindOne } from '../helpers/submitter.js';
+import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
 
@@ -73,6 +74,31 @@ describe("a target's submitter, in batches", () => {
       const jobs = answers.map(jobOf);
       assert.equal(new Set(jobs).size, 4, 'a job for each request');
       assert.deepEqual(new Set(jobs), new Set(created.map((j) => j.id)), 'each created once, and only those');
+    });
+  });
+
+  test('a send whose requester is gone is undone while the next is marked; an undo that fails stops the batch there', async () => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      // Behind the held send, one of the next batch is for a requester that is gone: its job is cancelled (the first
+      // cancel answers 503) while the batch takes the next request's watermark, if any. The failed undo ends the
+      // attempt before the next request leaves; the retry finds that job, cancels it, and sends the rest.
+      const { answers, created } = await queuedBehindOne(taskQueue, TG.finance, 3, async () => {
+        await s.d.env.client.workflow.getHandle(`batch-requester-1-${taskQueue}`).terminate('the requester is gone');
+        s.sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '^.*/jobs/[^/]+/cancel$' });
+      });
+      const gone = answers[1]!;
+      assert.ok('failure' in gone && gone.failure.type === 'RequesterGone', JSON.stringify(gone));
+      const seen = JSON.stringify({ answers, created: created.map((j) => j.id) });
+      assert.equal(created.length, 3, `each request sent once: ${seen}`);
+      const others = [jobOf(answers[0]), jobOf(answers[2])];
+      const undone = created.filter((j) => !others.includes(j.id));
+      assert.equal(undone.length, 1, `the others, each its own: ${seen}`);
+      await eventually(
+        'the gone requester’s job cancelled',
+        () => s.sim.controls.job(undone[0]!.id)?.status === 'canceled',
+      );
+      const faults = s.sim.controls.faults().filter((f) => f.path?.endsWith('/cancel$'));
+      assert.equal(faults.at(-1)?.hits, 1, 'its first cancel failed');
     });
   });
 });
