@@ -142,8 +142,10 @@ function orderWrites(ctx: ActivityContext) {
     );
   }
 
-  /** Stops an order its workflow will never hear of (see requester-gone.ts). */
-  /** Stops an order nobody will watch; a failure is thrown, for the batch's retry to find it and stop it again. */
+  /**
+   * Stops an order its workflow will never hear of (see requester-gone.ts); a failure is thrown, for the batch's retry
+   * to find the order and stop it again.
+   */
   async function undo(profile: string, orderId: string, signal: AbortSignal): Promise<void> {
     try {
       await ctx.profile(profile).client.orders.stop(orderId, { signal });
@@ -175,8 +177,7 @@ export function orderSender(ctx: ActivityContext): SendFor {
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();
         const created = await createOnce(input, signal, outstanding, prior, turn.record);
-        const undone = () => undoneIfGone(created, (r) => undo(input.profile, r.orderId, signal), input.requester);
-        return { finished: translated(undone) };
+        return undoneIfGone(created, (r) => undo(input.profile, r.orderId, signal), input.requester);
       }),
     );
   };

@@ -4,9 +4,6 @@
  * order), with its own phases (write-once.ts). One activity per batch rather than per request: a hand-off between two
  * requests then costs a signal, not an activity task and two workflow tasks.
  *
- * A send's last step (whether its requester is still there, and the undo of what it created if not) runs while the
- * next request takes its watermark: one round trip fewer per send than running them in turn.
- *
  * Before a request leaves, the submitter records it (`sent`, with the answer of the request before it): a retry of
  * the batch, after its worker died, asks the submitter (`sends`) which requests are answered (done), which were sent
  * (looked for from their watermark) and which were not (sent at once). A request that fails for good is answered with
@@ -49,15 +46,8 @@ export interface Turn {
   record: (phase: Phase<unknown>) => Promise<void>;
 }
 
-/**
- * Sends one request for its requester; a failure is thrown. What the write created comes in `finished`, once the send's
- * last step (whether its requester is still there, requester-gone.ts) has run: the batch takes the next request's
- * watermark meanwhile, and its requester hears the outcome with the next send's record.
- */
-export type SendFor = (input: Record<string, unknown>, turn: Turn) => Promise<{ finished: Promise<unknown> }>;
-
-/** A request's answer once its last step has run, or the failure that ends the attempt (a retry may mend it). */
-type Settled = { answer: WriteAnswer } | { thrown: unknown };
+/** Sends one request for its requester: what the write created; a failure is thrown. */
+export type SendFor = (input: Record<string, unknown>, turn: Turn) => Promise<unknown>;
 
 /**
  * Kept back from an attempt's end before a request is started: room for its send and for the lookup of a lost answer
@@ -100,26 +90,19 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
       heartbeatDetails && typeof heartbeatDetails === 'object' ? { ...heartbeatDetails } : {};
     // A first attempt knows its requests as the submitter handed them; a retry asks which are left, and what they sent.
     const requests: Request[] = attempt > 1 ? await handle.query(sendsQuery) : input.requests;
+    const answers: [string, WriteAnswer][] = [];
     const cancelled = Context.current().cancellationSignal;
     // Each send listens to it until the batch ends (requester-gone.ts, sendSignal): up to 20, not a leak.
     setMaxListeners(requests.length + 10, cancelled);
     const deadline = attemptDeadline();
     const lastStart = deadline - Math.min(ROOM_MS, (deadline - Date.now()) / 2);
-    const answered: [string, Promise<Settled>][] = [];
-    /** The answer a send's record carries, of the request sent before it: a failure a retry may mend is thrown. */
-    let before: [string, Promise<Settled>] | undefined;
-    const settledBefore = async (): Promise<[string, WriteAnswer] | undefined> => {
-      if (!before) return undefined;
-      const settled = await before[1];
-      if ('thrown' in settled) throw settled.thrown;
-      return [before[0], settled.answer];
-    };
+    let before: [string, WriteAnswer] | undefined;
     for (const r of requests) {
       // The rest go to the next batch: near the attempt's end, or once it was cancelled (its worker shuts down, or
       // the attempt is no longer current: a retry took over, and must not find a send of this one's after its own).
-      if (cancelled.aborted && answered.length === 0)
+      if (cancelled.aborted && answers.length === 0)
         throw new CancelledFailure('the batch was cancelled: nothing sent');
-      if (answered.length > 0 && (Date.now() > lastStart || cancelled.aborted)) break;
+      if (answers.length > 0 && (Date.now() > lastStart || cancelled.aborted)) break;
       const prior: Prior<unknown> =
         r.sending && !refusedJustBefore(phases[r.id], attempt)
           ? { mayHaveSent: true, sending: r.sending }
@@ -129,36 +112,23 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
         beat(phases);
         if (phase.phase !== 'sending') return;
         const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
-        await handle.signal(sentSignal, { answered: await settledBefore(), sending });
+        await handle.signal(sentSignal, { answered: before, sending });
         before = undefined;
       };
-      let settled: Promise<Settled>;
+      let answer: WriteAnswer;
       try {
-        const { finished } = await send({ ...r.input, submitterId: input.submitterId }, { prior, record });
-        settled = finished.then(
-          (result) => ({ answer: { result } }),
-          (err: unknown) => (final(err) ? { answer: { failure: failureOf(err) } } : { thrown: naming(err, r.id) }),
-        );
+        answer = { result: await send({ ...r.input, submitterId: input.submitterId }, { prior, record }) };
       } catch (err) {
-        const earlier = before && (await before[1]);
-        // The request before it failed in its last step (its record threw that failure): the attempt ends, naming it.
-        if (earlier && 'thrown' in earlier) throw earlier.thrown;
         if (!final(err)) {
           // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
-          if (earlier) await handle.signal(sentSignal, { answered: [before![0], earlier.answer] }).catch(() => {});
+          if (before) await handle.signal(sentSignal, { answered: before }).catch(() => undefined);
           throw naming(err, r.id);
         }
-        settled = Promise.resolve({ answer: { failure: failureOf(err) } });
+        answer = { failure: failureOf(err) };
       }
-      answered.push([r.id, settled]);
-      before = [r.id, settled];
+      answers.push([r.id, answer]);
+      before = [r.id, answer];
       delete phases[r.id]; // answered: only an unanswered request's refusal matters to the next attempt
-    }
-    const answers: [string, WriteAnswer][] = [];
-    for (const [id, settling] of answered) {
-      const settled = await settling;
-      if ('thrown' in settled) throw settled.thrown;
-      answers.push([id, settled.answer]);
     }
     return answers;
   };

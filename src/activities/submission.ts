@@ -140,7 +140,7 @@ export function submitter(ctx: ActivityContext) {
    * batch's earlier attempts left of it (`turn.prior`), else from what a test run's requester may have sent by itself
    * (`earlierUnlocked`). What it creates for a workflow that is gone is undone.
    */
-  async function sendFor(kind: JobKind, raw: unknown, turn: Turn): Promise<{ finished: Promise<JobSubmitted> }> {
+  async function sendFor(kind: JobKind, raw: unknown, turn: Turn): Promise<JobSubmitted> {
     const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
     const earlier = input.earlierUnlocked;
     const prior = (
@@ -152,8 +152,7 @@ export function submitter(ctx: ActivityContext) {
         const signal = sendSignal();
         const told = { echoes: false, earlierUnlocked: earlier !== undefined };
         const sent = await sendOnce(kind, input, signal, prior, turn.record, outstanding, lookingUntil(), told);
-        const undone = () => undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester);
-        return { finished: translated(undone) };
+        return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester);
       }),
     );
   }

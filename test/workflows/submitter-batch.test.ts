@@ -77,11 +77,11 @@ describe("a target's submitter, in batches", () => {
     });
   });
 
-  test('a send whose requester is gone is undone while the next is marked; an undo that fails stops the batch there', async () => {
+  test('an undo that fails for a requester that is gone stops the batch there; its retry finds the job and cancels it', async () => {
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
-      // Behind the held send, one of the next batch is for a requester that is gone: its job is cancelled (the first
-      // cancel answers 503) while the batch takes the next request's watermark, if any. The failed undo ends the
-      // attempt before the next request leaves; the retry finds that job, cancels it, and sends the rest.
+      // Behind the held send, one of the next batch is for a requester that is gone: its job is cancelled, and the
+      // first cancel answers 503. The failed undo ends the attempt; the retry finds that job, cancels it, and sends
+      // the rest.
       const { answers, created } = await queuedBehindOne(taskQueue, TG.finance, 3, async () => {
         await s.d.env.client.workflow.getHandle(`batch-requester-1-${taskQueue}`).terminate('the requester is gone');
         s.sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '^.*/jobs/[^/]+/cancel$' });
