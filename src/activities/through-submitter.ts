@@ -79,12 +79,14 @@ const untilNearTurn = ({ queued, eachMs }: { queued: number; eachMs: number }): 
   Math.min(10_000, Math.max(100, (queued - HELD_AT_MOST + 1) * eachMs)) * (0.6 + Math.random() * 0.4);
 
 /**
- * Whether Temporal refused a query because the workflow's workflow tasks cannot keep up with its queries (the
- * history service buffers the queries that come while a workflow task runs, only a few per execution).
+ * Whether Temporal could not answer a query now: the workflow's tasks cannot keep up with its queries (the history
+ * service buffers the queries that come while a workflow task runs, only a few per execution), or no worker took the
+ * query before its deadline (a run that has just continued as new, on a busy or restarting worker).
  */
-const busy = (err: unknown): boolean => saysSomewhere(err, /query buffer is full/i);
+const busy = (err: unknown): boolean =>
+  saysSomewhere(err, /query buffer is full|query timed out before a worker could process it/i);
 
-/** About how long a requester refused a query waits before it asks again, at first (it doubles, up to 10 s). */
+/** About how long a requester whose query went unanswered waits before it asks again, at first (doubling, up to 10 s). */
 const BUSY_MS = 1_000;
 
 /** A fresh id for each wait in an update: an update id is answered once per run, and a place told earlier is no answer. */
@@ -111,7 +113,8 @@ export async function answerFrom(
   unknown: () => Promise<boolean>,
   within: <T>(p: Promise<T>) => Promise<T> = (p) => p,
 ): Promise<WriteAnswer> {
-  // A submitter busy with a burst may refuse the question (its query buffer is full): asked again, later each time.
+  // A submitter busy with a burst, or with no worker free to answer, may leave the question unanswered: asked again,
+  // later each time.
   const ask = (refused = 0): Promise<Place> =>
     within(handle.query(placeQuery, id)).catch(async (err: unknown) => {
       if (!busy(err)) throw err;

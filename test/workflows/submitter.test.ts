@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { answerFrom } from '../../src/activities/through-submitter.js';
-import type { WriteRequest } from '../../src/contract/submitter.js';
+import { placeQuery, type WriteRequest } from '../../src/contract/submitter.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { askSubmitter } from '../helpers/submitter.js';
+import { uniqueTaskQueue } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -88,5 +89,52 @@ describe("a target's submitter", () => {
       assert.equal(created.length, 1, 'the held send committed');
       await eventually('the job cancelled', () => s.sim.controls.job(created[0]!.id)?.status === 'canceled');
     });
+  });
+
+  test('a question no worker answers in time is asked again: the request is answered once a worker polls', async () => {
+    // The submitter's task queue has no worker yet (as a run that has just continued as new on a busy or restarting
+    // worker): the requester's question times out, and it asks again instead of failing its attempt.
+    const taskQueue = uniqueTaskQueue('late-worker');
+    const requester = await requesterOn(taskQueue, 'late');
+    const id = `dataops-submit/${taskQueue}/default/profiling/${TG.finance}`;
+    const r = request(`${requester.workflowId}/z/1`, TG.finance, {
+      workflowId: requester.workflowId,
+      runId: requester.firstExecutionRunId,
+    });
+    const before = profiling(TG.finance).length;
+    const answer = ask(taskQueue, id, r).then(
+      (a) => ({ a }),
+      (err: unknown) => ({ err }),
+    );
+    await eventually('the submitter started', () =>
+      s.d.env.client.workflow
+        .getHandle(id)
+        .describe()
+        .then(() => true)
+        .catch(() => false),
+    );
+    const unanswered = await s.d.env.client.workflow
+      .getHandle(id)
+      .query(placeQuery, r.id)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    assert.match(
+      String((unanswered as Error | undefined)?.cause),
+      /query timed out/,
+      `a question went unanswered: ${String(unanswered)}`,
+    );
+    await withProjectWorker(
+      s.d.env,
+      await simDeps(s.sim),
+      async () => {
+        const settled = await answer;
+        assert.ok('a' in settled && 'result' in settled.a, `answered with a job: ${JSON.stringify(settled)}`);
+        assert.equal(profiling(TG.finance).length - before, 1, 'sent once');
+      },
+      taskQueue,
+    );
+    await requester.terminate('done');
   });
 });
