@@ -9,16 +9,26 @@ import { eventually } from './wait.js';
 /** Jobs that stay pending: what a submitter sends is seen, never ended by the simulator. */
 export const SLOW_JOBS = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
 
-/** Queues `request` at submitter `submitterId` on `taskQueue` (starting it if need be), and waits for its answer. */
+/**
+ * Queues `request` at submitter `submitterId` on `taskQueue` (starting it if need be), and waits for its answer.
+ * `unanswered`, when given, collects every failure of the questions it asks (the queries).
+ */
 export async function askSubmitter(
   client: Client,
   taskQueue: string,
   submitterId: string,
   request: WriteRequest,
+  unanswered?: unknown[],
 ): Promise<WriteAnswer> {
   const submitter = { id: submitterId, taskQueue };
   await queueAt(client, submitter, request);
-  return answerFrom(client.workflow.getHandle(submitterId), request.id, async () => {
+  const handle = client.workflow.getHandle(submitterId);
+  const query = ((...args: Parameters<typeof handle.query>) =>
+    handle.query(...args).catch((err: unknown) => {
+      unanswered?.push(err);
+      throw err;
+    })) as typeof handle.query;
+  return answerFrom({ ...handle, query }, request.id, async () => {
     await queueAt(client, submitter, request);
     return true;
   });
