@@ -3,8 +3,9 @@
  * so the job is cancelled (the order stopped) rather than left running unwatched. Every write asks once it has its
  * result, whether its own activity sent it or a target's submitter did.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activity';
-import { Conflict, type ServiceClient } from '../api/index.js';
+import { Conflict, ServiceError, type ServiceClient } from '../api/index.js';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { Requester } from '../contract/submitter.js';
 
@@ -33,16 +34,39 @@ export async function undoneIfGone<T>(
   const who = requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-' };
   if (!(await gone(who))) return result;
   log.warn('the workflow that asked for this is gone; undoing it', { workflowId: who.workflowId });
-  await undo(result);
+  // A submitter's batch retries a failed undo (its retry finds what it created); this workflow's own activity has no
+  // retry left (its workflow is gone), so it tries again itself.
+  await (requester ? undo(result) : untilUndone(() => undo(result), sendSignal()));
   const message = 'the workflow that asked for this write is gone; what it created was undone';
   if (!requester) throw new CancelledFailure(message);
   throw ApplicationFailure.create({ type: 'RequesterGone', message, nonRetryable: true });
 }
 
+/** How long an activity whose own workflow is gone keeps trying to undo what it created (no one else will). */
+const UNDO_FOR_MS = 10 * 60_000;
+
+/**
+ * Runs `undo` until it succeeds, again after a failure a retry may mend (1 s, doubling up to 30 s), for UNDO_FOR_MS at
+ * most or until `signal` aborts (the worker shuts down); then the last failure is thrown. Until 2026-11-27 one
+ * failed try left the job running, unwatched.
+ */
+async function untilUndone(undo: () => Promise<void>, signal: AbortSignal): Promise<void> {
+  const until = Date.now() + UNDO_FOR_MS;
+  for (let tries = 0; ; tries++) {
+    try {
+      return await undo();
+    } catch (err) {
+      const wait = Math.min(30_000, 1_000 * 2 ** tries);
+      if (!(err instanceof ServiceError && err.retryable) || signal.aborted || Date.now() + wait > until) throw err;
+      await delay(wait, undefined, { signal });
+    }
+  }
+}
+
 /**
  * Cancels a job its workflow will never hear of; one that already ended (409) is left as it is. Any other failure is
- * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it (until
- * 2026-11-27 the failure was logged and the job left running).
+ * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it; an activity of
+ * the gone workflow's own tries again itself (undoneIfGone).
  */
 export async function cancelUnwatched(client: ServiceClient, jobId: string, signal: AbortSignal): Promise<void> {
   try {

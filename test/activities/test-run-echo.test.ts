@@ -9,9 +9,10 @@ import { after, before, describe, test } from 'node:test';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { JobSubmitted } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
-import { runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo } from '../helpers/activities.js';
+import { createActivities } from '../../src/activities/index.js';
+import { harnessPath, runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo } from '../helpers/activities.js';
 import { FROZEN, clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { startDevServerEnv, withWorker, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const TS = SEED_IDS.testSuites;
@@ -111,6 +112,45 @@ describe('a test run told by its submission id', () => {
         return true;
       });
       assert.equal(submissionsTo(sim, TS.salesDev), before);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  test('a run sent for a workflow terminated meanwhile is cancelled, even when its first cancel fails', async () => {
+    const sim = await service(true);
+    try {
+      const ours = () => sim.controls.jobs().filter((j) => j.test_suite_id === TS.salesDev);
+      const before = new Set(ours().map((j) => j.id));
+      const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/test-runs' });
+      const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
+      await withWorker(t.env, deps, async (taskQueue) => {
+        // Sent without the submitter (the deployment keeps our id): only this activity can undo what it created.
+        const handle = await t.env.client.workflow.start('callActivity', {
+          taskQueue,
+          workflowId: `gone-${taskQueue}`,
+          args: [
+            'dataops.submitTestRun',
+            { targetId: TS.salesDev, lock: `dataops-submit/gone/tests/${TS.salesDev}` },
+            SUBMIT_QUICK_RETRY,
+          ],
+        });
+        await eventually('our send held', () => faultHits(sim, held) === 1);
+        await handle.terminate('the workflow is gone while its send is held');
+        const refused = sim.controls.addFault({
+          kind: 'status',
+          status: 503,
+          method: 'POST',
+          path: '^.*/jobs/[^/]+/cancel$',
+        });
+        const created = await eventually('the run created', () => ours().find((j) => !before.has(j.id)));
+        await eventually(
+          'the run cancelled after its first cancel failed',
+          () => sim.controls.job(created.id)?.status === 'cancel_requested',
+        );
+        assert.equal(faultHits(sim, refused), 1, 'its first cancel was refused');
+        assert.equal(ours().length, before.size + 1, 'one run created, none sent again');
+      });
     } finally {
       await sim.close();
     }
