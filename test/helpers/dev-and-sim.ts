@@ -1,9 +1,12 @@
-/** A dev server and a simulator of fast jobs, shared by one `describe` block's tests: started before them, closed after. */
+/**
+ * A Temporal server (the dev server, or the time-skipping test server) and a simulator, shared by one `describe`
+ * block's tests: started before them, closed after.
+ */
 import { after, before } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
 import { startTestSimulator } from './sim.js';
-import { startDevServerEnv, type TestEnv } from './temporal.js';
+import { startDevServerEnv, startTimeSkippingEnv, type TestEnv } from './temporal.js';
 import { eventually } from './wait.js';
 
 /** Jobs of about 0.65 s, whose cancels and interrupts take 0.1 s. */
@@ -15,16 +18,25 @@ export interface DevAndSim {
 }
 
 /**
- * Registers the block's before and after hooks; the fields are set once `before` has run. `options`: the simulator's
- * (jobs of FAST_JOBS by default); `serverConfig`: the dev server's dynamic config values.
+ * Registers the block's before and after hooks for a dev server; the fields are set once `before` has run.
+ * `options`: the simulator's (jobs of FAST_JOBS by default); `serverConfig`: the dev server's dynamic config values.
  */
 export function devServerAndSimulator(
   options: SimulatorOptions = { jobDurations: FAST_JOBS },
   serverConfig: Record<string, string | number> = {},
 ): DevAndSim {
+  return serverAndSimulator(() => startDevServerEnv(serverConfig), options);
+}
+
+/** As devServerAndSimulator, on the time-skipping test server (`d`); `options`: the simulator's (its defaults). */
+export function timeSkippingAndSimulator(options: SimulatorOptions = {}): DevAndSim {
+  return serverAndSimulator(startTimeSkippingEnv, options);
+}
+
+function serverAndSimulator(start: () => Promise<TestEnv>, options: SimulatorOptions): DevAndSim {
   const s = {} as DevAndSim;
   before(async () => {
-    s.d = await startDevServerEnv(serverConfig);
+    s.d = await start();
     s.sim = (await startTestSimulator(options)).sim;
   });
   after(async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -8,11 +8,10 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { progressQuery } from '../../src/contract/index.js';
-import type { JobRecord, RunningSimulator } from '../../src/simulator/index.js';
+import type { JobRecord } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
-import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
+import { timeSkippingAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -21,34 +20,25 @@ const TS = SEED_IDS.testSuites;
 const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
 
 describe('cancelling a workflow cancels the remote job', () => {
-  let t: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    t = await startTimeSkippingEnv();
-    ({ sim } = await startTestSimulator({ jobDurations: SLOW }));
-  });
-  after(async () => {
-    await sim?.close();
-    await t?.env.teardown();
-  });
+  const s = timeSkippingAndSimulator({ jobDurations: SLOW });
 
   const newJob = (key: string, target: string, known: Set<string>) =>
     eventually(`a new ${key} job`, () =>
-      sim.controls
+      s.sim.controls
         .jobs()
         .find(
           (j) => j.job_key === key && (j.table_group_id === target || j.test_suite_id === target) && !known.has(j.id),
         ),
     );
-  const known = () => new Set(sim.controls.jobs().map((j) => j.id));
+  const known = () => new Set(s.sim.controls.jobs().map((j) => j.id));
 
   async function expectCancelled(handle: WorkflowHandle, job: JobRecord) {
     const err = await handle.result().catch((e: unknown) => e);
     assert.ok(err instanceof WorkflowFailedError, `expected WorkflowFailedError, got ${String(err)}`);
     assert.ok(err.cause instanceof CancelledFailure, 'the workflow ended as cancelled');
     assert.equal((await handle.describe()).status.name, 'CANCELLED');
-    assert.equal(sim.controls.job(job.id)?.status, 'canceled', 'the remote job is canceled');
-    assert.equal(sim.controls.counters().cancels[job.id], 1, 'cancelled exactly once');
+    assert.equal(s.sim.controls.job(job.id)?.status, 'canceled', 'the remote job is canceled');
+    assert.equal(s.sim.controls.counters().cancels[job.id], 1, 'cancelled exactly once');
     const progress = await handle.query(progressQuery);
     assert.deepEqual(progress.remoteCancel, {
       jobId: job.id,
@@ -67,18 +57,18 @@ describe('cancelling a workflow cancels the remote job', () => {
 
   test('while the submission is in flight: the submission finishes, then the job is cancelled', async () => {
     const before = known();
-    const fault = sim.controls.addFault({ kind: 'delay', delay_ms: 1_500, method: 'POST', path: '/profiling-runs' });
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
+    const fault = s.sim.controls.addFault({ kind: 'delay', delay_ms: 1_500, method: 'POST', path: '/profiling-runs' });
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `c-submit-${taskQueue}`,
         args: [profileArgs],
       });
       await eventually(
         'the submission to reach the service',
-        () => sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
+        () => s.sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
       );
-      assert.equal(sim.controls.jobs().length, before.size, 'cancel arrives before the job exists');
+      assert.equal(s.sim.controls.jobs().length, before.size, 'cancel arrives before the job exists');
       await handle.cancel();
       const job = await newJob('run-profile', TG.finance, before);
       await expectCancelled(handle, job);
@@ -88,22 +78,22 @@ describe('cancelling a workflow cancels the remote job', () => {
   for (const stage of ['pending', 'running', 'interrupted'] as const) {
     test(`while the profiling job is ${stage}`, async () => {
       const before = known();
-      await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-        const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
+      await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+        const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
           taskQueue,
           workflowId: `c-${stage}-${taskQueue}`,
           args: [profileArgs],
         });
         const job = await newJob('run-profile', TG.finance, before);
-        if (stage !== 'pending') sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
+        if (stage !== 'pending') s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
         if (stage === 'interrupted') {
-          await eventually('running', () => sim.controls.job(job.id)?.status === 'running');
-          sim.controls.interruptJob(job.id);
+          await eventually('running', () => s.sim.controls.job(job.id)?.status === 'running');
+          s.sim.controls.interruptJob(job.id);
         }
-        await eventually(stage, () => sim.controls.job(job.id)?.status === stage);
+        await eventually(stage, () => s.sim.controls.job(job.id)?.status === stage);
         await eventually(
           'the workflow to poll it',
-          () => (sim.controls.requests().filter((r) => r.path === `/api/v1/jobs/${job.id}`).length ?? 0) > 1,
+          () => (s.sim.controls.requests().filter((r) => r.path === `/api/v1/jobs/${job.id}`).length ?? 0) > 1,
         );
         await handle.cancel();
         await expectCancelled(handle, job);
@@ -113,8 +103,8 @@ describe('cancelling a workflow cancels the remote job', () => {
 
   test('during the test run of a pipeline', async () => {
     const before = known();
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('dataops.dataQualityPipeline', {
         taskQueue,
         workflowId: `c-pipeline-${taskQueue}`,
         args: [
@@ -128,33 +118,33 @@ describe('cancelling a workflow cancels the remote job', () => {
         ],
       });
       const profiling = await newJob('run-profile', TG.finance, before);
-      sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0, runMs: 0 }, profiling.id);
+      s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0, runMs: 0 }, profiling.id);
       const testRun = await newJob('run-tests', TS.financeProd, before);
       await eventually('the test run to be polled', () =>
-        sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${testRun.id}`),
+        s.sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${testRun.id}`),
       );
       await handle.cancel();
       await expectCancelled(handle, testRun);
-      assert.equal(sim.controls.job(profiling.id)?.status, 'completed', 'the finished profiling run is left alone');
-      assert.equal(sim.controls.counters().cancels[profiling.id], undefined);
+      assert.equal(s.sim.controls.job(profiling.id)?.status, 'completed', 'the finished profiling run is left alone');
+      assert.equal(s.sim.controls.counters().cancels[profiling.id], undefined);
     });
   });
 
   test('callers can opt out: cancelRemoteJob false leaves the job running', async () => {
     const before = known();
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
         workflowId: `c-optout-${taskQueue}`,
         args: [{ ...profileArgs, cancelRemoteJob: false }],
       });
       const job = await newJob('run-profile', TG.finance, before);
-      await eventually('polled', () => sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`));
+      await eventually('polled', () => s.sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`));
       await handle.cancel();
       const err = await handle.result().catch((e: unknown) => e);
       assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure);
-      assert.equal(sim.controls.job(job.id)?.status, 'pending');
-      assert.equal(sim.controls.counters().cancels[job.id], undefined);
+      assert.equal(s.sim.controls.job(job.id)?.status, 'pending');
+      assert.equal(s.sim.controls.counters().cancels[job.id], undefined);
       assert.equal((await handle.query(progressQuery)).remoteCancel, null);
     });
   });
@@ -162,30 +152,30 @@ describe('cancelling a workflow cancels the remote job', () => {
   /** Starts profileTableGroup and waits until its job is polled. */
   async function startPolled(taskQueue: string, id: string, extra: Record<string, unknown> = {}) {
     const before = known();
-    const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
+    const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
       taskQueue,
       workflowId: `${id}-${taskQueue}`,
       args: [{ ...profileArgs, ...extra }],
     });
     const job = await newJob('run-profile', TG.finance, before);
-    await eventually('polled', () => sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`));
+    await eventually('polled', () => s.sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`));
     return { handle, job };
   }
 
   test('a garbled answer to the cancel is retried until the job is confirmed canceled', async () => {
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
       const { handle, job } = await startPolled(taskQueue, 'c-garbled');
-      sim.controls.addFault({ kind: 'malformed_json', method: 'POST', path: `/jobs/${job.id}/cancel` });
+      s.sim.controls.addFault({ kind: 'malformed_json', method: 'POST', path: `/jobs/${job.id}/cancel` });
       await handle.cancel();
       await expectCancelled(handle, job);
     });
   });
 
   test('a cancel that cannot be confirmed fails RemoteCancelUnconfirmed instead of ending "cancelled"', async () => {
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
       // The cancel keeps trying for cancelTimeoutMs (its own budget), then gives up and says so.
       const { handle, job } = await startPolled(taskQueue, 'c-unconfirmed', { cancelTimeoutMs: 3_000 });
-      sim.controls.addFault({
+      s.sim.controls.addFault({
         kind: 'respond',
         status: 404,
         body: { detail: 'not found' },
@@ -203,15 +193,15 @@ describe('cancelling a workflow cancels the remote job', () => {
       const progress = await handle.query(progressQuery);
       assert.equal(progress.remoteCancel?.confirmed, false);
       assert.equal(progress.remoteCancel?.reason, 'workflow_cancelled');
-      assert.equal(sim.controls.job(job.id)?.status, 'pending', 'indeed still there: the report is true');
-      sim.controls.clearFaults();
+      assert.equal(s.sim.controls.job(job.id)?.status, 'pending', 'indeed still there: the report is true');
+      s.sim.controls.clearFaults();
     });
   });
 
   test('a wait that fails for good (a schema break) cancels the job before the workflow fails', async () => {
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
       const { handle, job } = await startPolled(taskQueue, 'c-failed-wait');
-      sim.controls.addFault({
+      s.sim.controls.addFault({
         kind: 'respond',
         status: 200,
         body: { surprise: true },
@@ -221,7 +211,7 @@ describe('cancelling a workflow cancels the remote job', () => {
       const err = await handle.result().catch((e: unknown) => e);
       assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ActivityFailure, String(err));
       assert.equal((err.cause.cause as ApplicationFailure).type, 'UnexpectedResponse');
-      assert.equal(sim.controls.job(job.id)?.status, 'canceled', 'not left running with nobody watching');
+      assert.equal(s.sim.controls.job(job.id)?.status, 'canceled', 'not left running with nobody watching');
       const progress = await handle.query(progressQuery);
       assert.equal(progress.remoteCancel?.reason, 'workflow_failed');
       assert.equal(progress.remoteCancel?.confirmed, true);

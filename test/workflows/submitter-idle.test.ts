@@ -7,36 +7,26 @@
  * tested on `stillAsking` itself, the question the submitter asks; the submitter's own test has its requester gone.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { createActivities } from '../../src/activities/index.js';
 import type { Requester } from '../../src/contract/submitter.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
 import type { SubmitterState } from '../../src/workflows/submitter.js';
 import { CALL } from '../../src/contract/activity-options.js';
 import { harnessPath, simDeps } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
-import { startTimeSkippingEnv, withWorker, type TestEnv } from '../helpers/temporal.js';
+import { timeSkippingAndSimulator } from '../helpers/dev-and-sim.js';
+import { withWorker } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const MINUTE = 60_000;
 
 describe("a submitter's idle end", () => {
-  let t: TestEnv;
-  let sim: RunningSimulator;
-  before(async () => {
-    t = await startTimeSkippingEnv();
-    ({ sim } = await startTestSimulator());
-  });
-  after(async () => {
-    await sim?.close();
-    await t?.env.teardown();
-  });
+  const s = timeSkippingAndSimulator();
 
   /** Runs `fn` while a worker with the harness workflows (the submitter among them) and our activities polls. */
   const withHarness = async <T>(fn: (taskQueue: string) => Promise<T>) =>
-    withWorker(t.env, { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) }, fn);
+    withWorker(s.d.env, { workflowsPath: harnessPath, activities: createActivities(await simDeps(s.sim)) }, fn);
 
   /** The workflow times (epoch ms) of `handle`'s events that carry `attributes`. */
   const timesOf = async (handle: WorkflowHandle, attributes: keyof temporal.api.history.v1.IHistoryEvent) =>
@@ -46,7 +36,7 @@ describe("a submitter's idle end", () => {
 
   /** A requesting workflow whose activity stays pending: scheduled on a task queue nobody polls. */
   const requesterOn = (taskQueue: string, name: string) =>
-    t.env.client.workflow.start('callActivity', {
+    s.d.env.client.workflow.start('callActivity', {
       taskQueue,
       workflowId: `idle-${name}-${taskQueue}`,
       args: ['dataops.never', {}, { taskQueue: `${taskQueue}-nobody`, startToCloseTimeout: '30 days' }],
@@ -65,7 +55,7 @@ describe("a submitter's idle end", () => {
     await withHarness(async (tq) => {
       // A requester that has ended. (One on a task queue nobody polls would hold the server's time: a task waiting
       // in a queue, even of a terminated workflow, keeps it from skipping.)
-      const requester = await t.env.client.workflow.start('callActivity', {
+      const requester = await s.d.env.client.workflow.start('callActivity', {
         taskQueue: tq,
         workflowId: `idle-gone-${tq}`,
         args: ['dataops.stillAsking', [], CALL],
@@ -91,7 +81,7 @@ describe("a submitter's idle end", () => {
           ],
         ],
       };
-      const submitter = await t.env.client.workflow.start('dataops.submitter', {
+      const submitter = await s.d.env.client.workflow.start('dataops.submitter', {
         taskQueue: tq,
         workflowId: `idle-submitter-${tq}`,
         args: [state],
@@ -113,7 +103,7 @@ describe("a submitter's idle end", () => {
       const requester = await requesterOn(tq, 'asking');
       await pending(requester);
       const ask = (requesters: Requester[]) =>
-        t.env.client.workflow.execute('callActivity', {
+        s.d.env.client.workflow.execute('callActivity', {
           taskQueue: tq,
           workflowId: `idle-ask-${Math.random().toString(36).slice(2)}-${tq}`,
           args: ['dataops.stillAsking', requesters, CALL],
