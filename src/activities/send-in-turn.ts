@@ -27,13 +27,21 @@ import {
 import { attemptDeadline } from './deadline.js';
 import { parseInput } from './errors.js';
 import { beat } from './keep-alive.js';
+import { inTraceOf } from './request-trace.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
 const Sent = z.object({ sentAt: z.number(), mark: z.unknown() });
 const Input = z.object({
   activity: z.string().min(1),
   requests: z
-    .array(z.object({ id: z.string().min(1), input: z.record(z.string(), z.unknown()), sending: Sent.optional() }))
+    .array(
+      z.object({
+        id: z.string().min(1),
+        input: z.record(z.string(), z.unknown()),
+        sending: Sent.optional(),
+        trace: z.record(z.string(), z.string()).optional(),
+      }),
+    )
     .min(1),
   submitterId: z.string().min(1),
   submitterRunId: z.string().min(1),
@@ -117,7 +125,9 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
       };
       let answer: WriteAnswer;
       try {
-        answer = { result: await send({ ...r.input, submitterId: input.submitterId }, { prior, record }) };
+        // In its requester's trace: the service call's span is then the requester's.
+        const sent = () => send({ ...r.input, submitterId: input.submitterId }, { prior, record });
+        answer = { result: await inTraceOf(r.trace, `send ${input.activity}`, sent) };
       } catch (err) {
         if (!final(err)) {
           // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.

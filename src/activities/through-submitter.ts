@@ -25,6 +25,7 @@ import {
   type WriteAnswer,
   type WriteRequest,
 } from '../contract/submitter.js';
+import { traceCarrier } from './request-trace.js';
 
 /** This activity, as the submitter names its requester. */
 export function requester(): Requester {
@@ -200,6 +201,7 @@ export async function throughSubmitter<T>(
     input: { ...input, requester: me },
     outageToleranceMs,
     askAgainUntil: askAgainUntil(),
+    trace: traceCarrier(),
   };
   const handle = client.workflow.getHandle(submitter.id);
   const taskQueue = submitter.taskQueue ?? activityInfo().taskQueue;

@@ -23,6 +23,8 @@ export interface WriteRequest {
   outageToleranceMs: number;
   /** Until when (epoch ms) the requester may ask again: its answer is kept that long. */
   askAgainUntil: number;
+  /** The requesting activity's trace context (W3C `traceparent`, `tracestate`) when tracing is on: sent in it. */
+  trace?: Record<string, string> | undefined;
 }
 
 /** Who asked: the sending activity names it in its links and undoes what it created when that workflow is gone. */
@@ -104,6 +106,8 @@ export interface Turn {
   id: string;
   input: Record<string, unknown>;
   sending?: SendRecord | undefined;
+  /** Its requester's trace context (WriteRequest.trace). */
+  trace?: Record<string, string> | undefined;
 }
 
 /** The input of the activity that sends a batch (`sendInTurn`). */

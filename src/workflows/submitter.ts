@@ -258,10 +258,11 @@ function createdSince(kept: Map<string, Kept>, since: number): string[] {
 }
 
 /** A request as its batch's activity takes it: with the record of its send, when it may have been sent. */
-const turnOf = ({ id, input }: Queued, sending: SendRecord | undefined): Turn => ({
+const turnOf = ({ id, input, trace }: Queued, sending: SendRecord | undefined): Turn => ({
   id,
   input,
   ...(sending ? { sending } : {}),
+  ...(trace ? { trace } : {}),
 });
 
 /** Sends a batch with one activity (src/activities/send-in-turn.ts): the answers it gave. */

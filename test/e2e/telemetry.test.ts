@@ -25,7 +25,9 @@ import { eventually } from '../helpers/wait.js';
 
 interface OtlpSpan {
   traceId: string;
+  spanId: string;
   name: string;
+  links?: { traceId: string; spanId: string }[];
   attributes?: { key: string; value: Record<string, unknown> }[];
 }
 interface OtlpExport {
@@ -160,13 +162,18 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     // Each job is submitted and waited for by its own wait: the profiling run's and the test run's.
     const waits = trace.filter((s) => s.name === 'RunActivity:dataops.submitAndWaitForJob');
     assert.ok(waits.length >= 2, `a wait per job (and per retry): ${waits.length}`);
-    // The send itself is the target's submitter's (src/workflows/submitter.ts): its service call is in the trace of
-    // the submitter's run, under its send activity.
+    // The target's submitter sends it (src/workflows/submitter.ts), in a batch activity of its own trace; the send
+    // itself, and its service call, are in the pipeline's, linked to that batch's span.
     const submit = spans.find((s) => s.name === 'POST /api/v1/table-groups/{id}/profiling-runs');
     assert.ok(submit, 'the service call');
+    assert.equal(submit.traceId, start?.traceId, "the profiling run's send in the CLI's trace");
+    const send = trace.find((s) => s.name === 'send submitProfilingRun');
+    assert.ok(send, `the send's own span in that trace: ${[...new Set(trace.map((s) => s.name))].join(', ')}`);
+    const batch = spans.find((s) => s.name === 'RunActivity:dataops.sendInTurn');
+    assert.ok(batch && batch.traceId !== start?.traceId, "the batch activity in the submitter's trace");
     assert.ok(
-      spans.some((s) => s.traceId === submit.traceId && s.name === 'RunActivity:dataops.sendInTurn'),
-      "in the trace of the submitter's send activity",
+      send.links?.some((l) => l.spanId === batch.spanId),
+      'the send linked to the batch activity that sent it',
     );
     assert.equal(attr(submit, 'http.request.method')?.stringValue, 'POST');
     assert.equal(attr(submit, 'url.template')?.stringValue, '/api/v1/table-groups/{id}/profiling-runs');
