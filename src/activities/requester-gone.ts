@@ -35,32 +35,46 @@ export async function undoneIfGone<T>(
   if (!(await gone(who))) return result;
   log.warn('the workflow that asked for this is gone; undoing it', { workflowId: who.workflowId });
   // A submitter's batch retries a failed undo (its retry finds what it created); this workflow's own activity has no
-  // retry left (its workflow is gone), so it tries again itself.
-  await (requester ? undo(result) : untilUndone(() => undo(result), sendSignal()));
+  // retry left (its workflow is gone): it fails, and the undo is tried again behind it.
+  if (requester) await undo(result);
+  else
+    await undo(result).catch((err: unknown) => {
+      undoAgain(() => undo(result), err);
+      throw err;
+    });
   const message = 'the workflow that asked for this write is gone; what it created was undone';
   if (!requester) throw new CancelledFailure(message);
   throw ApplicationFailure.create({ type: 'RequesterGone', message, nonRetryable: true });
 }
 
-/** How long an activity whose own workflow is gone keeps trying to undo what it created (no one else will). */
+/** How long what a gone workflow's own activity created is tried again to be undone (no one else will). */
 const UNDO_FOR_MS = 10 * 60_000;
 
 /**
- * Runs `undo` until it succeeds, again after a failure a retry may mend (1 s, doubling up to 30 s), for UNDO_FOR_MS at
- * most or until `signal` aborts (the worker shuts down); then the last failure is thrown. Until 2026-11-27 one
- * failed try left the job running, unwatched.
+ * Tries `undo` again after `failure`, while it fails in a way a retry may mend (1 s, doubling up to 30 s), for
+ * UNDO_FOR_MS at most, in this worker process but outside the activity, which has ended: its timers hold neither the
+ * worker's shutdown nor the process's exit (a process that exits first leaves the job, as logged). Until 2026-11-27
+ * one failed try left the job running, unwatched.
  */
-async function untilUndone(undo: () => Promise<void>, signal: AbortSignal): Promise<void> {
-  const until = Date.now() + UNDO_FOR_MS;
-  for (let tries = 0; ; tries++) {
-    try {
-      return await undo();
-    } catch (err) {
+function undoAgain(undo: () => Promise<void>, failure: unknown): void {
+  const logger = Context.current().log;
+  void (async () => {
+    const until = Date.now() + UNDO_FOR_MS;
+    let err = failure;
+    for (let tries = 0; err instanceof ServiceError && err.retryable; tries++) {
       const wait = Math.min(30_000, 1_000 * 2 ** tries);
-      if (!(err instanceof ServiceError && err.retryable) || signal.aborted || Date.now() + wait > until) throw err;
-      await delay(wait, undefined, { signal });
+      if (Date.now() + wait > until) break;
+      await delay(wait, undefined, { ref: false });
+      try {
+        return await undo();
+      } catch (e) {
+        err = e;
+      }
     }
-  }
+    logger.error('gave up undoing what was created for a workflow that is gone', {
+      error: err instanceof Error ? err.message : String(err),
+    });
+  })();
 }
 
 /**

@@ -155,4 +155,51 @@ describe('a test run told by its submission id', () => {
       await sim.close();
     }
   });
+
+  test('a worker that shuts down does not wait for that cancel, which is tried again behind it', async () => {
+    const sim = await service(true);
+    try {
+      const ours = () => sim.controls.jobs().filter((j) => j.test_suite_id === TS.salesDev);
+      const before = new Set(ours().map((j) => j.id));
+      const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/test-runs' });
+      const refused = sim.controls.addFault({
+        kind: 'status',
+        status: 503,
+        method: 'POST',
+        path: '^.*/jobs/[^/]+/cancel$',
+        count: 1_000,
+      });
+      const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
+      let stopped = false;
+      const run = withWorker(t.env, deps, async (taskQueue) => {
+        const handle = await t.env.client.workflow.start('callActivity', {
+          taskQueue,
+          workflowId: `gone-${taskQueue}`,
+          args: [
+            'dataops.submitTestRun',
+            { targetId: TS.salesDev, lock: `dataops-submit/gone/tests/${TS.salesDev}` },
+            SUBMIT_QUICK_RETRY,
+          ],
+        });
+        await eventually('our send held', () => faultHits(sim, held) === 1);
+        await handle.terminate('the workflow is gone while its send is held');
+        // Tried four times (7 s): the activity has heard by then, from a heartbeat, that its workflow is gone.
+        await eventually('the cancel tried again', () => faultHits(sim, refused) >= 4, { tries: 2_400 });
+      }).then(() => (stopped = true));
+      // The worker shuts down as the block ends: the undo, between two tries, must not hold it for its 10 minutes.
+      await eventually('the worker stopped', () => stopped);
+      await run;
+      // It goes on in the worker's process: once the service takes the cancel, the run is cancelled.
+      sim.controls.clearFaults();
+      const created = ours().find((j) => !before.has(j.id));
+      assert.ok(created, 'the run created');
+      await eventually(
+        'the run cancelled behind the stopped worker',
+        () => sim.controls.job(created.id)?.status === 'cancel_requested',
+        { tries: 2_400 },
+      );
+    } finally {
+      await sim.close();
+    }
+  });
 });
