@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { JobSubmitted } from '../../src/contract/types.js';
-import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS, type JobRecord, type RunningSimulator } from '../../src/simulator/index.js';
 import { createActivities } from '../../src/activities/index.js';
 import { harnessPath, runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo } from '../helpers/activities.js';
 import { FROZEN, clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
@@ -117,39 +117,56 @@ describe('a test run told by its submission id', () => {
     }
   });
 
+  /**
+   * A test run of ours, sent without the submitter (the deployment keeps our id), so that only its own activity can
+   * undo it: its workflow is terminated while the service holds its POST, and the cancel that undoes it is refused
+   * `refusals` times (503). `during` runs while the worker does, with the run once created; then the worker stops.
+   */
+  async function goneWhileSending(
+    sim: RunningSimulator,
+    refusals: number,
+    during: (created: () => JobRecord | undefined, refused: { id: string }) => Promise<unknown>,
+  ) {
+    const ours = () => sim.controls.jobs().filter((j) => j.test_suite_id === TS.salesDev);
+    const before = new Set(ours().map((j) => j.id));
+    const created = () => ours().find((j) => !before.has(j.id));
+    const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/test-runs' });
+    const cancel = '^.*/jobs/[^/]+/cancel$';
+    const refused = sim.controls.addFault({
+      kind: 'status',
+      status: 503,
+      method: 'POST',
+      path: cancel,
+      count: refusals,
+    });
+    const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
+    await withWorker(t.env, deps, async (taskQueue) => {
+      const handle = await t.env.client.workflow.start('callActivity', {
+        taskQueue,
+        workflowId: `gone-${taskQueue}`,
+        args: [
+          'dataops.submitTestRun',
+          { targetId: TS.salesDev, lock: `dataops-submit/gone/tests/${TS.salesDev}` },
+          SUBMIT_QUICK_RETRY,
+        ],
+      });
+      await eventually('our send held', () => faultHits(sim, held) === 1);
+      await handle.terminate('the workflow is gone while its send is held');
+      await during(created, refused);
+    });
+    assert.equal(ours().length, before.size + 1, 'one run created, none sent again');
+    return created()!;
+  }
+
   test('a run sent for a workflow terminated meanwhile is cancelled, even when its first cancel fails', async () => {
     const sim = await service(true);
     try {
-      const ours = () => sim.controls.jobs().filter((j) => j.test_suite_id === TS.salesDev);
-      const before = new Set(ours().map((j) => j.id));
-      const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/test-runs' });
-      const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
-      await withWorker(t.env, deps, async (taskQueue) => {
-        // Sent without the submitter (the deployment keeps our id): only this activity can undo what it created.
-        const handle = await t.env.client.workflow.start('callActivity', {
-          taskQueue,
-          workflowId: `gone-${taskQueue}`,
-          args: [
-            'dataops.submitTestRun',
-            { targetId: TS.salesDev, lock: `dataops-submit/gone/tests/${TS.salesDev}` },
-            SUBMIT_QUICK_RETRY,
-          ],
-        });
-        await eventually('our send held', () => faultHits(sim, held) === 1);
-        await handle.terminate('the workflow is gone while its send is held');
-        const refused = sim.controls.addFault({
-          kind: 'status',
-          status: 503,
-          method: 'POST',
-          path: '^.*/jobs/[^/]+/cancel$',
-        });
-        const created = await eventually('the run created', () => ours().find((j) => !before.has(j.id)));
+      await goneWhileSending(sim, 1, async (created, refused) => {
         await eventually(
           'the run cancelled after its first cancel failed',
-          () => sim.controls.job(created.id)?.status === 'cancel_requested',
+          () => created()?.status === 'cancel_requested',
         );
         assert.equal(faultHits(sim, refused), 1, 'its first cancel was refused');
-        assert.equal(ours().length, before.size + 1, 'one run created, none sent again');
       });
     } finally {
       await sim.close();
@@ -159,40 +176,16 @@ describe('a test run told by its submission id', () => {
   test('a worker that shuts down does not wait for that cancel, which is tried again behind it', async () => {
     const sim = await service(true);
     try {
-      const ours = () => sim.controls.jobs().filter((j) => j.test_suite_id === TS.salesDev);
-      const before = new Set(ours().map((j) => j.id));
-      const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/test-runs' });
-      const refused = sim.controls.addFault({
-        kind: 'status',
-        status: 503,
-        method: 'POST',
-        path: '^.*/jobs/[^/]+/cancel$',
-        count: 1_000,
-      });
-      const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
+      // The worker shuts down once the cancel was refused four times (7 s: the activity has heard by then, from a
+      // heartbeat, that its workflow is gone); the undo, between two tries, must not hold it for its 10 minutes.
       let stopped = false;
-      const run = withWorker(t.env, deps, async (taskQueue) => {
-        const handle = await t.env.client.workflow.start('callActivity', {
-          taskQueue,
-          workflowId: `gone-${taskQueue}`,
-          args: [
-            'dataops.submitTestRun',
-            { targetId: TS.salesDev, lock: `dataops-submit/gone/tests/${TS.salesDev}` },
-            SUBMIT_QUICK_RETRY,
-          ],
-        });
-        await eventually('our send held', () => faultHits(sim, held) === 1);
-        await handle.terminate('the workflow is gone while its send is held');
-        // Tried four times (7 s): the activity has heard by then, from a heartbeat, that its workflow is gone.
-        await eventually('the cancel tried again', () => faultHits(sim, refused) >= 4, { tries: 2_400 });
-      }).then(() => (stopped = true));
-      // The worker shuts down as the block ends: the undo, between two tries, must not hold it for its 10 minutes.
+      const run = goneWhileSending(sim, 1_000, (_, refused) =>
+        eventually('the cancel tried again', () => faultHits(sim, refused) >= 4, { tries: 2_400 }),
+      ).then((created) => ((stopped = true), created));
       await eventually('the worker stopped', () => stopped);
-      await run;
+      const created = await run;
       // It goes on in the worker's process: once the service takes the cancel, the run is cancelled.
       sim.controls.clearFaults();
-      const created = ours().find((j) => !before.has(j.id));
-      assert.ok(created, 'the run created');
       await eventually(
         'the run cancelled behind the stopped worker',
         () => sim.controls.job(created.id)?.status === 'cancel_requested',
