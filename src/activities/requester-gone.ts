@@ -36,12 +36,10 @@ export async function undoneIfGone<T>(
   log.warn('the workflow that asked for this is gone; undoing it', { workflowId: who.workflowId });
   // A submitter's batch retries a failed undo (its retry finds what it created); this workflow's own activity has no
   // retry left (its workflow is gone): it fails, and the undo is tried again behind it.
-  if (requester) await undo(result);
-  else
-    await undo(result).catch((err: unknown) => {
-      undoAgain(() => undo(result), err);
-      throw err;
-    });
+  await undo(result).catch((err: unknown) => {
+    if (!requester) undoAgain(() => undo(result), err);
+    throw err;
+  });
   const message = 'the workflow that asked for this write is gone; what it created was undone';
   if (!requester) throw new CancelledFailure(message);
   throw ApplicationFailure.create({ type: 'RequesterGone', message, nonRetryable: true });
@@ -79,8 +77,8 @@ function undoAgain(undo: () => Promise<void>, failure: unknown): void {
 
 /**
  * Cancels a job its workflow will never hear of; one that already ended (409) is left as it is. Any other failure is
- * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it; an activity of
- * the gone workflow's own tries again itself (undoneIfGone).
+ * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it; for an
+ * activity of the gone workflow's own, the cancel is tried again behind it (undoneIfGone).
  */
 export async function cancelUnwatched(client: ServiceClient, jobId: string, signal: AbortSignal): Promise<void> {
   try {
