@@ -1,9 +1,10 @@
 /**
- * An HTTP proxy in front of a real server that a test arms to hold or lose chosen requests, for faults that the
- * simulator injects by itself but a reference implementation (TestGen) does not:
+ * An HTTP proxy in front of a real server that a test arms to hold, lose or refuse chosen requests, for faults that
+ * the simulator injects by itself but a reference implementation (TestGen) does not:
  *   - `hold`: the request waits `holdMs` before it is forwarded. It is forwarded even when its client has gone (a
  *     killed worker), so it still commits, as a request a service held would;
- *   - `lose`: the request is forwarded and commits, and its answer is dropped: the client's connection is reset.
+ *   - `lose`: the request is forwarded and commits, and its answer is dropped: the client's connection is reset;
+ *   - `refuse`: the request is not forwarded, and is answered `status` (a gateway's 503 before the service).
  * Real sockets both ways. Each armed rule keeps what the server answered to the requests it took, so a test can name
  * the job a lost answer created.
  */
@@ -13,9 +14,11 @@ import type { Socket } from 'node:net';
 export interface HoldRule {
   method: string;
   path: RegExp;
-  action: 'hold' | 'lose';
+  action: 'hold' | 'lose' | 'refuse';
   /** How long a held request waits. */
   holdMs?: number;
+  /** What a refused request is answered. @default 503 */
+  status?: number;
   /** How many requests it takes; later ones pass. @default 1 */
   times?: number;
 }
@@ -30,9 +33,15 @@ export interface Armed {
 export interface HoldingProxy {
   url: string;
   arm(rule: HoldRule): Armed;
-  /** Every request forwarded so far: method, path and the server's status. */
-  forwarded(): { method: string; path: string; status: number }[];
+  /** Every request forwarded so far (not those refused): method, path and the server's status. */
+  forwarded(): Passed[];
   close(): Promise<void>;
+}
+
+export interface Passed {
+  method: string;
+  path: string;
+  status: number;
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host'];
@@ -54,7 +63,7 @@ const parsed = (text: string): unknown => {
 export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
   const { hostname, port } = new URL(target);
   const rules: (HoldRule & Armed & { left: number })[] = [];
-  const log: { method: string; path: string; status: number }[] = [];
+  const log: Passed[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
@@ -102,7 +111,12 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
           req.socket.destroy();
         }
       };
-      if (rule?.action === 'hold') {
+      if (rule?.action === 'refuse') {
+        const status = rule.status ?? 503;
+        rule.answers.push({ status, body: undefined });
+        res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '0' });
+        res.end('{"detail":"refused by the test proxy"}');
+      } else if (rule?.action === 'hold') {
         const timer = setTimeout(() => {
           timers.delete(timer);
           void go();

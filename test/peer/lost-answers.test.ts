@@ -5,7 +5,9 @@
  *     TestGen echoes (test runs) or by the run's own record (profiling runs: TestGen's listing names no target), and
  *     no second job is created;
  *   - the pipeline cancelled while the test run's own wait submits it, and that wait's worker killed before the
- *     held request commits: the test run it creates is found on TestGen, named in the progress, and canceled.
+ *     held request commits: the test run it creates is found on TestGen, named in the progress, and canceled;
+ *   - a workflow terminated while its test run's POST is held: the run it creates is cancelled by the activity that
+ *     sent it, and tried again when TestGen's gateway refuses the first cancel.
  * The simulator's fault injection covers the same paths (test/activities/exactly-once.test.ts,
  * test/e2e/worker-death-cancel.test.ts); these hold them to what a real deployment answers.
  */
@@ -209,6 +211,58 @@ describe(
           undefined,
           `the suite's submitter was not asked (it started ${submitter?.startTime.toISOString()})`,
         );
+      },
+    );
+
+    // Going without the submitter too (TestGen shows our submission id by now): the workflow is terminated while the
+    // POST is held, so nobody will watch the run it creates, and the activity that sent it cancels it. The first cancel
+    // is refused before TestGen (a gateway's 503): the activity has no retry left (its workflow is gone), and the cancel
+    // is tried again behind it (src/activities/requester-gone.ts).
+    test(
+      'a test run created for a workflow terminated while its POST was held is cancelled, though the first cancel was refused',
+      LONG,
+      async () => {
+        const queue = uniqueTaskQueue('gone-held');
+        await startWorker(queue);
+        const path = new RegExp(`^/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs$`);
+        const before = posts(path).length;
+        const held = proxy.arm({ method: 'POST', path, action: 'hold', holdMs: 3_000 });
+        const refused = proxy.arm({ method: 'POST', path: /^\/api\/v1\/jobs\/[^/]+\/cancel$/, action: 'refuse' });
+        const handle = await start<unknown>(queue, 'dataops.runTestSuite', {
+          ...polling,
+          testSuiteId: peer.demo.testSuiteId,
+        });
+        await eventually('the test run POST is held', () => held.hits === 1, { tries: 2_400, delayMs: 50 });
+        await handle.terminate('gone while its test run is sent');
+        await eventually('the held request reaches TestGen', () => held.answers.length === 1, {
+          tries: 400,
+          delayMs: 50,
+        });
+        const created = answeredId(held);
+        const cancels = () => posts(new RegExp(`^/api/v1/jobs/${created}/cancel$`));
+        await eventually('the refused cancel tried again, and taken by TestGen', () => cancels().length > 0, {
+          tries: 1_200,
+          delayMs: 50,
+        });
+        assert.equal(refused.hits, 1, 'the first cancel was refused');
+        assert.equal(posts(path).length - before, 1, 'one test run submitted, none sent again');
+        const taken = cancels()[0]!.status;
+        // TestGen runs the demo suite in 2–9 s: a run that ended before the cancel answers 409, and stays as it ended.
+        assert.ok(taken === 200 || taken === 409, `TestGen answered the cancel ${taken}`);
+        const final = await eventually(
+          "TestGen's run ended",
+          async () => {
+            const { status } = await client.jobs.get(created);
+            return isTerminalJobStatus(status) ? status : undefined;
+          },
+          { tries: 600, delayMs: 100 },
+        );
+        if (taken === 200) assert.equal(final, 'canceled', 'the run it cancelled ended canceled');
+        const submitter = await t.env.client.workflow
+          .getHandle(`dataops-submit/${queue}/default/tests/${peer.demo.testSuiteId}`)
+          .describe()
+          .catch(() => undefined);
+        assert.equal(submitter, undefined, "sent by the workflow's own activity, not by the suite's submitter");
       },
     );
   }),
