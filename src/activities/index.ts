@@ -19,9 +19,12 @@ import { orderActivities, orderSender } from './orders.js';
 import { orderStopActivities } from './order-stop.js';
 import { stillAsking } from './requester-gone.js';
 import { prefixed } from '../contract/names.js';
+import { CANCEL_SEND } from '../contract/submitter.js';
+import type { JobInput } from './job-inputs.js';
 
 export function activityFunctions(deps: ActivityDeps) {
   const ctx = activityContext(deps);
+  const jobs = jobActivities(ctx);
   return {
     /** Checks a profile's credentials early. Returns the user name and the token's expiry, never the token. */
     login: async (raw: { profile?: string } = {}): Promise<{ username: string; expiresAt: string | null }> => {
@@ -43,10 +46,14 @@ export function activityFunctions(deps: ActivityDeps) {
     ...submissionActivities(ctx),
     ...waitingActivities(ctx),
     ...ownJobActivities(ctx),
-    ...jobActivities(ctx),
+    ...jobs,
     ...definitionActivities(ctx),
     stillAsking,
-    sendInTurn: sendInTurnActivity({ ...submissionSenders(ctx), runOrder: orderSender(ctx) }),
+    sendInTurn: sendInTurnActivity({
+      ...submissionSenders(ctx),
+      runOrder: orderSender(ctx),
+      [CANCEL_SEND]: (input) => jobs.cancelJob(input as JobInput),
+    }),
   };
 }
 

@@ -3,11 +3,11 @@
  * so the job is cancelled (the order stopped) rather than left running unwatched. Every write asks once it has its
  * result, whether its own activity sent it or a target's submitter did.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activity';
-import { Conflict, ServiceError, type ServiceClient } from '../api/index.js';
+import { Conflict, type ServiceClient } from '../api/index.js';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import type { Requester } from '../contract/submitter.js';
+import { CANCEL_SEND, requestIdOf, type Requester } from '../contract/submitter.js';
+import { queueAt, requester } from './through-submitter.js';
 
 /** Whether workflow run `who` is gone (no longer running): nobody will hear of what was created for it. */
 async function gone(who: { workflowId: string; runId: string }): Promise<boolean> {
@@ -23,7 +23,9 @@ async function gone(who: { workflowId: string; runId: string }): Promise<boolean
 /**
  * `result`, unless the workflow it was created for is gone: then it is undone with `undo` and this activity ends:
  * cancelled when it is that workflow's own, else `RequesterGone` (a submitter's, not retried; nobody hears of it).
- * `requester`: the workflow that asked a submitter for it; absent, this activity's own.
+ * `requester`: the workflow that asked a submitter for it; absent, this activity's own. A failed undo is thrown: a
+ * submitter's batch then retries it (its retry finds what it created); this workflow's own activity has no retry left
+ * (its workflow is gone), so its `undo` hands a failed cancel to the target's submitter (cancelOwnUnwatched).
  */
 export async function undoneIfGone<T>(
   result: T,
@@ -34,51 +36,65 @@ export async function undoneIfGone<T>(
   const who = requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-' };
   if (!(await gone(who))) return result;
   log.warn('the workflow that asked for this is gone; undoing it', { workflowId: who.workflowId });
-  // A submitter's batch retries a failed undo (its retry finds what it created); this workflow's own activity has no
-  // retry left (its workflow is gone): it fails, and the undo is tried again behind it.
-  await undo(result).catch((err: unknown) => {
-    if (!requester) undoAgain(() => undo(result), err);
-    throw err;
-  });
-  const message = 'the workflow that asked for this write is gone; what it created was undone';
+  await undo(result);
+  const message = 'the workflow that asked for this write is gone; what it created is undone';
   if (!requester) throw new CancelledFailure(message);
   throw ApplicationFailure.create({ type: 'RequesterGone', message, nonRetryable: true });
 }
 
-/** How long what a gone workflow's own activity created is tried again to be undone (no one else will). */
-const UNDO_FOR_MS = 10 * 60_000;
+/** A job this activity created for its own workflow, and the submitter of its target (`lock`, on `submitterQueue`). */
+export interface OwnUndo {
+  profile: string;
+  jobId: string;
+  lock: string;
+  submitterQueue?: string | undefined;
+}
 
 /**
- * Tries `undo` again after `failure`, while it fails in a way a retry may mend (1 s, doubling up to 30 s), for
- * UNDO_FOR_MS at most, in this worker process but outside the activity, which has ended: its timers hold neither the
- * worker's shutdown nor the process's exit (a process that exits first leaves the job, as logged). Until 2026-11-27
- * one failed try left the job running, unwatched.
+ * Cancels job `job.jobId`, which this activity created for its own workflow, now gone. A cancel that fails is handed
+ * to the target's submitter, which sends it as it sends writes (`cancelJob`), its batch retried through an outage of
+ * `outageToleranceMs` on any worker: this activity has no retry left, and its worker may not live to try again. Nobody
+ * asks for its answer. Until 2026-11-27 the cancel was tried again in this worker's process only.
  */
-function undoAgain(undo: () => Promise<void>, failure: unknown): void {
-  const logger = Context.current().log;
-  void (async () => {
-    const until = Date.now() + UNDO_FOR_MS;
-    let err = failure;
-    for (let tries = 0; err instanceof ServiceError && err.retryable; tries++) {
-      const wait = Math.min(30_000, 1_000 * 2 ** tries);
-      if (Date.now() + wait > until) break;
-      await delay(wait, undefined, { ref: false });
-      try {
-        return await undo();
-      } catch (e) {
-        err = e;
-      }
-    }
-    logger.error('gave up undoing what was created for a workflow that is gone', {
+export async function cancelOwnUnwatched(
+  client: ServiceClient,
+  job: OwnUndo,
+  outageToleranceMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const { profile, jobId, lock, submitterQueue } = job;
+  if (
+    await cancelUnwatched(client, jobId, signal).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
+  const me = requester();
+  await queueAt(
+    Context.current().client,
+    { id: lock, taskQueue: submitterQueue ?? activityInfo().taskQueue },
+    {
+      id: `${requestIdOf(me)}#cancel`,
+      activity: CANCEL_SEND,
+      input: { profile, jobId, requester: me },
+      outageToleranceMs,
+      askAgainUntil: Date.now(),
+    },
+  ).catch((err: unknown) => {
+    log.error('could not hand the cancel of a job nobody watches to its submitter; the job may keep running', {
+      jobId,
       error: err instanceof Error ? err.message : String(err),
     });
-  })();
+    throw err;
+  });
+  log.warn("handed the cancel of a job nobody watches to its target's submitter", { jobId, submitterId: lock });
 }
 
 /**
  * Cancels a job its workflow will never hear of; one that already ended (409) is left as it is. Any other failure is
- * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it; for an
- * activity of the gone workflow's own, the cancel is tried again behind it (undoneIfGone).
+ * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it; an activity of
+ * the gone workflow's own hands the cancel to the target's submitter (cancelOwnUnwatched).
  */
 export async function cancelUnwatched(client: ServiceClient, jobId: string, signal: AbortSignal): Promise<void> {
   try {

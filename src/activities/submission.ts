@@ -28,7 +28,7 @@ import {
   type Phase,
   type Prior,
 } from './write-once.js';
-import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
+import { cancelOwnUnwatched, cancelUnwatched, undoneIfGone, sendSignal, type OwnUndo } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
 import { answerOf, throughSubmitter } from './through-submitter.js';
 import { recentJobsQuery, requestIdOf } from '../contract/submitter.js';
@@ -91,6 +91,10 @@ export function submitter(ctx: ActivityContext) {
   const undo = (profile: string, jobId: string, signal: AbortSignal) =>
     cancelUnwatched(ctx.profile(profile).client, jobId, signal);
 
+  /** Cancels a job this activity created for its own workflow, gone; else its target's submitter does. */
+  const undoOwn = (input: Omit<OwnUndo, 'jobId'>, toleranceMs: number, signal: AbortSignal) => (r: JobSubmitted) =>
+    cancelOwnUnwatched(ctx.profile(input.profile).client, { ...input, jobId: r.jobId }, toleranceMs, signal);
+
   /**
    * Submits a job of kind `kind`. With a submitter named (`lock`), the target's submitter sends it (unless its
    * deployment is proven to keep our id: see Proof); without, this activity sends it, for its own workflow or, run by
@@ -122,7 +126,7 @@ export function submitter(ctx: ActivityContext) {
         const proof = await proofFor(kind, input, signal);
         if (proof && unlocked(proof)) {
           const sent = await sendOnce(kind, input, signal, prior, beat, outstanding, until, proof);
-          return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal));
+          return undoneIfGone(sent, undoOwn({ ...input, lock: input.lock }, outageToleranceOf(), signal));
         }
         return throughSubmitter<JobSubmitted>(
           { id: input.lock, taskQueue: input.submitterQueue },
@@ -179,7 +183,7 @@ export function submitter(ctx: ActivityContext) {
       const proof = await proofFor(kind, input, signal);
       if (proof && unlocked(proof)) {
         const sent = await sendOnce(kind, input, signal, { mayHaveSent: false }, record, outstanding, until, proof);
-        return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal));
+        return undoneIfGone(sent, undoOwn(input, SUBMISSION_BOUND_MS, signal));
       }
       return throughSubmitter<JobSubmitted>(
         { id: input.lock, taskQueue: input.submitterQueue },

@@ -15,7 +15,7 @@ export interface WriteRequest {
    * to its request (or gets its answer) instead of sending again.
    */
   id: string;
-  /** The activity that sends it, by its own name: a job kind's submit activity, or `runOrder`. */
+  /** The activity that sends it, by its own name: a job kind's submit activity, `runOrder`, or CANCEL_SEND. */
   activity: string;
   /** That activity's input: the requester's, without the target's id, with the requester named. */
   input: Record<string, unknown>;
@@ -26,6 +26,13 @@ export interface WriteRequest {
   /** The requesting activity's trace context (W3C `traceparent`, `tracestate`) when tracing is on: sent in it. */
   trace?: Record<string, string> | undefined;
 }
+
+/**
+ * The cancel of a job created for a workflow that is gone, which the activity that created it could not send itself
+ * (src/activities/requester-gone.ts): sent by the target's submitter with the `cancelJob` activity, retried as its
+ * writes are.
+ */
+export const CANCEL_SEND = 'cancelJob';
 
 /** Who asked: the sending activity names it in its links and undoes what it created when that workflow is gone. */
 export interface Requester {
@@ -112,7 +119,7 @@ export interface Turn {
 
 /** The input of the activity that sends a batch (`sendInTurn`). */
 export interface SendInTurnInput {
-  /** The activity each request is sent with, by its own name: a job kind's submit activity, or `runOrder`. */
+  /** The activity each request is sent with, by its own name: a job kind's submit activity, `runOrder`, CANCEL_SEND. */
   activity: string;
   requests: Turn[];
   submitterId: string;

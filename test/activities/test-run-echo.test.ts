@@ -12,7 +12,7 @@ import { SEED_IDS, type JobRecord, type RunningSimulator } from '../../src/simul
 import { createActivities } from '../../src/activities/index.js';
 import { harnessPath, runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo } from '../helpers/activities.js';
 import { FROZEN, clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, withWorker, type TestEnv } from '../helpers/temporal.js';
+import { startDevServerEnv, uniqueTaskQueue, withWorker, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const TS = SEED_IDS.testSuites;
@@ -121,39 +121,45 @@ describe('a test run told by its submission id', () => {
    * A test run of ours, sent without the submitter (the deployment keeps our id), so that only its own activity can
    * undo it: its workflow is terminated while the service holds its POST, and the cancel that undoes it is refused
    * `refusals` times (503). `during` runs while the worker does, with the run once created; then the worker stops.
+   * A failed cancel goes to the suite's submitter (`lock`), which runs on `taskQueue`.
    */
   async function goneWhileSending(
     sim: RunningSimulator,
     refusals: number,
     during: (created: () => JobRecord | undefined, refused: { id: string }) => Promise<unknown>,
+    taskQueue: string,
   ) {
     const ours = () => sim.controls.jobs().filter((j) => j.test_suite_id === TS.salesDev);
     const before = new Set(ours().map((j) => j.id));
     const created = () => ours().find((j) => !before.has(j.id));
     const held = sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path: '/test-runs' });
-    const cancel = '^.*/jobs/[^/]+/cancel$';
     const refused = sim.controls.addFault({
       kind: 'status',
       status: 503,
       method: 'POST',
-      path: cancel,
+      path: '^.*/jobs/[^/]+/cancel$',
       count: refusals,
     });
     const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
-    await withWorker(t.env, deps, async (taskQueue) => {
-      const handle = await t.env.client.workflow.start('callActivity', {
-        taskQueue,
-        workflowId: `gone-${taskQueue}`,
-        args: [
-          'dataops.submitTestRun',
-          { targetId: TS.salesDev, lock: `dataops-submit/gone/tests/${TS.salesDev}` },
-          SUBMIT_QUICK_RETRY,
-        ],
-      });
-      await eventually('our send held', () => faultHits(sim, held) === 1);
-      await handle.terminate('the workflow is gone while its send is held');
-      await during(created, refused);
-    });
+    await withWorker(
+      t.env,
+      deps,
+      async () => {
+        const handle = await t.env.client.workflow.start('callActivity', {
+          taskQueue,
+          workflowId: `gone-${taskQueue}`,
+          args: [
+            'dataops.submitTestRun',
+            { targetId: TS.salesDev, lock: `dataops-submit/${taskQueue}/tests/${TS.salesDev}` },
+            SUBMIT_QUICK_RETRY,
+          ],
+        });
+        await eventually('our send held', () => faultHits(sim, held) === 1);
+        await handle.terminate('the workflow is gone while its send is held');
+        await during(created, refused);
+      },
+      taskQueue,
+    );
     assert.equal(ours().length, before.size + 1, 'one run created, none sent again');
     return created()!;
   }
@@ -161,35 +167,49 @@ describe('a test run told by its submission id', () => {
   test('a run sent for a workflow terminated meanwhile is cancelled, even when its first cancel fails', async () => {
     const sim = await service(true);
     try {
-      await goneWhileSending(sim, 1, async (created, refused) => {
-        await eventually(
-          'the run cancelled after its first cancel failed',
-          () => created()?.status === 'cancel_requested',
-        );
-        assert.equal(faultHits(sim, refused), 1, 'its first cancel was refused');
-      });
+      await goneWhileSending(
+        sim,
+        1,
+        async (created, refused) => {
+          await eventually(
+            'the run cancelled after its first cancel failed',
+            () => created()?.status === 'cancel_requested',
+          );
+          assert.equal(faultHits(sim, refused), 1, 'its first cancel was refused');
+        },
+        uniqueTaskQueue('gone'),
+      );
     } finally {
       await sim.close();
     }
   });
 
-  test('a worker that shuts down does not wait for that cancel, which is tried again behind it', async () => {
+  test('a cancel still refused when its worker stops is sent by the next worker: nothing is left running', async () => {
     const sim = await service(true);
     try {
-      // The worker shuts down once the cancel was refused four times (7 s: the activity has heard by then, from a
-      // heartbeat, that its workflow is gone); the undo, between two tries, must not hold it for its 10 minutes.
-      let stopped = false;
-      const run = goneWhileSending(sim, 1_000, (_, refused) =>
-        eventually('the cancel tried again', () => faultHits(sim, refused) >= 4, { tries: 2_400 }),
-      ).then((created) => ((stopped = true), created));
-      await eventually('the worker stopped', () => stopped);
-      const created = await run;
-      // It goes on in the worker's process: once the service takes the cancel, the run is cancelled.
+      // The worker stops once the cancel was refused three times (the activity's own try, then the submitter's): it
+      // does not wait for the cancel to be taken, and the cancel is not lost with it.
+      const taskQueue = uniqueTaskQueue('gone');
+      const created = await goneWhileSending(
+        sim,
+        1_000,
+        (_, refused) => eventually('the cancel tried again', () => faultHits(sim, refused) >= 3, { tries: 2_400 }),
+        taskQueue,
+      );
+      assert.notEqual(sim.controls.job(created.id)?.status, 'cancel_requested', 'not cancelled yet');
+      // Another worker on the same task queue, the service taking cancels again: the submitter's cancel goes through.
       sim.controls.clearFaults();
-      await eventually(
-        'the run cancelled behind the stopped worker',
-        () => sim.controls.job(created.id)?.status === 'cancel_requested',
-        { tries: 2_400 },
+      const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
+      await withWorker(
+        t.env,
+        deps,
+        () =>
+          eventually(
+            'the run cancelled by the next worker',
+            () => sim.controls.job(created.id)?.status === 'cancel_requested',
+            { tries: 2_400 },
+          ),
+        taskQueue,
       );
     } finally {
       await sim.close();
