@@ -33,16 +33,16 @@ import {
   type SendRecord,
   type Turn,
   type WriteAnswer,
-  type WriteRequest,
 } from '../contract/submitter.js';
 import { CALL } from '../contract/activity-options.js';
 import { activitiesWithin } from './shared.js';
 import { ourActivities } from './ours.js';
+import { carried, type Queued } from './submitter-carry.js';
 
 export interface SubmitterState {
   /** The answers its requesters may still ask for again, with until when. */
   answers?: [string, Kept][];
-  /** The requests waiting their turn, in order (at most CARRIED_AT_MOST of those never sent). */
+  /** The requests waiting their turn, in order (at most CARRIED_AT_MOST of those never sent: submitter-carry.ts). */
   queue?: Queued[];
   /** The pace of its sends lately (Pace). */
   pace?: Pace;
@@ -69,13 +69,6 @@ const IDLE_MS = 60_000;
 const LONGEST_IDLE_MS = 10 * 60_000;
 
 /**
- * How many requests never sent a run carries into the next when it continues as new (each is its requester's input,
- * and the next run's input must stay well under Temporal's 2 MB payload limit). The others are dropped: nothing of
- * theirs was sent, and their requesters, finding them unknown, queue them again.
- */
-const CARRIED_AT_MOST = 500;
-
-/**
  * How long a send takes in a batch: the time from a batch's first send to its last (ms), and the sends after its
  * first, summed over batches, the older halved at each. A batch's own hand-off is left out, so the pace is that of a
  * long queue (which goes in batches of up to 20), and a requester told it rather asks once more than hears late.
@@ -89,9 +82,6 @@ const FIRST_PACE: Pace = { spentMs: 20, sent: 1 };
 
 /** The most requests one batch sends: a request waits at most for the sends ahead of it in its batch to be cancelled. */
 const MOST_IN_A_BATCH = 20;
-
-/** A request waiting its turn, with the record of its send when an earlier batch sent it and lost its answer. */
-type Queued = WriteRequest & { sending?: SendRecord | undefined };
 
 async function submitter(state: SubmitterState = {}): Promise<void> {
   const kept = new Map(state.answers ?? []);
@@ -223,12 +213,6 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     await condition(allHandlersFinished);
     return;
   }
-}
-
-/** What a run carries of its queue: every request that may have been sent, and the first CARRIED_AT_MOST others. */
-function carried(queue: Queued[]): Queued[] {
-  let others = 0;
-  return queue.filter((r) => r.sending || others++ < CARRIED_AT_MOST);
 }
 
 /** Drops the answers whose requesters will not ask again: their workflow is gone, or their activity long ended. */

@@ -1,0 +1,46 @@
+/**
+ * What a target's submitter carries of its queue when it continues as new (src/workflows/submitter-carry.ts): a
+ * request never sent past the first CARRIED_AT_MOST is dropped (its requester queues it again), but not one that may
+ * have been sent, and not the cancel a gone workflow's activity handed over, which nobody would queue again.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CANCEL_SEND } from '../../src/contract/submitter.js';
+import { CARRIED_AT_MOST, carried, type Queued } from '../../src/workflows/submitter-carry.js';
+
+const request = (id: string, activity = 'submitProfilingRun', sent = false): Queued => ({
+  id,
+  activity,
+  input: {},
+  outageToleranceMs: 60_000,
+  askAgainUntil: 0,
+  ...(sent ? { sending: { sentAt: 1, mark: null } } : {}),
+});
+
+describe("a submitter's queue carried across continue-as-new", () => {
+  test('keeps the first never sent, every one that may have been sent, and every handed-over cancel', () => {
+    const first = Array.from({ length: CARRIED_AT_MOST }, (_, i) => request(`r${i}`));
+    const beyond = [
+      request('beyond-unsent'),
+      request('beyond-sent', 'submitProfilingRun', true),
+      request('beyond-cancel', CANCEL_SEND),
+      request('beyond-unsent-2'),
+    ];
+    const ids = carried([...first, ...beyond]).map((r) => r.id);
+    assert.equal(ids.length, CARRIED_AT_MOST + 2);
+    assert.deepEqual(
+      ids.slice(0, CARRIED_AT_MOST),
+      first.map((r) => r.id),
+      'the first, in order',
+    );
+    assert.deepEqual(ids.slice(CARRIED_AT_MOST), ['beyond-sent', 'beyond-cancel'], 'in order, the others dropped');
+  });
+
+  test('a cancel does not count against the others carried', () => {
+    const queue = [
+      request('cancel', CANCEL_SEND),
+      ...Array.from({ length: CARRIED_AT_MOST }, (_, i) => request(`r${i}`)),
+    ];
+    assert.equal(carried(queue).length, CARRIED_AT_MOST + 1);
+  });
+});
