@@ -63,13 +63,11 @@ export async function cancelOwnUnwatched(
   signal: AbortSignal,
 ): Promise<void> {
   const { profile, jobId, lock, submitterQueue } = job;
-  if (
-    await cancelUnwatched(client, jobId, signal).then(
-      () => true,
-      () => false,
-    )
-  )
-    return;
+  try {
+    return await cancelUnwatched(client, jobId, signal);
+  } catch {
+    // Logged there; handed over below.
+  }
   const me = requester();
   await queueAt(
     Context.current().client,

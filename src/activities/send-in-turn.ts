@@ -1,8 +1,9 @@
 /**
  * The activity a target's submitter (src/workflows/submitter.ts) sends its queued requests with: one batch per
  * activity, every request in it sent in turn, each by the write its own activity makes (a job kind's submission, an
- * order, the cancel of a job whose workflow is gone), with its own phases (write-once.ts). One activity per batch rather than per request: a hand-off between two
- * requests then costs a signal, not an activity task and two workflow tasks.
+ * order, the cancel of a job whose workflow is gone), with its own phases (write-once.ts). One activity per batch
+ * rather than per request: a hand-off between two requests then costs a signal, not an activity task and two workflow
+ * tasks.
  *
  * Before a request leaves, the submitter records it (`sent`, with the answer of the request before it): a retry of
  * the batch, after its worker died, asks the submitter (`sends`) which requests are answered (done), which were sent
