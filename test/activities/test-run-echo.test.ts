@@ -9,10 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { JobSubmitted } from '../../src/contract/types.js';
 import { SEED_IDS, type JobRecord, type RunningSimulator } from '../../src/simulator/index.js';
-import { createActivities } from '../../src/activities/index.js';
-import { harnessPath, runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo } from '../helpers/activities.js';
+import { runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo, withHarnessWorker } from '../helpers/activities.js';
 import { FROZEN, clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
-import { startDevServerEnv, uniqueTaskQueue, withWorker, type TestEnv } from '../helpers/temporal.js';
+import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const TS = SEED_IDS.testSuites;
@@ -140,10 +139,9 @@ describe('a test run told by its submission id', () => {
       path: '^.*/jobs/[^/]+/cancel$',
       count: refusals,
     });
-    const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
-    await withWorker(
+    await withHarnessWorker(
       t.env,
-      deps,
+      await simDeps(sim),
       async () => {
         const handle = await t.env.client.workflow.start('callActivity', {
           taskQueue,
@@ -199,10 +197,9 @@ describe('a test run told by its submission id', () => {
       assert.notEqual(sim.controls.job(created.id)?.status, 'cancel_requested', 'not cancelled yet');
       // Another worker on the same task queue, the service taking cancels again: the submitter's cancel goes through.
       sim.controls.clearFaults();
-      const deps = { workflowsPath: harnessPath, activities: createActivities(await simDeps(sim)) };
-      await withWorker(
+      await withHarnessWorker(
         t.env,
-        deps,
+        await simDeps(sim),
         () =>
           eventually(
             'the run cancelled by the next worker',

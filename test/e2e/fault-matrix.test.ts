@@ -28,7 +28,7 @@ import {
   type Stage,
 } from '../helpers/matrix.js';
 import { ending } from '../helpers/ending.js';
-import { startWorld, type World } from '../helpers/matrix-world.js';
+import { ABOUT_A_SECOND, startWorld, type World } from '../helpers/matrix-world.js';
 import { eventually } from '../helpers/wait.js';
 import { killedBeforeItsRecord } from '../helpers/unrecorded-send.js';
 
@@ -61,7 +61,7 @@ describe('the fault matrix', () => {
 
   before(async () => {
     w = await startWorld(matrixSeed(100));
-    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
+    await w.controls.jobDurations(ABOUT_A_SECOND);
     await w.controls.orderDurations({ plannedMs: 200, runMs: 600 });
     w.startWorker(QUEUE);
     w.startWorker(QUEUE);

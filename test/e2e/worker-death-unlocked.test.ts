@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import type { JobRun } from '../../src/contract/index.js';
 import { ending } from '../helpers/ending.js';
 import { cellIds } from '../helpers/matrix.js';
-import { worldOfCells } from '../helpers/matrix-world.js';
+import { ABOUT_A_SECOND, worldOfCells } from '../helpers/matrix-world.js';
 import { killedBeforeItsRecord } from '../helpers/unrecorded-send.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -69,7 +69,7 @@ describe('a test run sent without the lock by a worker that died before recordin
       const before = new Set((await runsOnTheSuite()).map((j) => j.id));
       const created = async () => (await runsOnTheSuite()).find((j) => !before.has(j.id));
       // The run outlasts the test: only a cancel ends it.
-      await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600_000, cancelMs: 200 });
+      await w.controls.jobDurations({ ...ABOUT_A_SECOND, runMs: 600_000 });
       try {
         const victim = w.startWorker(queue);
         const post = await w.controls.addFault({
@@ -86,17 +86,19 @@ describe('a test run sent without the lock by a worker that died before recordin
           path: '^.*/jobs/[^/]+/cancel$',
           count: 1_000,
         });
-        const hits = async (id: string) => (await w.controls.faults()).find((f) => f.id === id)?.hits ?? 0;
         const handle = await start(queue, 'undo-gone', {});
-        await eventually('the send held', async () => (await hits(post.id)) === 1, { tries: 600, delayMs: 50 });
+        await eventually('the send held', async () => (await w.controls.hits(post.id)) === 1, {
+          tries: 600,
+          delayMs: 50,
+        });
         await handle.terminate('gone while its test run is sent');
         // Refused twice: the activity's own cancel, and one more try (the submitter's, or the same process's).
-        await eventually('the cancel refused twice', async () => (await hits(refused.id)) >= 2, {
+        await eventually('the cancel refused twice', async () => (await w.controls.hits(refused.id)) >= 2, {
           tries: 1_200,
           delayMs: 50,
         });
         await victim.stop('SIGKILL');
-        await w.controls.call('DELETE', '/_sim/faults');
+        await w.controls.clearFaults();
         const run = await created();
         assert.ok(run, 'the held POST created a run');
         assert.notEqual(run.status, 'cancel_requested', 'not cancelled before its worker died');
@@ -108,7 +110,7 @@ describe('a test run sent without the lock by a worker that died before recordin
         );
         assert.equal((await runsOnTheSuite()).length - before.size, 1, 'one run created, none sent again');
       } finally {
-        await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
+        await w.controls.jobDurations(ABOUT_A_SECOND);
       }
     },
   );

@@ -48,6 +48,16 @@ export async function withFreshSimulator<T>(
   }
 }
 
+/** Runs `fn` while a worker with the harness workflows (`callActivity`, the submitter) and our activities polls. */
+export function withHarnessWorker<T>(
+  env: TestWorkflowEnvironment,
+  deps: ActivityDeps,
+  fn: (taskQueue: string) => Promise<T>,
+  taskQueue?: string,
+): Promise<T> {
+  return withWorker(env, { workflowsPath: harnessPath, activities: createActivities(deps) }, fn, taskQueue);
+}
+
 /** Runs one activity through a real worker and workflow (the harness) with the given options. */
 export async function runActivity(
   env: TestWorkflowEnvironment,
@@ -56,7 +66,7 @@ export async function runActivity(
   input: unknown,
   options: ActivityOptions,
 ): Promise<unknown> {
-  return withWorker(env, { workflowsPath: harnessPath, activities: createActivities(deps) }, (taskQueue) =>
+  return withHarnessWorker(env, deps, (taskQueue) =>
     env.client.workflow.execute('callActivity', {
       taskQueue,
       workflowId: `act-${name}-${taskQueue}`,

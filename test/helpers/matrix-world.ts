@@ -41,6 +41,9 @@ export class SimControls {
   }
   addFault = (f: FaultInput) => this.call<Fault>('POST', '/_sim/faults', f);
   faults = () => this.call<Fault[]>('GET', '/_sim/faults');
+  /** How many requests fault `id` took so far. */
+  hits = async (id: string) => (await this.faults()).find((f) => f.id === id)?.hits ?? 0;
+  clearFaults = () => this.call('DELETE', '/_sim/faults');
   jobs = () => this.call<JobRecord[]>('GET', '/_sim/jobs');
   orders = () => this.call<SimOrder[]>('GET', '/_sim/orders');
   definitions = (suiteId: string) => this.call<unknown[]>('GET', `/_sim/test-suites/${suiteId}/definitions`);
@@ -197,6 +200,9 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
   };
 }
 
+/** The matrix's job durations: about a second from creation to the end. */
+export const ABOUT_A_SECOND = { pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 };
+
 /**
  * Registers a `describe` block's hooks for a world of `cells` matrix cells whose jobs take about a second (the
  * worker-death tests): started before its tests, closed after. Returns the world, once `before` has run.
@@ -205,7 +211,7 @@ export function worldOfCells(cells: number, setUp = { timeout: 10 * 60_000 }): (
   let w: World | undefined;
   before(async () => {
     w = await startWorld(matrixSeed(cells));
-    await w.controls.jobDurations({ pendingMs: 200, claimMs: 100, runMs: 600, cancelMs: 200 });
+    await w.controls.jobDurations(ABOUT_A_SECOND);
   }, setUp);
   after(async () => w?.close());
   return () => w!;

@@ -19,7 +19,7 @@ export async function killedBeforeItsRecord<T>(
   await w.controls.addFault({ kind: 'delay', delay_ms: 6_000, method: 'GET', path: '/projects/DEMO/jobs', count: 1 });
   const post = await w.controls.addFault({ kind: 'delay', delay_ms: 4_000, method: 'POST', path: postPath, count: 1 });
   const started = await start();
-  await eventually('the send held', async () => (await w.controls.faults()).find((f) => f.id === post.id)?.hits === 1, {
+  await eventually('the send held', async () => (await w.controls.hits(post.id)) === 1, {
     tries: 600,
     delayMs: 50,
   });

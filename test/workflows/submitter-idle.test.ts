@@ -10,13 +10,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { createActivities } from '../../src/activities/index.js';
 import type { Requester } from '../../src/contract/submitter.js';
 import type { SubmitterState } from '../../src/workflows/submitter.js';
 import { CALL } from '../../src/contract/activity-options.js';
-import { harnessPath, simDeps } from '../helpers/activities.js';
+import { simDeps, withHarnessWorker } from '../helpers/activities.js';
 import { timeSkippingAndSimulator } from '../helpers/dev-and-sim.js';
-import { withWorker } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const MINUTE = 60_000;
@@ -26,7 +24,7 @@ describe("a submitter's idle end", () => {
 
   /** Runs `fn` while a worker with the harness workflows (the submitter among them) and our activities polls. */
   const withHarness = async <T>(fn: (taskQueue: string) => Promise<T>) =>
-    withWorker(s.d.env, { workflowsPath: harnessPath, activities: createActivities(await simDeps(s.sim)) }, fn);
+    withHarnessWorker(s.d.env, await simDeps(s.sim), fn);
 
   /** The workflow times (epoch ms) of `handle`'s events that carry `attributes`. */
   const timesOf = async (handle: WorkflowHandle, attributes: keyof temporal.api.history.v1.IHistoryEvent) =>
