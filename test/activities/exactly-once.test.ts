@@ -5,7 +5,7 @@ import type { JobSubmitted } from '../../src/contract/types.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { progressQuery } from '../../src/contract/index.js';
 import { runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo, withProjectWorker } from '../helpers/activities.js';
-import { FROZEN, clientFor, startTestSimulator } from '../helpers/sim.js';
+import { FROZEN, clientFor, startTestSimulator, faultHits } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -227,7 +227,7 @@ describe('exactly-once submission on a real worker', () => {
           },
         ],
       });
-      await eventually('the order request', () => sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1);
+      await eventually('the order request', () => faultHits(sim, fault) === 1);
       await handle.cancel();
       const err = await handle.result().catch((e: unknown) => e);
       assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));

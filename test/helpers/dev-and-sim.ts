@@ -5,7 +5,7 @@
 import { after, before } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
-import { startTestSimulator } from './sim.js';
+import { startTestSimulator, faultHits } from './sim.js';
 import { startDevServerEnv, startTimeSkippingEnv, type TestEnv } from './temporal.js';
 import { eventually } from './wait.js';
 
@@ -53,9 +53,7 @@ function serverAndSimulator(start: () => Promise<TestEnv>, options: SimulatorOpt
 export function cancelWhileSubmitting(s: DevAndSim, path: string): (handle: WorkflowHandle) => Promise<void> {
   const held = s.sim.controls.addFault({ kind: 'delay', delay_ms: 2_000, method: 'POST', path });
   return async (handle) => {
-    await eventually('the submission held by the service', () =>
-      s.sim.controls.faults().some((f) => f.id === held.id && f.hits === 1),
-    );
+    await eventually('the submission held by the service', () => faultHits(s.sim, held) === 1);
     await handle.cancel();
   };
 }

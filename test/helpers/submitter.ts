@@ -5,6 +5,7 @@ import { answerFrom, queueAt } from '../../src/activities/through-submitter.js';
 import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/contract/submitter.js';
 import type { DevAndSim } from './dev-and-sim.js';
 import { eventually } from './wait.js';
+import { faultHits } from './sim.js';
 
 /** Jobs that stay pending: what a submitter sends is seen, never ended by the simulator. */
 export const SLOW_JOBS = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
@@ -92,7 +93,7 @@ export function queuingBehindOne(s: DevAndSim) {
       path: `/table-groups/${target}/profiling-runs`,
     });
     const first = ask(requests[0]!);
-    await eventually('the first send held', () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1);
+    await eventually('the first send held', () => faultHits(s.sim, held) === 1);
     await whileHeld();
     const rest = requests.slice(1).map(ask);
     await eventually('the rest queued behind it', async () => {

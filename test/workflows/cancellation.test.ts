@@ -13,6 +13,7 @@ import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { timeSkippingAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
+import { faultHits } from '../helpers/sim.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -64,10 +65,7 @@ describe('cancelling a workflow cancels the remote job', () => {
         workflowId: `c-submit-${taskQueue}`,
         args: [profileArgs],
       });
-      await eventually(
-        'the submission to reach the service',
-        () => s.sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
-      );
+      await eventually('the submission to reach the service', () => faultHits(s.sim, fault) === 1);
       assert.equal(s.sim.controls.jobs().length, before.size, 'cancel arrives before the job exists');
       await handle.cancel();
       const job = await newJob('run-profile', TG.finance, before);

@@ -12,6 +12,7 @@ import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { runOnFreshSimulator, scheduledActivities } from '../helpers/fresh-run.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
+import { faultHits } from '../helpers/sim.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -135,7 +136,7 @@ describe('the generation follow-up, followed by the profiling wait', () => {
       },
     );
     assert.equal(run.error, undefined, String(run.error));
-    assert.equal(run.sim.controls.faults().find((f) => f.id === run.acted.id)?.hits, 1, 'the garbled answer was read');
+    assert.equal(faultHits(run.sim, run.acted), 1, 'the garbled answer was read');
     assert.deepEqual(run.activities, ['waitForJob', 'waitForJob', 'waitForJob'], 'profiling, generation, test run');
     assert.deepEqual(run.attempts.slice(0, 2), [1, 1], 'neither wait failed an attempt over it');
     const [generated] = generationJobs(run.sim);
@@ -195,11 +196,7 @@ describe('the generation follow-up, followed by the profiling wait', () => {
           count: 1_000,
           body: { items: [], page: 1, limit: 100, total: 0 },
         });
-        await eventually(
-          "the workflow's own lookup",
-          () => (sim.controls.faults().find((f) => f.id === hidden.id)?.hits ?? 0) >= 2,
-          { tries: 2_400 },
-        );
+        await eventually("the workflow's own lookup", () => faultHits(sim, hidden) >= 2, { tries: 2_400 });
         const job = generationJobs(sim).find((j) => j.status === 'running' || j.status === 'pending');
         assert.ok(job, 'TestGen queued the follow-up');
         sim.controls.clearFaults();

@@ -11,6 +11,7 @@ import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
+import { faultHits } from '../helpers/sim.js';
 
 const TG = SEED_IDS.tableGroups;
 const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
@@ -54,10 +55,7 @@ describe('a submission waiting its turn at its target', () => {
           workflowId: `lock-first-${strategy}-${taskQueue}`,
           args: [args],
         });
-        await eventually(
-          'the first submission held',
-          () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1,
-        );
+        await eventually('the first submission held', () => faultHits(s.sim, held) === 1);
         const second = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
           taskQueue,
           workflowId: `lock-second-${strategy}-${taskQueue}`,
@@ -87,7 +85,7 @@ describe('a submission waiting its turn at its target', () => {
           args: [args],
         });
       const first = await start('holder');
-      await eventually('the holder held', () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1);
+      await eventually('the holder held', () => faultHits(s.sim, held) === 1);
       const waiters: WorkflowHandle[] = [];
       for (const name of ['a', 'b', 'c']) {
         const w = await start(name);

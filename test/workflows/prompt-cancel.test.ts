@@ -13,6 +13,7 @@ import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
+import { faultHits } from '../helpers/sim.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -79,10 +80,7 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
         workflowId: `prompt-submit-${taskQueue}`,
         args: [{ tableGroupId: TG.finance, ...LATE_HEARING }],
       });
-      await eventually(
-        'the submission in flight',
-        () => s.sim.controls.faults().find((f) => f.id === fault.id)?.hits === 1,
-      );
+      await eventually('the submission in flight', () => faultHits(s.sim, fault) === 1);
       await handle.cancel();
       await expectCancelled(handle, await newJob('run-profile', TG.finance, before), 'dataops.submitAndWaitForJob');
     });

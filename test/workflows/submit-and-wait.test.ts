@@ -21,6 +21,7 @@ import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { activityTypes } from '../helpers/fresh-run.js';
 import { cancelWhileSubmitting, devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
+import { faultHits } from '../helpers/sim.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -161,10 +162,7 @@ describe('the wait that submits its own job', () => {
     const before = profilingRuns(TG.salesDev).length;
     let sentWhileQueued = -1;
     const run = await profile(TG.salesDev, {}, async (first) => {
-      await eventually(
-        'the first submission held',
-        () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1,
-      );
+      await eventually('the first submission held', () => faultHits(s.sim, held) === 1);
       const second = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue: (await first.describe()).taskQueue,
         workflowId: `${first.workflowId}-second`,

@@ -13,6 +13,7 @@ import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { askSubmitter } from '../helpers/submitter.js';
 import { uniqueTaskQueue } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
+import { faultHits } from '../helpers/sim.js';
 
 const TG = SEED_IDS.tableGroups;
 const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
@@ -81,7 +82,7 @@ describe("a target's submitter", () => {
         runId: requester.firstExecutionRunId,
       });
       const answer = ask(taskQueue, id, r);
-      await eventually('the send held', () => s.sim.controls.faults().find((f) => f.id === held.id)?.hits === 1);
+      await eventually('the send held', () => faultHits(s.sim, held) === 1);
       await requester.terminate('the requester is gone');
       const a = await answer;
       assert.ok('failure' in a && a.failure.type === 'RequesterGone', JSON.stringify(a));

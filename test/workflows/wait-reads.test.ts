@@ -10,7 +10,7 @@ import type { 'dataops.dataQualityPipeline' as dataQualityPipeline } from '../..
 import type { 'dataops.runTestSuite' as runTestSuite } from '../../src/workflows/jobs.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { startTestSimulator, faultHits } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 import { scheduledActivities } from '../helpers/fresh-run.js';
 
@@ -67,7 +67,7 @@ describe('what the wait reads when the job completes', () => {
         skip: 1,
       });
       const { result, history } = await run(waitStrategy);
-      assert.equal(sim.controls.faults().find((f) => f.id === fault.id)?.hits, 1, 'the wait met the fault');
+      assert.equal(faultHits(sim, fault), 1, 'the wait met the fault');
       assert.deepEqual(scheduled(history), [wait, 'getTestRunSummary']);
       assert.equal(result.summary.jobId, result.job.jobId);
       assert.ok(result.summary.resultCounts);
@@ -90,7 +90,7 @@ describe('what the wait reads when the job completes', () => {
         });
         return { result: await handle.result(), history: await handle.fetchHistory() };
       });
-      assert.equal(bare.controls.faults().find((f) => f.id === fault.id)?.hits, 1, 'the wait met the fault');
+      assert.equal(faultHits(bare, fault), 1, 'the wait met the fault');
       assert.deepEqual(scheduled(history), ['waitForJob', 'findGenerationJob', 'waitForJob', 'waitForJob']);
       const generated = bare.controls.jobs().filter((j) => j.job_key === 'run-test-generation');
       assert.equal(result.generation?.jobId, generated[0]?.id);
