@@ -24,7 +24,7 @@ export function actionsByType(c: Counts): [string, number][] {
 export const totalActions = (c: Counts): number => actionsByType(c).reduce((s, [, v]) => s + v, 0);
 
 /** "A actions per pipeline, $D per 1,000 pipelines (most: type n, …)" for `pipelines` pipelines. */
-export function actionsLine(c: Counts, pipelines: number, top = 6): string {
+export function actionsLine(c: Counts, pipelines: number, top = 12): string {
   const each = totalActions(c) / pipelines;
   const most = actionsByType(c)
     .slice(0, top)

@@ -6,7 +6,7 @@
  * through its submitter, one at a time (src/workflows/submitter.ts), so no other submission of ours competes for the
  * same job.
  */
-import { activityInfo, Context, log } from '@temporalio/activity';
+import { activityInfo, Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
@@ -14,24 +14,15 @@ import { attemptDeadline } from './deadline.js';
 import { SubmissionOutcomeUnknown, parseInput, translated } from './errors.js';
 import { SubmitInput } from './job-inputs.js';
 import { beat } from './keep-alive.js';
-import { SENDERS, linkTo } from './job-kinds.js';
-import { echoProof, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
-import { forSubmitter, provable, unlocked, type Proof, type Told } from './unlocked.js';
+import type { Watermark } from './reconcile.js';
+import { forSubmitter, provable, unlocked } from './unlocked.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
-import { findLostJob } from './lost-answer.js';
-import {
-  Refused,
-  nothingOutstanding,
-  recordingRefusal,
-  writeOnce,
-  type Outstanding,
-  type Phase,
-  type Prior,
-} from './write-once.js';
+import { Refused, nothingOutstanding, recordingRefusal, type Prior } from './write-once.js';
 import { cancelOwnUnwatched, cancelUnwatched, undoneIfGone, sendSignal, type OwnUndo } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
+import { sender, type RecordPhase } from './send-once.js';
 import { answerOf, throughSubmitter } from './through-submitter.js';
-import { recentJobsQuery, requestIdOf } from '../contract/submitter.js';
+import { requestIdOf } from '../contract/submitter.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 
 /**
@@ -63,9 +54,6 @@ function recordedSend(recorded: unknown): Sending | undefined {
   return phase?.phase === 'sending' ? phase : undefined;
 }
 
-/** Where a submission records its phase: its own heartbeat details (and its submitter), or those of its wait. */
-type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<void>;
-
 /** A submission made by a wait of its own job (see own-job.ts), through its target's submitter (`lock`). */
 export interface WaitSubmission {
   profile: string;
@@ -77,15 +65,7 @@ export interface WaitSubmission {
 
 /** Submissions, for their own activities and for the waits that submit their own job first. */
 export function submitter(ctx: ActivityContext) {
-  /** After a send that may have landed: the job it created, if any (lost-answer.ts). */
-  const settle = (t: LookupTarget, sentAt: number, mark: Watermark | null, until: number, sinceMs?: number) =>
-    findLostJob(t, {
-      sentAt,
-      mark,
-      until,
-      settleMs: ctx.submitSettleMs,
-      fallbackSinceMs: (sinceMs ?? activityInfo().scheduledTimestampMs) - ctx.clockSkewMs,
-    });
+  const { settle, proofFor, lookupTarget, sendOnce } = sender(ctx);
 
   /** Cancels a job its workflow will never hear of (see requester-gone.ts). */
   const undo = (profile: string, jobId: string, signal: AbortSignal) =>
@@ -195,45 +175,6 @@ export function submitter(ctx: ActivityContext) {
     });
   }
 
-  /** The proof a test run's submission takes before it sends (Proof); none for other kinds, or without a listing. */
-  async function proofFor(
-    kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'>,
-    signal: AbortSignal,
-  ): Promise<Proof | undefined> {
-    if (!provable(kind)) return undefined;
-    const { target } = lookupTarget(kind, input, activityInfo().activityId, signal);
-    return target ? echoProof(target) : undefined;
-  }
-
-  /**
-   * Where the jobs a submission may have created are looked up. Its id, carried in a test run's metadata, names the
-   * requesting activity: `requester` when a submitter sends it, else activity `activityId` of this workflow.
-   */
-  function lookupTarget(
-    kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'> &
-      Partial<Pick<z.output<typeof SubmitInput>, 'requester' | 'submitterId'>>,
-    activityId: string,
-    signal: AbortSignal,
-    exact?: boolean,
-  ) {
-    const { client, projectCode: profileProject } = ctx.profile(input.profile);
-    const projectCode = input.projectCode ?? profileProject;
-    const own = activityInfo().workflowExecution;
-    const who = input.requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId };
-    const submissionId = requestIdOf(who);
-    const { jobKey } = JOB_KINDS[kind];
-    const { submitterId } = input;
-    const createdBefore = submitterId
-      ? (since: number) => Context.current().client.workflow.getHandle(submitterId).query(recentJobsQuery, since)
-      : undefined;
-    const target: LookupTarget | undefined = projectCode
-      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, createdBefore, exact }
-      : undefined;
-    return { client, submissionId, target };
-  }
-
   /**
    * The job a submission made from inside activity `activityId` created, when that activity ended unanswered and
    * will not run again (own-job.ts): the answer its target's submitter gives that request (one still queued is
@@ -261,45 +202,6 @@ export function submitter(ctx: ActivityContext) {
     // Told by its id, an early bound takes nothing of another's: the whole time a submission may take.
     const since = sending?.sentAt ?? Date.now() - SUBMISSION_BOUND_MS;
     return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, lookingUntil(), since);
-  }
-
-  /** Sends the submission once (write-once.ts): an attempt after one that may have sent looks for its job first. */
-  function sendOnce(
-    kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller'> &
-      Partial<Pick<z.output<typeof SubmitInput>, 'requester' | 'submitterId'>>,
-    signal: AbortSignal,
-    prior: Prior<Watermark | null>,
-    record: RecordPhase,
-    outstanding: Outstanding,
-    until: number,
-    told?: Told,
-  ): Promise<JobSubmitted> {
-    const { jobKey } = JOB_KINDS[kind];
-    const send = SENDERS[kind];
-    const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal, told?.echoes);
-    return writeOnce(
-      {
-        prior,
-        mark: async () => told?.mark ?? (target ? takeWatermark(target) : null),
-        send: async () => {
-          const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
-          log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
-          return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
-        },
-        find: async (sending, cause) => {
-          if (!target)
-            throw new SubmissionOutcomeUnknown(
-              `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
-            );
-          // An earlier attempt's send made without the submitter is told by its id alone (see Told); this one's as proven.
-          const by = cause === undefined && told?.earlierUnlocked ? { ...target, exact: true } : target;
-          return settle(by, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
-        },
-        record,
-      },
-      outstanding,
-    );
   }
 
   return { submit, submitWithin, findUnanswered, sendFor };

@@ -1,0 +1,115 @@
+/**
+ * One send of a job to its target, made once (write-once.ts): where the jobs it may have created are looked up (its
+ * submission id, the target's listing), the proof a test run takes before it goes without the submitter, and, after a
+ * send that may have landed, the look for the job it created (lost-answer.ts). submission.ts decides who sends and
+ * when; this file is the send itself.
+ */
+import { activityInfo, Context, log } from '@temporalio/activity';
+import type { z } from 'zod';
+import type { JobSubmitted } from '../contract/types.js';
+import type { ActivityContext } from './context.js';
+import { SubmissionOutcomeUnknown } from './errors.js';
+import type { SubmitInput } from './job-inputs.js';
+import { SENDERS, linkTo } from './job-kinds.js';
+import { echoProof, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
+import { provable, type Proof, type Told } from './unlocked.js';
+import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
+import { findLostJob } from './lost-answer.js';
+import { writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';
+import { recentJobsQuery, requestIdOf } from '../contract/submitter.js';
+
+/** Where a submission records its phase: its own heartbeat details (and its submitter), or those of its wait. */
+export type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<void>;
+
+/** Sending a job once, for the submissions of `ctx`'s worker. */
+export function sender(ctx: ActivityContext) {
+  /** After a send that may have landed: the job it created, if any (lost-answer.ts). */
+  const settle = (t: LookupTarget, sentAt: number, mark: Watermark | null, until: number, sinceMs?: number) =>
+    findLostJob(t, {
+      sentAt,
+      mark,
+      until,
+      settleMs: ctx.submitSettleMs,
+      fallbackSinceMs: (sinceMs ?? activityInfo().scheduledTimestampMs) - ctx.clockSkewMs,
+    });
+
+  /** The proof a test run's submission takes before it sends (Proof); none for other kinds, or without a listing. */
+  async function proofFor(
+    kind: JobKind,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'>,
+    signal: AbortSignal,
+  ): Promise<Proof | undefined> {
+    if (!provable(kind)) return undefined;
+    const { target } = lookupTarget(kind, input, activityInfo().activityId, signal);
+    return target ? echoProof(target) : undefined;
+  }
+
+  /**
+   * Where the jobs a submission may have created are looked up. Its id, carried in a test run's metadata, names the
+   * requesting activity: `requester` when a submitter sends it, else activity `activityId` of this workflow.
+   */
+  function lookupTarget(
+    kind: JobKind,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'> &
+      Partial<Pick<z.output<typeof SubmitInput>, 'requester' | 'submitterId'>>,
+    activityId: string,
+    signal: AbortSignal,
+    exact?: boolean,
+  ) {
+    const { client, projectCode: profileProject } = ctx.profile(input.profile);
+    const projectCode = input.projectCode ?? profileProject;
+    const own = activityInfo().workflowExecution;
+    const who = input.requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId };
+    const submissionId = requestIdOf(who);
+    const { jobKey } = JOB_KINDS[kind];
+    const { submitterId } = input;
+    const createdBefore = submitterId
+      ? (since: number) => Context.current().client.workflow.getHandle(submitterId).query(recentJobsQuery, since)
+      : undefined;
+    const target: LookupTarget | undefined = projectCode
+      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, createdBefore, exact }
+      : undefined;
+    return { client, submissionId, target };
+  }
+
+  /** Sends the submission once (write-once.ts): an attempt after one that may have sent looks for its job first. */
+  function sendOnce(
+    kind: JobKind,
+    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode' | 'caller'> &
+      Partial<Pick<z.output<typeof SubmitInput>, 'requester' | 'submitterId'>>,
+    signal: AbortSignal,
+    prior: Prior<Watermark | null>,
+    record: RecordPhase,
+    outstanding: Outstanding,
+    until: number,
+    told?: Told,
+  ): Promise<JobSubmitted> {
+    const { jobKey } = JOB_KINDS[kind];
+    const send = SENDERS[kind];
+    const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal, told?.echoes);
+    return writeOnce(
+      {
+        prior,
+        mark: async () => told?.mark ?? (target ? takeWatermark(target) : null),
+        send: async () => {
+          const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
+          log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
+          return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
+        },
+        find: async (sending, cause) => {
+          if (!target)
+            throw new SubmissionOutcomeUnknown(
+              `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
+            );
+          // An earlier attempt's send made without the submitter is told by its id alone (see Told); this one's as proven.
+          const by = cause === undefined && told?.earlierUnlocked ? { ...target, exact: true } : target;
+          return settle(by, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
+        },
+        record,
+      },
+      outstanding,
+    );
+  }
+
+  return { settle, proofFor, lookupTarget, sendOnce };
+}
