@@ -7,6 +7,7 @@ import type { Target } from './loop.js';
 import type { Proc } from '../../test/helpers/processes.js';
 import { pooled } from './measure.js';
 import type { Timeline } from './phases.js';
+import { countRetries } from './retries.js';
 import { startMarks, type StartMarks } from './start-phase.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -113,7 +114,8 @@ export function waitsCompleted(events: Event[]): number[] {
 
 /**
  * From the histories of the pipelines: events per pipeline, how long after each job completed (the service's
- * completed_at) the workflow saw it (its wait activity's completion), and the steps of each start (start-phase.ts);
+ * completed_at) the workflow saw it (its wait activity's completion), the steps of each start (start-phase.ts) and
+ * the activity attempts retried (retries.ts);
  * and from their results, how long each job ran.
  */
 export async function historyFigures(client: Client, pipelines: Started[], outcomes: DataQualityPipelineResult[]) {
@@ -121,6 +123,7 @@ export async function historyFigures(client: Client, pipelines: Started[], outco
   const lags: Lags = { profiling: [], testRun: [] };
   const ranS: number[] = [];
   const starts: StartMarks[] = [];
+  const retried = new Map<string, number>();
   await pooled(
     pipelines.map((p, i) => [p, outcomes[i]] as const),
     50,
@@ -128,6 +131,7 @@ export async function historyFigures(client: Client, pipelines: Started[], outco
       const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
       const all = history.events ?? [];
       events.push(all.length);
+      countRetries(all, retried);
       const marks = outcome && startMarks(all, outcome.profiling.job.wait.job.created_at);
       if (marks) starts.push(marks);
       const [profiled, tested] = waitsCompleted(all);
@@ -141,7 +145,7 @@ export async function historyFigures(client: Client, pipelines: Started[], outco
       }
     },
   );
-  return { events, lags, ranS, starts };
+  return { events, lags, ranS, starts, retried };
 }
 
 /** The timelines (phases.ts) of the pipelines of a batch started at `t0` that ended with a result. */

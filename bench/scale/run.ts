@@ -21,6 +21,7 @@ import { actionsLine, costRow } from './actions.js';
 import { measured, type Side } from './side.js';
 import { floorStarts, runFloor, startFloorWorker } from './floor.js';
 import { boundSides, startBoundWorker } from './bound.js';
+import { retryLine } from './retries.js';
 import { startLine, startSteps } from './start-phase.js';
 import { PHASES, jobMsOf, planRunTimes } from './durations.js';
 import { capacityRun } from './capacity.js';
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
   const lagWork: string[] = [];
   const phaseWork: string[] = [];
   const startWork: string[] = [];
+  const retryWork: string[] = [];
   const floorLines: string[] = [];
   const costLines: string[] = [];
   const actionWork: string[] = [];
@@ -159,6 +161,7 @@ async function main(): Promise<void> {
             });
             const figures = await historyFigures(w.client, pipelines, outcomes);
             ourStarts = startSteps(side.t0, figures.starts);
+            retryWork.push(retryLine(n, figures.retried));
             const { profiling, testRun } = figures.lags;
             sides.worker = { ...side, lags: [...profiling, ...testRun], events: figures.events };
             lagWork.push(
@@ -259,6 +262,10 @@ async function main(): Promise<void> {
       "The start, step by step, mean / p99 in ms, ours (the floor's, whose first step is its first job): start-phase.ts",
       '',
       ...startWork.map((l) => `- ${l}`),
+      '',
+      'Activity attempts our pipelines retried, by activity and the failure before each (retries.ts):',
+      '',
+      ...retryWork.map((l) => `- ${l}`),
     );
     if (capacity > 0) step(`capacity: ${capacity} pipelines waiting${promotion > 0 ? ', then a promotion' : ''}`);
     if (capacity > 0)

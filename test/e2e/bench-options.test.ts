@@ -7,6 +7,7 @@ import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { waitsCompleted } from '../../bench/scale/pipelines.js';
 import { counters, delta, perPipeline, persistenceLoad } from '../../bench/scale/server-metrics.js';
 import { actionsLine, costRow, totalActions } from '../../bench/scale/actions.js';
+import { countRetries, retryLine } from '../../bench/scale/retries.js';
 
 test('bench:scale options: the defaults, and the pairs and JSON it takes', () => {
   const o = benchOptions([]);
@@ -125,4 +126,26 @@ test("bench:scale's worker heartbeats at the worker's default throttle, not the 
   assert.equal(env['DATAOPS_HEARTBEAT_THROTTLE_MS'], String(DEFAULT_HEARTBEAT_THROTTLE_MS));
   assert.equal(env['DATAOPS_MAX_CONCURRENT_WAITS'], '2000');
   assert.equal(workerEnvOf([10], { DATAOPS_HEARTBEAT_THROTTLE_MS: '5000' })['DATAOPS_HEARTBEAT_THROTTLE_MS'], '5000');
+});
+
+test('bench:scale retries: each retried attempt counted by its activity and the failure before it', () => {
+  const retried = new Map<string, number>();
+  const scheduled = (eventId: number, name: string) => ({
+    eventId: eventId as never, // a Long in history; read as its string
+    activityTaskScheduledEventAttributes: { activityType: { name } },
+  });
+  const started = (scheduledEventId: number, attempt: number, lastFailure?: object) => ({
+    activityTaskStartedEventAttributes: { scheduledEventId: scheduledEventId as never, attempt, lastFailure },
+  });
+  const queryFailed = { message: 'Failed to query Workflow', cause: { message: 'Timeout expired' } };
+  countRetries([scheduled(5, 'dataops.submitAndWaitForJob'), started(5, 1)], retried);
+  assert.equal(retryLine(2, retried), 'N = 2: none, every activity of every pipeline ran once');
+  countRetries([scheduled(5, 'dataops.submitAndWaitForJob'), started(5, 3, queryFailed)], retried);
+  countRetries([scheduled(7, 'dataops.waitForJob'), started(7, 2, { message: 'boom' })], retried);
+  countRetries([scheduled(5, 'dataops.submitAndWaitForJob'), started(5, 2, queryFailed)], retried);
+  assert.equal(
+    retryLine(4, retried),
+    'N = 4: 3 retried attempts (0.75 per pipeline): dataops.submitAndWaitForJob after "Failed to query Workflow <- ' +
+      'Timeout expired" ×2; dataops.waitForJob after "boom" ×1',
+  );
 });

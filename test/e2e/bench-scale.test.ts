@@ -149,6 +149,11 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     const sum = ours.reduce((a, b) => a + b, 0);
     assert.ok(Math.abs(sum - firstPhase) <= 5, `steps adding up to ${sum} ms, the first phase ${firstPhase} ms`);
   });
+  // The activity attempts retried, read from the histories, in each round.
+  const retries = [
+    ...out.matchAll(/^- N = 2: (none, every activity of every pipeline ran once|\d+ retried attempts \(.*)$/gm),
+  ];
+  assert.equal(retries.length, 2, out);
   assert.match(out, /capacity: 2 pipelines waiting .* KiB per waiting workflow/);
   // Then a promotion on that worker (the bulk seed's target holds every other definition), while they still wait.
   assert.match(
