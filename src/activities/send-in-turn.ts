@@ -27,6 +27,7 @@ import {
 } from '../contract/submitter.js';
 import { attemptDeadline } from './deadline.js';
 import { parseInput } from './errors.js';
+import { tellHere } from './answers-here.js';
 import { beat } from './keep-alive.js';
 import { inTraceOf } from './request-trace.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
@@ -63,6 +64,8 @@ export type SendFor = (input: Record<string, unknown>, turn: Turn) => Promise<un
  * (at most half the attempt's time). The requests left go back to the submitter's queue, for the next batch.
  */
 const ROOM_MS = 10 * 60_000;
+
+const noop = (): void => undefined;
 
 /** Whether a failure is the request's answer: retrying cannot change it. */
 const final = (err: unknown): boolean =>
@@ -122,6 +125,7 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
         if (phase.phase !== 'sending') return;
         const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
         await handle.signal(sentSignal, { answered: before, sending });
+        if (before) tellHere(...before);
         before = undefined;
       };
       let answer: WriteAnswer;
@@ -132,7 +136,8 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
       } catch (err) {
         if (!final(err)) {
           // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
-          if (before) await handle.signal(sentSignal, { answered: before }).catch(() => undefined);
+          const last = before;
+          if (last) await handle.signal(sentSignal, { answered: last }).then(() => tellHere(...last), noop);
           throw naming(err, r.id);
         }
         answer = { failure: failureOf(err) };
@@ -141,6 +146,8 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
       before = [r.id, answer];
       delete phases[r.id]; // answered: only an unanswered request's refusal matters to the next attempt
     }
+    // The last answer goes to the submitter with the batch's result, unless a retry took over (then it looks for it).
+    if (before && !cancelled.aborted) tellHere(...before);
     return answers;
   };
 }

@@ -3,7 +3,8 @@
  * send it: queued by signal-with-start under the activity's own id, so that its retry attaches to the same request or
  * gets its answer. The requester asks where it stands (a query) until its turn is near, then waits for its answer in
  * an update: Temporal admits 10 updates in flight per workflow, and a signal has no such limit (a query is refused only
- * when too many come while a workflow task runs, and is then asked again later). A cancel
+ * when too many come while a workflow task runs, and is then asked again later); a batch sent in its own process hands
+ * it over at once (answers-here.ts). A cancel
  * while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled); one already being
  * sent is answered as usual, so what it created is known and undone by its workflow.
  */
@@ -25,6 +26,7 @@ import {
   type WriteAnswer,
   type WriteRequest,
 } from '../contract/submitter.js';
+import { hearHere } from './answers-here.js';
 import { traceCarrier } from './request-trace.js';
 
 /** This activity, as the submitter names its requester. */
@@ -112,11 +114,45 @@ async function waitInUpdate(handle: WorkflowHandle, id: string): Promise<Place> 
 }
 
 /**
- * The answer submitter `handle` gives request `id`: asks where it stands, waits until its turn is near, then waits in
- * an update. When the submitter does not know the request, `unknown` queues it again (true) or takes it as never sent
- * (false: `withdrawn`). `within` bounds each wait (the activity leaving).
+ * The answer submitter `handle` gives request `id`: handed over in this process by the batch that sent it
+ * (answers-here.ts), else asked for: asks where it stands, waits until its turn is near, then waits in an update.
+ * When the submitter does not know the request, `unknown` queues it again (true) or takes it as never sent (false:
+ * `withdrawn`). `within` bounds each wait (the activity leaving).
  */
 export async function answerFrom(
+  handle: WorkflowHandle,
+  id: string,
+  unknown: () => Promise<boolean>,
+  within: <T>(p: Promise<T>) => Promise<T> = (p) => p,
+): Promise<WriteAnswer> {
+  const here = hearHere(id);
+  const heard = new AbortController();
+  // Heard here, the asking stops at its next step (a call in flight ends in its own time).
+  const asked = askFor(handle, id, unknown, (p) => within(untilAborted(p, heard.signal)));
+  try {
+    return await Promise.race([here.answer, asked]);
+  } finally {
+    here.stop();
+    heard.abort();
+    asked.catch(() => undefined); // stopped asking: heard here
+  }
+}
+
+/** `p`, unless `signal` aborts first. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('heard here'));
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(new Error('heard here'));
+    signal.addEventListener('abort', stop, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
+}
+
+/**
+ * Asks submitter `handle` for request `id`'s answer until it has one, as a requester in another process than the
+ * batch that sends it hears it (answerFrom; tests ask this way from outside the worker).
+ */
+export async function askFor(
   handle: WorkflowHandle,
   id: string,
   unknown: () => Promise<boolean>,

@@ -1,7 +1,7 @@
 /** Asking a target's submitter from a test, as a requesting activity asks it (src/activities/through-submitter.ts). */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { answerFrom, queueAt } from '../../src/activities/through-submitter.js';
+import { askFor, queueAt } from '../../src/activities/through-submitter.js';
 import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/contract/submitter.js';
 import type { DevAndSim } from './dev-and-sim.js';
 import { eventually } from './wait.js';
@@ -11,7 +11,8 @@ import { faultHits } from './sim.js';
 export const SLOW_JOBS = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
 
 /**
- * Queues `request` at submitter `submitterId` on `taskQueue` (starting it if need be), and waits for its answer.
+ * Queues `request` at submitter `submitterId` on `taskQueue` (starting it if need be), and waits for its answer, by
+ * asking, as a requester in another process than the submitter's batch does (answers-here.ts hands none over).
  * `unanswered`, when given, collects every failure of the questions it asks (the queries).
  */
 export async function askSubmitter(
@@ -29,7 +30,7 @@ export async function askSubmitter(
       unanswered?.push(err);
       throw err;
     })) as typeof handle.query;
-  return answerFrom({ ...handle, query }, request.id, async () => {
+  return askFor({ ...handle, query }, request.id, async () => {
     await queueAt(client, submitter, request);
     return true;
   });

@@ -1,0 +1,115 @@
+/**
+ * Answers handed over in the worker process (src/activities/answers-here.ts): a requester whose submitter's batch runs
+ * in its process hears its answer from the batch, and stops asking the submitter; what it hears is what the submitter
+ * keeps. Measured at N = 1,000 pipelines on one target, where most questions are refused (docs/benchmarks.md).
+ */
+import assert from 'node:assert/strict';
+import { setImmediate as tick } from 'node:timers/promises';
+import { describe, test } from 'node:test';
+import type { WorkflowHandle } from '@temporalio/client';
+import { hearHere, tellHere } from '../../src/activities/answers-here.js';
+import { answerFrom, queueAt } from '../../src/activities/through-submitter.js';
+import { placeQuery, type WriteAnswer, type WriteRequest } from '../../src/contract/submitter.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { faultHits } from '../helpers/sim.js';
+import { SLOW_JOBS } from '../helpers/submitter.js';
+import { eventually } from '../helpers/wait.js';
+
+/** A submitter's handle whose every question is refused, as a busy submitter's are at scale; counts them. */
+function refusing(handle?: WorkflowHandle): { handle: WorkflowHandle; asked: () => number } {
+  let asked = 0;
+  const query = (() => {
+    asked++;
+    return Promise.reject(new Error('consistent query buffer is full, cannot accept new consistent queries'));
+  }) as WorkflowHandle['query'];
+  return { handle: { ...(handle ?? ({} as WorkflowHandle)), query }, asked: () => asked };
+}
+
+// Without the hand-over each wait below never ends: every question is refused (the timeout is a hang's, not a pace).
+test('an answer handed over here ends the wait, and the asking stops', { timeout: 60_000 }, async () => {
+  const { handle, asked } = refusing();
+  let open = 0;
+  const within = <T>(p: Promise<T>): Promise<T> => (open++, p.finally(() => open--));
+  const waited = answerFrom(handle, 'r-1', async () => false, within);
+  await eventually('asked once', () => asked() >= 1);
+  const answer: WriteAnswer = { result: { jobId: 'job-1' } };
+  tellHere('r-2', { result: { jobId: 'not mine' } });
+  tellHere('r-1', answer);
+  assert.deepEqual(await waited, answer);
+  await tick();
+  assert.equal(open, 0, 'no wait left: the requester asks no more');
+});
+
+test('an answer is handed only to the requests waiting for it when it is told', async () => {
+  const early = hearHere('r-3');
+  early.stop();
+  const late = hearHere('r-3');
+  tellHere('r-3', { withdrawn: true });
+  assert.deepEqual(await late.answer, { withdrawn: true });
+  late.stop();
+  const told = await Promise.race([early.answer.then(() => 'told'), tick().then(() => 'not told')]);
+  assert.equal(told, 'not told', 'stopped listening before it was told');
+});
+
+describe("a batch in the requester's process", () => {
+  const s = devServerAndSimulator({ jobDurations: SLOW_JOBS });
+  const TG = SEED_IDS.tableGroups.finance;
+
+  test(
+    'with every question refused, its requesters hear their answers: those the submitter keeps',
+    { timeout: 120_000 },
+    async () => {
+      await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+        const { client } = s.d.env;
+        const submitter = { id: `dataops-submit/${taskQueue}/default/profiling/${TG}`, taskQueue };
+        const requesters = await Promise.all(
+          [0, 1, 2].map((i) =>
+            client.workflow.start('dataops.profileTableGroup', {
+              taskQueue: `${taskQueue}-nobody`,
+              workflowId: `here-${i}-${taskQueue}`,
+              args: [{ tableGroupId: TG }],
+            }),
+          ),
+        );
+        const requests: WriteRequest[] = requesters.map((w) => ({
+          id: `${w.workflowId}/${w.firstExecutionRunId}/1`,
+          activity: 'submitProfilingRun',
+          input: {
+            profile: 'default',
+            targetId: TG,
+            requester: { workflowId: w.workflowId, runId: w.firstExecutionRunId, activityId: '1' },
+          },
+          outageToleranceMs: 600_000,
+          askAgainUntil: Date.now() + 600_000,
+        }));
+        // The first send held until the others queue behind it: they go in one batch, which hands each answer over.
+        const held = s.sim.controls.addFault({
+          kind: 'delay',
+          delay_ms: 2_000,
+          method: 'POST',
+          path: `/table-groups/${TG}/profiling-runs`,
+        });
+        const real = client.workflow.getHandle(submitter.id);
+        const asking = requests.map(() => refusing(real));
+        const ask = async (r: WriteRequest, i: number) => {
+          await queueAt(client, submitter, r);
+          return answerFrom(asking[i]!.handle, r.id, async () => false);
+        };
+        const first = ask(requests[0]!, 0);
+        await eventually('the first send held', () => faultHits(s.sim, held) === 1);
+        const answers = await Promise.all([first, ...requests.slice(1).map((r, i) => ask(r, i + 1))]);
+        const jobs = answers.map((a) => ('result' in a ? (a.result as { jobId: string }).jobId : JSON.stringify(a)));
+        assert.equal(new Set(jobs).size, 3, `three jobs, one each: ${jobs.join(', ')}`);
+        assert.ok(
+          asking.every(({ asked }) => asked() >= 1),
+          'each asked the submitter, and was refused',
+        );
+        for (const [i, r] of requests.entries())
+          assert.deepEqual(await real.query(placeQuery, r.id), answers[i], 'the answer the submitter keeps');
+        await Promise.all(requesters.map((w) => w.terminate('done')));
+      });
+    },
+  );
+});
