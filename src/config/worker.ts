@@ -117,9 +117,9 @@ export interface WorkerConfig {
  * holds no slot between polls, and runs with the other activities).
  */
 export interface WorkerCapacity {
-  /** Slots for submissions, reads, imports, cancels. @default $DATAOPS_MAX_CONCURRENT_ACTIVITIES, else 200 */
+  /** Slots for reads, imports, cancels, the submitters' batches. @default $DATAOPS_MAX_CONCURRENT_ACTIVITIES, else 200 */
   maxConcurrentActivities: number;
-  /** Slots for heartbeating waits (the waits task queue): one per job waited on. @default $DATAOPS_MAX_CONCURRENT_WAITS, else 2000 */
+  /** Slots for heartbeating waits and submissions waiting their turn (the waits task queue). @default $DATAOPS_MAX_CONCURRENT_WAITS, else 2000 */
   maxConcurrentWaits: number;
   /** @default $DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS, else 100 */
   maxConcurrentWorkflowTasks: number;

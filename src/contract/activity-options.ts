@@ -173,11 +173,19 @@ export const INPUT_CHECK: LocalActivityOptions = {
  */
 export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits`;
 
-/** The activities the workflows send to the waits task queue (as registered): what a worker there must register. */
+/**
+ * The activities the workflows send to the waits task queue (as registered): what a worker there must register. The
+ * submissions and order creations that wait their turn at a target's submitter go there too: a request waiting its
+ * turn holds its slot as a wait does, and the submitter's batch, on the workflows' queue, needs a slot free there.
+ */
 export const WAITS_QUEUE_ACTIVITIES = [
   'dataops.waitForJob',
   'dataops.submitAndWaitForJob',
   'dataops.waitForOrderRun',
+  'dataops.submitProfilingRun',
+  'dataops.submitTestRun',
+  'dataops.submitTestGeneration',
+  'dataops.runOrder',
 ] as const;
 
 /** The part of an activity set (as registered: createActivities) that serves the waits task queue. */

@@ -39,10 +39,16 @@ export async function askingSubmitter<T>(ask: () => Promise<T>, outer?: Cancella
   }
 }
 
-/** The submitting activities: a cancel reaches them (a request waiting its turn is withdrawn), and waits for their answer. */
-const asking = (outageToleranceMs: number) =>
+/**
+ * The submitting activities: a cancel reaches them (a request waiting its turn is withdrawn), and waits for their
+ * answer. On the waits task queue: each holds its slot while its request waits its turn, as a wait holds one for its
+ * job, and the submitter's batch, on this workflow's queue, must find a slot free there to send it (with the
+ * requesters on that queue, 200 of them waiting on one target held every slot, and no batch ever ran).
+ */
+const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number) =>
   ourActivities({
     ...submissionsWithin(outageToleranceMs),
+    taskQueue: t.waitsTaskQueue,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
 
@@ -78,7 +84,7 @@ export async function submitUnderLock(
   outer?: CancellationScope,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
-  const submit = asking(opts.outageToleranceMs)[JOB_KINDS[kind].activity];
+  const submit = asking(t, opts.outageToleranceMs)[JOB_KINDS[kind].activity];
   const lock = submissionLockId(kind, opts.profile, targetId);
   return askingSubmitter(() => submit({ ...args, lock, submitterQueue: submitterQueue() }), outer);
 }
@@ -86,7 +92,7 @@ export async function submitUnderLock(
 /** Creates an order through the submitter of its kitchen, recipe and variation. */
 export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
   const { outageToleranceMs: _, ...args } = input;
-  const runOrder = asking(input.outageToleranceMs).runOrder;
+  const runOrder = asking(t, input.outageToleranceMs).runOrder;
   const { kitchen, recipe, variation } = input;
   const lock = `dataops-order/${submitterQueue()}/${input.profile}/${kitchen}/${recipe}/${variation}`;
   return askingSubmitter(() => runOrder({ ...args, lock, submitterQueue: submitterQueue() }));
