@@ -14,7 +14,7 @@ import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { faultHits } from '../helpers/sim.js';
-import { SLOW_JOBS } from '../helpers/submitter.js';
+import { profilingRequesters, SLOW_JOBS } from '../helpers/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
 /** A submitter's handle whose every question is refused, as a busy submitter's are at scale; counts them. */
@@ -64,26 +64,7 @@ describe("a batch in the requester's process", () => {
       await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
         const { client } = s.d.env;
         const submitter = { id: `dataops-submit/${taskQueue}/default/profiling/${TG}`, taskQueue };
-        const requesters = await Promise.all(
-          [0, 1, 2].map((i) =>
-            client.workflow.start('dataops.profileTableGroup', {
-              taskQueue: `${taskQueue}-nobody`,
-              workflowId: `here-${i}-${taskQueue}`,
-              args: [{ tableGroupId: TG }],
-            }),
-          ),
-        );
-        const requests: WriteRequest[] = requesters.map((w) => ({
-          id: `${w.workflowId}/${w.firstExecutionRunId}/1`,
-          activity: 'submitProfilingRun',
-          input: {
-            profile: 'default',
-            targetId: TG,
-            requester: { workflowId: w.workflowId, runId: w.firstExecutionRunId, activityId: '1' },
-          },
-          outageToleranceMs: 600_000,
-          askAgainUntil: Date.now() + 600_000,
-        }));
+        const { requesters, requests } = await profilingRequesters(client, taskQueue, TG, 3, 'here');
         // The first send held until the others queue behind it: they go in one batch, which hands each answer over.
         const held = s.sim.controls.addFault({
           kind: 'delay',

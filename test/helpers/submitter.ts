@@ -36,6 +36,34 @@ export async function askSubmitter(
   });
 }
 
+/**
+ * `n` requesting workflows of profiling runs on `target` (on a task queue nobody polls, so they stay running, named
+ * `<name>-<i>-<taskQueue>`), and the request each makes as a submitting activity does.
+ */
+export async function profilingRequesters(client: Client, taskQueue: string, target: string, n: number, name: string) {
+  const requesters = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      client.workflow.start('dataops.profileTableGroup', {
+        taskQueue: `${taskQueue}-nobody`,
+        workflowId: `${name}-${i}-${taskQueue}`,
+        args: [{ tableGroupId: target }],
+      }),
+    ),
+  );
+  const requests: WriteRequest[] = requesters.map((w) => ({
+    id: `${w.workflowId}/${w.firstExecutionRunId}/1`,
+    activity: 'submitProfilingRun',
+    input: {
+      profile: 'default',
+      targetId: target,
+      requester: { workflowId: w.workflowId, runId: w.firstExecutionRunId, activityId: '1' },
+    },
+    outageToleranceMs: 600_000,
+    askAgainUntil: Date.now() + 600_000,
+  }));
+  return { requesters, requests };
+}
+
 /** What a submitter did for requests queued behind one held send (queuingBehindOne). */
 export interface QueuedBehind {
   /** The answers, in the order asked. */
@@ -64,26 +92,7 @@ export function queuingBehindOne(s: DevAndSim) {
     whileHeld: () => unknown = () => {},
   ): Promise<QueuedBehind> {
     const submitterId = `dataops-submit/${taskQueue}/default/profiling/${target}`;
-    const requesters = await Promise.all(
-      Array.from({ length: n }, (_, i) =>
-        client().workflow.start('dataops.profileTableGroup', {
-          taskQueue: `${taskQueue}-nobody`,
-          workflowId: `batch-requester-${i}-${taskQueue}`,
-          args: [{ tableGroupId: target }],
-        }),
-      ),
-    );
-    const requests: WriteRequest[] = requesters.map((w) => ({
-      id: `${w.workflowId}/${w.firstExecutionRunId}/1`,
-      activity: 'submitProfilingRun',
-      input: {
-        profile: 'default',
-        targetId: target,
-        requester: { workflowId: w.workflowId, runId: w.firstExecutionRunId, activityId: '1' },
-      },
-      outageToleranceMs: 600_000,
-      askAgainUntil: Date.now() + 600_000,
-    }));
+    const { requesters, requests } = await profilingRequesters(client(), taskQueue, target, n, 'batch-requester');
     // Each queues its request and asks where it stands; near its turn it waits for its answer in an update.
     const ask = (r: WriteRequest): Promise<WriteAnswer> => askSubmitter(client(), taskQueue, submitterId, r);
     const before = new Set(profiling(target).map((j) => j.id));
