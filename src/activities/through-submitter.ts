@@ -26,6 +26,7 @@ import {
   type WriteAnswer,
   type WriteRequest,
 } from '../contract/submitter.js';
+import { abortable } from '../api/abortable.js';
 import { hearHere } from './answers-here.js';
 import { traceCarrier } from './request-trace.js';
 
@@ -128,24 +129,14 @@ export async function answerFrom(
   const here = hearHere(id);
   const heard = new AbortController();
   // Heard here, the asking stops at its next step (a call in flight ends in its own time).
-  const asked = askFor(handle, id, unknown, (p) => within(untilAborted(p, heard.signal)));
+  const asked = askFor(handle, id, unknown, (p) => within(abortable(p, heard.signal)));
   try {
     return await Promise.race([here.answer, asked]);
   } finally {
     here.stop();
-    heard.abort();
+    heard.abort(new Error('answered: asked no more'));
     asked.catch(() => undefined); // stopped asking: heard here
   }
-}
-
-/** `p`, unless `signal` aborts first. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('heard here'));
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(new Error('heard here'));
-    signal.addEventListener('abort', stop, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
-  });
 }
 
 /**

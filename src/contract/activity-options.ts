@@ -3,6 +3,8 @@
  * Failure types listed in NON_RETRYABLE fail at once; everything else retries with backoff (Retry-After honoured).
  */
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
+import { JOB_KINDS } from './job-kinds.js';
+import { NAME_PREFIX } from './names.js';
 
 /** Failure types (error class names) that retrying cannot fix. */
 export const NON_RETRYABLE = [
@@ -178,15 +180,14 @@ export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits
  * submissions and order creations that wait their turn at a target's submitter go there too: a request waiting its
  * turn holds its slot as a wait does, and the submitter's batch, on the workflows' queue, needs a slot free there.
  */
-export const WAITS_QUEUE_ACTIVITIES = [
+export const WAITS_QUEUE_ACTIVITIES: readonly string[] = [
   'dataops.waitForJob',
   'dataops.submitAndWaitForJob',
   'dataops.waitForOrderRun',
-  'dataops.submitProfilingRun',
-  'dataops.submitTestRun',
-  'dataops.submitTestGeneration',
+  // Every job kind's submission (a new kind is served there without another line), and an order's creation.
+  ...Object.values(JOB_KINDS).map((k) => NAME_PREFIX + k.activity),
   'dataops.runOrder',
-] as const;
+];
 
 /** The part of an activity set (as registered: createActivities) that serves the waits task queue. */
 export function waitsQueueActivities<A extends object>(activities: A): Partial<A> {
