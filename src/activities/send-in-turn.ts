@@ -27,7 +27,7 @@ import {
 } from '../contract/submitter.js';
 import { attemptDeadline } from './deadline.js';
 import { parseInput } from './errors.js';
-import { tellHere } from './answers-here.js';
+import { takeHere, tellHere } from './answers-here.js';
 import { beat } from './keep-alive.js';
 import { inTraceOf } from './request-trace.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
@@ -109,45 +109,51 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     const deadline = attemptDeadline();
     const lastStart = deadline - Math.min(ROOM_MS, (deadline - Date.now()) / 2);
     let before: [string, WriteAnswer] | undefined;
-    for (const r of requests) {
-      // The rest go to the next batch: near the attempt's end, or once it was cancelled (its worker shuts down, or
-      // the attempt is no longer current: a retry took over, and must not find a send of this one's after its own).
-      if (cancelled.aborted && answers.length === 0)
-        throw new CancelledFailure('the batch was cancelled: nothing sent');
-      if (answers.length > 0 && (Date.now() > lastStart || cancelled.aborted)) break;
-      const prior: Prior<unknown> =
-        r.sending && !refusedJustBefore(phases[r.id], attempt)
-          ? { mayHaveSent: true, sending: r.sending }
-          : { mayHaveSent: false };
-      const record = async (phase: Phase<unknown>): Promise<void> => {
-        phases[r.id] = phase;
-        beat(phases);
-        if (phase.phase !== 'sending') return;
-        const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
-        await handle.signal(sentSignal, { answered: before, sending });
-        if (before) tellHere(...before);
-        before = undefined;
-      };
-      let answer: WriteAnswer;
-      try {
-        // In its requester's trace: the service call's span is then the requester's.
-        const sent = () => send({ ...r.input, submitterId: input.submitterId }, { prior, record });
-        answer = { result: await inTraceOf(r.trace, `send ${input.activity}`, sent) };
-      } catch (err) {
-        if (!final(err)) {
-          // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
-          const last = before;
-          if (last) await handle.signal(sentSignal, { answered: last }).then(() => tellHere(...last), noop);
-          throw naming(err, r.id);
+    // Its requesters waiting in this process hear their answers from it, and ask nothing meanwhile (answers-here.ts).
+    for (const r of requests) takeHere(r.id, true);
+    try {
+      for (const r of requests) {
+        // The rest go to the next batch: near the attempt's end, or once it was cancelled (its worker shuts down, or
+        // the attempt is no longer current: a retry took over, and must not find a send of this one's after its own).
+        if (cancelled.aborted && answers.length === 0)
+          throw new CancelledFailure('the batch was cancelled: nothing sent');
+        if (answers.length > 0 && (Date.now() > lastStart || cancelled.aborted)) break;
+        const prior: Prior<unknown> =
+          r.sending && !refusedJustBefore(phases[r.id], attempt)
+            ? { mayHaveSent: true, sending: r.sending }
+            : { mayHaveSent: false };
+        const record = async (phase: Phase<unknown>): Promise<void> => {
+          phases[r.id] = phase;
+          beat(phases);
+          if (phase.phase !== 'sending') return;
+          const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
+          await handle.signal(sentSignal, { answered: before, sending });
+          if (before) tellHere(...before);
+          before = undefined;
+        };
+        let answer: WriteAnswer;
+        try {
+          // In its requester's trace: the service call's span is then the requester's.
+          const sent = () => send({ ...r.input, submitterId: input.submitterId }, { prior, record });
+          answer = { result: await inTraceOf(r.trace, `send ${input.activity}`, sent) };
+        } catch (err) {
+          if (!final(err)) {
+            // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
+            const last = before;
+            if (last) await handle.signal(sentSignal, { answered: last }).then(() => tellHere(...last), noop);
+            throw naming(err, r.id);
+          }
+          answer = { failure: failureOf(err) };
         }
-        answer = { failure: failureOf(err) };
+        answers.push([r.id, answer]);
+        before = [r.id, answer];
+        delete phases[r.id]; // answered: only an unanswered request's refusal matters to the next attempt
       }
-      answers.push([r.id, answer]);
-      before = [r.id, answer];
-      delete phases[r.id]; // answered: only an unanswered request's refusal matters to the next attempt
+      // The last answer goes to the submitter with the batch's result, unless a retry took over (then it looks for it).
+      if (before && !cancelled.aborted) tellHere(...before);
+      return answers;
+    } finally {
+      for (const r of requests) takeHere(r.id, false);
     }
-    // The last answer goes to the submitter with the batch's result, unless a retry took over (then it looks for it).
-    if (before && !cancelled.aborted) tellHere(...before);
-    return answers;
   };
 }

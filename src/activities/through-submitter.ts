@@ -1,33 +1,23 @@
 /**
  * Asking a target's submitter (src/workflows/submitter.ts) to send a write, from the activity that would otherwise
  * send it: queued by signal-with-start under the activity's own id, so that its retry attaches to the same request or
- * gets its answer. The requester asks where it stands (a query) until its turn is near, then waits for its answer in
- * an update: Temporal admits 10 updates in flight per workflow, and a signal has no such limit (a query is refused only
- * when too many come while a workflow task runs, and is then asked again later); a batch sent in its own process hands
- * it over at once (answers-here.ts). A cancel
- * while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled); one already being
- * sent is answered as usual, so what it created is known and undone by its workflow.
+ * gets its answer, which a batch in its own process hands over and one elsewhere answers when asked (answers-here.ts).
+ * A cancel while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled); one already
+ * being sent is answered as usual, so what it created is known and undone by its workflow.
  */
-import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { activityInfo, CancelledFailure, Context } from '@temporalio/activity';
-import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import {
-  HELD_AT_MOST,
   SUBMITTER_WORKFLOW_TYPE,
-  answerUpdate,
-  placeQuery,
   requestIdOf,
   submitSignal,
   withdrawSignal,
-  type Place,
   type Requester,
   type WriteAnswer,
   type WriteRequest,
 } from '../contract/submitter.js';
-import { abortable } from '../api/abortable.js';
-import { hearHere } from './answers-here.js';
+import { answerFrom } from './answers-here.js';
 import { traceCarrier } from './request-trace.js';
 
 /** This activity, as the submitter names its requester. */
@@ -53,122 +43,6 @@ function askAgainUntil(): number {
     ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs
     : info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs;
   return end + LOOKUP_ROOM_MS;
-}
-
-/**
- * Whether a wait in an update ended without its answer and is worth asking about again: the submitter continued as new
- * meanwhile (the update ended with its run), or Temporal refused the update for the updates in flight (at most 10).
- */
-function askAgain(err: unknown): boolean {
-  if (
-    err instanceof WorkflowUpdateFailedError &&
-    /completed before the Update completed/i.test(err.cause?.message ?? '')
-  )
-    return true;
-  return saysSomewhere(err, /in-flight updates/i);
-}
-
-/** Whether a failure, or any failure it was caused by, says `what`. */
-function saysSomewhere(err: unknown, what: RegExp): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (what.test(e.message)) return true;
-  return false;
-}
-
-/**
- * How long a requester told its place waits before it asks again: until about HELD_AT_MOST are ahead of it at the
- * submitter's pace, less a little (asked too early, it is told its place again; too late, it hears its answer late),
- * between a tenth of a second and 10 s.
- */
-const untilNearTurn = ({ queued, eachMs }: { queued: number; eachMs: number }): number =>
-  Math.min(10_000, Math.max(100, (queued - HELD_AT_MOST + 1) * eachMs)) * (0.6 + Math.random() * 0.4);
-
-/**
- * Whether Temporal could not answer a question (a query) now, and asking again later may: the workflow's tasks cannot
- * keep up with its queries (the history service buffers the queries that come while a workflow task runs, only a few
- * per execution), or no worker took the query before its deadline (a new target's submitter whose first workflow
- * task waits in a busy queue, a run that has just continued as new, a restarting worker). The server says so after
- * 30 s; a worker's client (its native connection, as an activity's) may end the call first with its own deadline
- * ("Timeout expired"), or with its HTTP/2 stream reset under load ("h2 protocol error"). At N = 1,000 pipelines on
- * targets of their own, before they were matched here, the first failed an attempt of about half the profiling
- * waits, the second of 1.5 %.
- */
-export const unansweredNow = (err: unknown): boolean =>
-  saysSomewhere(
-    err,
-    /query buffer is full|query timed out before a worker could process it|^timeout expired$|^h2 protocol error/i,
-  );
-
-/** About how long a requester whose query went unanswered waits before it asks again, at first (doubling, up to 10 s). */
-const BUSY_MS = 1_000;
-
-/** A fresh id for each wait in an update: an update id is answered once per run, and a place told earlier is no answer. */
-const askId = (requestId: string): string => `${requestId}#${randomUUID()}`;
-
-/** Waits for request `id`'s answer in an update; a wait that ended unanswered says the request is first in line. */
-async function waitInUpdate(handle: WorkflowHandle, id: string): Promise<Place> {
-  try {
-    return await handle.executeUpdate(answerUpdate, { updateId: askId(id), args: [id] });
-  } catch (err) {
-    if (askAgain(err)) return { queued: 0, eachMs: 0 };
-    throw err;
-  }
-}
-
-/**
- * The answer submitter `handle` gives request `id`: handed over in this process by the batch that sent it
- * (answers-here.ts), else asked for: asks where it stands, waits until its turn is near, then waits in an update.
- * When the submitter does not know the request, `unknown` queues it again (true) or takes it as never sent (false:
- * `withdrawn`). `within` bounds each wait (the activity leaving).
- */
-export async function answerFrom(
-  handle: WorkflowHandle,
-  id: string,
-  unknown: () => Promise<boolean>,
-  within: <T>(p: Promise<T>) => Promise<T> = (p) => p,
-): Promise<WriteAnswer> {
-  const here = hearHere(id);
-  const heard = new AbortController();
-  // Heard here, the asking stops at its next step (a call in flight ends in its own time).
-  const asked = askFor(handle, id, unknown, (p) => within(abortable(p, heard.signal)));
-  try {
-    return await Promise.race([here.answer, asked]);
-  } finally {
-    here.stop();
-    heard.abort(new Error('answered: asked no more'));
-    asked.catch(() => undefined); // stopped asking: heard here
-  }
-}
-
-/**
- * Asks submitter `handle` for request `id`'s answer until it has one, as a requester in another process than the
- * batch that sends it hears it (answerFrom; tests ask this way from outside the worker).
- */
-export async function askFor(
-  handle: WorkflowHandle,
-  id: string,
-  unknown: () => Promise<boolean>,
-  within: <T>(p: Promise<T>) => Promise<T> = (p) => p,
-): Promise<WriteAnswer> {
-  // A submitter busy with a burst, or with no worker free to answer, may leave the question unanswered: asked again,
-  // later each time.
-  const ask = (refused = 0): Promise<Place> =>
-    within(handle.query(placeQuery, id)).catch(async (err: unknown) => {
-      if (!unansweredNow(err)) throw err;
-      await within(delay(Math.min(BUSY_MS * 2 ** refused, 10_000) * (0.5 + Math.random())));
-      return ask(refused + 1);
-    });
-  let place = await ask();
-  for (;;) {
-    if ('unknown' in place) {
-      if (!(await unknown())) return { withdrawn: true };
-    } else if (!('queued' in place)) return place;
-    else if (place.queued < HELD_AT_MOST) {
-      place = await within(waitInUpdate(handle, id));
-      if (!('queued' in place)) continue;
-      await within(delay(untilNearTurn(place)));
-    } else await within(delay(untilNearTurn(place)));
-    place = await ask();
-  }
 }
 
 /**
@@ -256,7 +130,7 @@ export async function throughSubmitter<T>(
   try {
     // Unknown once withdrawn: nothing was sent. Else it was dropped when the submitter continued as new: queued again.
     const reenqueue = async () => !withdrawing && (await enqueue(), true);
-    const answer = await answerFrom(handle, id, reenqueue, unlessLeaving);
+    const answer = await answerFrom(handle, id, reenqueue, unlessLeaving, signal);
     if ('withdrawn' in answer) throw new CancelledFailure('withdrawn while it waited its turn: nothing was sent');
     return resultOf<T>(answer) as T;
   } finally {
@@ -273,7 +147,8 @@ export async function answerOf<T>(submitterId: string, requestId: string): Promi
   const handle = Context.current().client.workflow.getHandle(submitterId);
   try {
     await handle.signal(withdrawSignal, requestId);
-    return resultOf<T>(await answerFrom(handle, requestId, async () => false, unlessLeaving));
+    const now = AbortSignal.abort(); // its wait ended: no batch of this process is likely to have it
+    return resultOf<T>(await answerFrom(handle, requestId, async () => false, unlessLeaving, now));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     // A submitter that ended meanwhile kept nothing: it ends only when no requester may ask again.

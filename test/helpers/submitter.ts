@@ -1,7 +1,8 @@
 /** Asking a target's submitter from a test, as a requesting activity asks it (src/activities/through-submitter.ts). */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { askFor, queueAt } from '../../src/activities/through-submitter.js';
+import { askFor } from '../../src/activities/ask-submitter.js';
+import { queueAt } from '../../src/activities/through-submitter.js';
 import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/contract/submitter.js';
 import type { DevAndSim } from './dev-and-sim.js';
 import { eventually } from './wait.js';
