@@ -28,7 +28,7 @@ import {
 import { attemptDeadline } from './deadline.js';
 import { parseInput } from './errors.js';
 import { takeHere, tellHere } from './answers-here.js';
-import { beat } from './keep-alive.js';
+import { beat, note } from './keep-alive.js';
 import { inTraceOf } from './request-trace.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
@@ -124,8 +124,10 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
             : { mayHaveSent: false };
         const record = async (phase: Phase<unknown>): Promise<void> => {
           phases[r.id] = phase;
-          beat(phases);
-          if (phase.phase !== 'sending') return;
+          // A refusal only the heartbeat keeps (the next attempt then sends at once); a send the submitter records
+          // below, and the ticker's next beat carries it: no heartbeat of its own.
+          if (phase.phase !== 'sending') return beat(phases);
+          note(phases);
           const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
           await handle.signal(sentSignal, { answered: before, sending });
           if (before) tellHere(...before);

@@ -1,0 +1,70 @@
+/**
+ * What a submitter's batch (src/activities/send-in-turn.ts) heartbeats: a send is recorded at the submitter (its `sent`
+ * signal) before it leaves, and costs no heartbeat of its own (the ticker carries it with its next beat); a refusal,
+ * which only the heartbeat keeps for the next attempt, is heartbeated at once. Each heartbeat that reaches Temporal is
+ * a billed action (docs/benchmarks.md).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { keepAlive } from '../../src/activities/keep-alive.js';
+import { sendInTurnActivity, type SendFor } from '../../src/activities/send-in-turn.js';
+import { quiet, runIn } from '../helpers/mock-activity.js';
+
+/** A submitter that takes every signal; the signals it was sent. */
+function submitter(): { client: Client; signals: unknown[] } {
+  const signals: unknown[] = [];
+  const handle = { signal: async (_: unknown, arg: unknown) => void signals.push(arg) };
+  const client = {
+    workflow: { getHandle: () => handle },
+    withAbortSignal: (_: AbortSignal, fn: () => unknown) => fn(),
+  };
+  return { client: client as unknown as Client, signals };
+}
+
+/** Runs a batch of `ids` sent with `send`, as the worker runs it (under the heartbeat ticker): the heartbeats sent. */
+async function batch(ids: string[], send: SendFor): Promise<{ beats: unknown[]; signals: unknown[]; result: unknown }> {
+  const { client, signals } = submitter();
+  const env = new MockActivityEnvironment(
+    {
+      heartbeatTimeoutMs: 20_000,
+      startToCloseTimeoutMs: 30 * 60_000,
+      scheduleToCloseTimeoutMs: 0,
+      currentAttemptScheduledTimestampMs: Date.now(),
+    },
+    { ...quiet, client },
+  );
+  const beats: unknown[] = [];
+  env.on('heartbeat', (d: unknown) => beats.push(d));
+  const sendInTurn = sendInTurnActivity({ x: send });
+  const input = {
+    activity: 'x',
+    requests: ids.map((id) => ({ id, input: {} })),
+    submitterId: 'dataops-submit/q/default/profiling/tg',
+    submitterRunId: 'run',
+  };
+  const result = await runIn(env, () => keepAlive(() => sendInTurn(input))).catch((err: unknown) => err);
+  return { beats, signals, result };
+}
+
+test('a send recorded at the submitter costs no heartbeat of its own', async () => {
+  const { beats, signals, result } = await batch(['a', 'b'], async (_, turn) => {
+    await turn.record({ phase: 'sending', sentAt: Date.now(), mark: null });
+    return { jobId: 'job' };
+  });
+  assert.equal(signals.length, 2, `each send recorded at the submitter before it left: ${String(result)}`);
+  assert.equal((result as unknown[]).length, 2, JSON.stringify(result));
+  assert.deepEqual(beats, [], 'no heartbeat: the ticker would carry the records with its next beat');
+});
+
+test('a refusal is heartbeated at once, for the next attempt to send at once', async () => {
+  const { beats, signals, result } = await batch(['a'], async (_, turn) => {
+    await turn.record({ phase: 'rejected', attempt: 1 });
+    throw new Error('connection refused');
+  });
+  assert.ok(result instanceof ApplicationFailure, String(result));
+  assert.equal(signals.length, 0, 'nothing sent, nothing recorded at the submitter');
+  assert.deepEqual(beats, [{ a: { phase: 'rejected', attempt: 1 } }]);
+});
