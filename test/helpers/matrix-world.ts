@@ -65,10 +65,19 @@ export class Restartable {
     private readonly ready: (p: Proc) => boolean | Promise<boolean>,
     private readonly what: string,
   ) {}
+  /** Starts it and waits until it is ready; a process that exits first fails at once, with what it said. */
   async up(): Promise<void> {
     const p = this.start();
     this.proc = p;
-    await eventually(this.what, () => this.ready(p), { tries: 1_200, delayMs: 50 });
+    const ready = () => {
+      const { exitCode, signalCode } = p.child;
+      if (exitCode !== null || signalCode !== null)
+        throw new Error(
+          `${this.what} exited (${exitCode ?? signalCode}) before it was ready: ${p.output().slice(-2_000)}`,
+        );
+      return this.ready(p);
+    };
+    await eventually(this.what, ready, { tries: 1_200, delayMs: 50 });
   }
   async kill(): Promise<void> {
     await this.proc?.stop('SIGKILL');

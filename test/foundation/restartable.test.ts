@@ -1,0 +1,20 @@
+/**
+ * The servers a fault-matrix world and the scale benchmark start (test/helpers/matrix-world.ts, `Restartable`): one
+ * that exits before it is ready fails its start at once, saying what it printed, instead of being polled until the
+ * hang guard gives up (a benchmark once sat 11 minutes on a dev server that was gone).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Restartable } from '../helpers/matrix-world.js';
+import { startProcess } from '../helpers/processes.js';
+
+test('a process that exits before it is ready fails its start at once, with its output', async () => {
+  let asked = 0;
+  const server = new Restartable(
+    () => startProcess(['-e', 'console.error("address already in use"); process.exit(3)'], {}),
+    () => (asked++, false),
+    'the test server',
+  );
+  await assert.rejects(server.up(), /the test server exited \(3\) before it was ready: address already in use/);
+  assert.ok(asked < 1_200, `asked ${asked} times: stopped once it had exited`);
+});
