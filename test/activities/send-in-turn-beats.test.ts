@@ -6,27 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { keepAlive } from '../../src/activities/keep-alive.js';
 import { sendInTurnActivity, type SendFor } from '../../src/activities/send-in-turn.js';
-import { quiet, runIn } from '../helpers/mock-activity.js';
-
-/** A submitter that takes every signal; the signals it was sent. */
-function submitter(): { client: Client; signals: unknown[] } {
-  const signals: unknown[] = [];
-  const handle = { signal: async (_: unknown, arg: unknown) => void signals.push(arg) };
-  const client = {
-    workflow: { getHandle: () => handle },
-    withAbortSignal: (_: AbortSignal, fn: () => unknown) => fn(),
-  };
-  return { client: client as unknown as Client, signals };
-}
+import { quiet, runIn, signalTaker } from '../helpers/mock-activity.js';
 
 /** Runs a batch of `ids` sent with `send`, as the worker runs it (under the heartbeat ticker): the heartbeats sent. */
 async function batch(ids: string[], send: SendFor): Promise<{ beats: unknown[]; signals: unknown[]; result: unknown }> {
-  const { client, signals } = submitter();
+  const { client, signals } = signalTaker();
   const env = new MockActivityEnvironment(
     {
       heartbeatTimeoutMs: 20_000,

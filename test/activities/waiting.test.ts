@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { activityFunctions, type ActivityDeps } from '../../src/activities/index.js';
 import { untilNextPoll } from '../../src/activities/wait-progress.js';
@@ -11,7 +10,7 @@ import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
 import { FROZEN, startTestSimulator } from '../helpers/sim.js';
 import { eventually } from '../helpers/wait.js';
-import { quiet, runIn as run } from '../helpers/mock-activity.js';
+import { quiet, runIn as run, signalTaker } from '../helpers/mock-activity.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -94,10 +93,8 @@ describe('waitForJob in a mock activity environment', () => {
 
   test('with a heartbeat timeout, a poll is not a heartbeat of its own; a status report is recorded at once', async () => {
     const jobId = await submit('tests', TS.financeProd);
-    const reports: unknown[] = [];
     // Only the report's signal is the client's business here: the workflow it tells does not exist.
-    const workflow = { getHandle: () => ({ signal: async (_: unknown, r: unknown) => void reports.push(r) }) };
-    const client = { workflow, withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn() } as unknown as Client;
+    const { client, signals: reports } = signalTaker();
     // A 20 s heartbeat timeout: the ticker sends the latest details every 5 s (keep-alive.ts).
     const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 20_000 }, { ...quiet, client });
     const beats: WaitProgress[] = [];

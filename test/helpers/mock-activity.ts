@@ -1,4 +1,5 @@
 /** Running an activity function in the SDK's mock activity environment, its logger quiet but for errors. */
+import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 
@@ -16,4 +17,15 @@ export function runIn<A extends unknown[], R>(
 /** Runs `fn` as a first attempt. */
 export function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
   return runIn(new MockActivityEnvironment(undefined, quiet), fn, ...args);
+}
+
+/**
+ * A Temporal client for an activity whose only Temporal call is a signal (a status report, a batch's record of a
+ * send): it takes every signal, to any workflow, and keeps its argument in `signals`.
+ */
+export function signalTaker(): { client: Client; signals: unknown[] } {
+  const signals: unknown[] = [];
+  const handle = { signal: async (_: unknown, arg: unknown) => void signals.push(arg) };
+  const client = { workflow: { getHandle: () => handle }, withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn() };
+  return { client: client as unknown as Client, signals };
 }
