@@ -5,11 +5,14 @@
  * (every request that arrived while the previous batch was in flight), answers each requester, and ends once idle.
  * One at a time per target, as a lock serialises, but with no waiter asking again: what a hand-off costs when the
  * next submission is handed to the one process that serialises them. A measure of the design weighed in issue 40, not
- * the product's code: exactly-once bookkeeping (phases, lookups) is left out, as the other bound shapes leave it.
+ * the product's code: exactly-once bookkeeping (phases, lookups) is left out, as the other bound shapes leave it,
+ * except with `recorded` (`--bound 4`): the batch then signals the submitter before each send leaves, the one record
+ * that a send's exactly-once needs on the serial path (a retry must know the send may have left, and since when).
  */
 import {
   condition,
   continueAsNew,
+  defineQuery,
   defineSignal,
   getExternalWorkflowHandle,
   proxyActivities,
@@ -20,12 +23,20 @@ import {
 export interface SubmitRequest {
   requester: string;
   target: string;
+  /** Whether the batch records each send at the submitter before it leaves (`--bound 4`). */
+  recorded?: boolean;
 }
 
 export const submitSignal = defineSignal<[SubmitRequest]>('submit');
 export const submittedSignal = defineSignal<[{ jobId: string }]>('submitted');
+/** The batch's record of a send about to leave: what a retry would read to look for it rather than send again. */
+export const sendingSignal = defineSignal<[{ index: number; at: number }]>('sending');
+/** The send recorded last in the batch in flight, as a retry of it would read it. */
+export const sendingQuery = defineQuery<{ index: number; at: number } | undefined>('sending');
 
-const { submitBatch } = proxyActivities<{ submitBatch(target: string, count: number): Promise<string[]> }>({
+const { submitBatch } = proxyActivities<{
+  submitBatch(target: string, count: number, recorded: boolean): Promise<string[]>;
+}>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
 });
@@ -36,12 +47,17 @@ const IDLE = '5 seconds';
 export async function boundSubmitter(carried: SubmitRequest[] = []): Promise<void> {
   const queue = [...carried];
   setHandler(submitSignal, (r) => void queue.push(r));
+  // Kept as a retry of the batch would read it; nothing here retries, so the record is its cost only.
+  let lastSending: { index: number; at: number } | undefined;
+  setHandler(sendingSignal, (s) => void (lastSending = s));
+  setHandler(sendingQuery, () => lastSending);
   for (;;) {
     // Checked again after the timeout: a request whose signal came in the activation that fired the timer is queued
     // by its handler, yet the race may still say "timed out".
     if (!(await condition(() => queue.length > 0, IDLE)) && queue.length === 0) return;
     const batch = queue.splice(0, queue.length);
-    const jobs = await submitBatch(batch[0]!.target, batch.length);
+    const jobs = await submitBatch(batch[0]!.target, batch.length, batch[0]!.recorded === true);
+    lastSending = undefined;
     await Promise.all(
       batch.map((r, i) => getExternalWorkflowHandle(r.requester).signal(submittedSignal, { jobId: jobs[i]! })),
     );
@@ -50,10 +66,14 @@ export async function boundSubmitter(carried: SubmitRequest[] = []): Promise<voi
 }
 
 /** A requester's side: asks the target's submitter (through `ask`, an activity) and waits for its job id. */
-export async function submittedThrough(ask: (r: SubmitRequest) => Promise<void>, target: string): Promise<string> {
+export async function submittedThrough(
+  ask: (r: SubmitRequest) => Promise<void>,
+  target: string,
+  recorded: boolean,
+): Promise<string> {
   let jobId: string | undefined;
   setHandler(submittedSignal, (r) => void (jobId = r.jobId));
-  await ask({ requester: workflowInfo().workflowId, target });
+  await ask({ requester: workflowInfo().workflowId, target, recorded });
   await condition(() => jobId !== undefined);
   return jobId!;
 }

@@ -14,7 +14,7 @@ import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import { isTerminalJobStatus } from '../../src/vocabulary.js';
 import type { BoundArgs } from './bound-workflow.js';
-import { submitSignal, type SubmitRequest } from './bound-submitter.js';
+import { sendingSignal, submitSignal, type SubmitRequest } from './bound-submitter.js';
 import { runBenchWorker } from './bench-worker.js';
 
 const [address, taskQueue, cache, serviceUrl] = process.argv.slice(2);
@@ -78,10 +78,17 @@ async function requestSubmission(r: SubmitRequest): Promise<void> {
   });
 }
 
-/** The submitter's batch: `count` profiling runs of `target`, one after the other. */
-async function submitBatch(target: string, count: number): Promise<string[]> {
+/**
+ * The submitter's batch: `count` profiling runs of `target`, one after the other; `recorded`: each recorded at the
+ * submitter (a signal, awaited) before it leaves.
+ */
+async function submitBatch(target: string, count: number, recorded = false): Promise<string[]> {
+  const { client, info } = Context.current();
+  const { workflowId, runId } = info.workflowExecution!;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
+    if (recorded)
+      await client.workflow.getHandle(workflowId, runId).signal(sendingSignal, { index: i, at: Date.now() });
     ids.push((await service.profilingRuns.submit(target)).id);
     heartbeat({ ids });
   }

@@ -17,9 +17,10 @@ export interface BoundArgs {
   /**
    * How many submissions take and release a lock execution, as `src/activities/target-lock.ts` does: 0; 1, the
    * profiling run's only (a test run can be found exactly through its metadata); or 2, both. 3: none, the profiling
-   * run goes through its table group's submitter workflow instead (bound-submitter.ts).
+   * run goes through its table group's submitter workflow instead (bound-submitter.ts); 4: the same, each send
+   * recorded at the submitter before it leaves.
    */
-  locks: 0 | 1 | 2 | 3;
+  locks: 0 | 1 | 2 | 3 | 4;
   /** The profiling run, when a submitter sent it. */
   profilingJobId?: string;
 }
@@ -34,7 +35,7 @@ const { requestSubmission } = proxyActivities<{ requestSubmission(r: SubmitReque
 });
 
 export async function boundPipeline(args: BoundArgs): Promise<string> {
-  if (args.locks !== 3) return await boundSteps(args);
-  const profilingJobId = await submittedThrough(requestSubmission, args.tableGroupId);
+  if (args.locks !== 3 && args.locks !== 4) return await boundSteps(args);
+  const profilingJobId = await submittedThrough(requestSubmission, args.tableGroupId, args.locks === 4);
   return await boundSteps({ ...args, profilingJobId });
 }

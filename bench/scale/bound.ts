@@ -11,8 +11,13 @@ const QUEUE = 'scale-bound';
 
 /** What a shape of the bound is called in the benchmark's tables. */
 export const boundName = (locks: number) =>
-  ['one activity', 'one activity, 1 lock', 'one activity, 2 locks', 'one activity, a submitter'][locks] ??
-  `${locks} locks`;
+  [
+    'one activity',
+    'one activity, 1 lock',
+    'one activity, 2 locks',
+    'one activity, a submitter',
+    'one activity, a submitter recording each send',
+  ][locks] ?? `${locks} locks`;
 
 /** Starts the bound's worker; answers it once it polls. */
 export async function startBoundWorker(w: World, cache: number): Promise<Proc> {

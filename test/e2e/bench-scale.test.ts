@@ -14,7 +14,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   const args = [
     ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
     ...['--run-ms', '300', '--run-spread-ms', '400', '--poll-ms', '200', '--input', '{"statusReports":0}'],
-    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2,3'],
+    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2,3,4'],
     ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
   // It takes about a minute; one run in 13 once hung with no output. Stopped short of the test's own limit, it prints
@@ -33,7 +33,12 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   // The bound ran before each round, both shapes, without failures; with locks, each of its 2 submissions started a
   // lock execution, described its own workflow and terminated the lock; without, the pipeline is its only start.
   const table = out.slice(out.indexOf('The Temporal floor: N workflows'));
-  for (const shape of ['one activity', 'one activity, 2 locks', 'one activity, a submitter']) {
+  for (const shape of [
+    'one activity',
+    'one activity, 2 locks',
+    'one activity, a submitter',
+    'one activity, a submitter recording each send',
+  ]) {
     const rows = table.match(
       new RegExp(`^\\| 2 \\(bound: ${shape}\\) \\| [\\d.]+ s / [\\d.]+ s = \\*\\*[\\d.]+×\\*\\* \\|.*\\| 0 \\|$`, 'gm'),
     );
@@ -42,9 +47,14 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   const plain = out.match(/^- N = 2, the bound \(one activity\): .*$/gm) ?? [];
   const locked = out.match(/^- N = 2, the bound \(one activity, 2 locks\): .*$/gm) ?? [];
   const submitted = out.match(/^- N = 2, the bound \(one activity, a submitter\): .*$/gm) ?? [];
+  const recorded = out.match(/^- N = 2, the bound \(one activity, a submitter recording each send\): .*$/gm) ?? [];
   assert.equal(plain.length, 2, out);
   assert.equal(locked.length, 2, out);
   assert.equal(submitted.length, 2, out);
+  assert.equal(recorded.length, 2, out);
+  // Each send recorded at the submitter by a signal before it leaves: one per pipeline; none without the record.
+  for (const r of recorded) assert.match(r, /SignalWorkflowExecution 1\.0\b/);
+  for (const r of submitted) assert.doesNotMatch(r, /SignalWorkflowExecution/);
   // Through its target's submitter: asked by signal-with-start (each target its own submitter here), no lock.
   for (const r of submitted) {
     assert.match(r, /SignalWithStartWorkflowExecution 1\.0\b/);
