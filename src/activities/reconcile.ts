@@ -11,7 +11,11 @@
 import { GarbledResponse, NotFound, UnexpectedResponse, type Job, type ServiceClient } from '../api/index.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 
-/** The newest jobs of one kind before a submission was sent. */
+/**
+ * The newest jobs of one kind before a submission was sent: the newest one's creation time, and the ids of the jobs
+ * listed then that are not older than it (usually the newest alone; more when several share its time). A job older
+ * than `newest` is never a candidate (newJobs), so its id is not kept: the record goes with every send.
+ */
 export interface Watermark {
   ids: string[];
   newest: string | null;
@@ -45,10 +49,18 @@ export interface LookupTarget {
 const newest = (t: LookupTarget) =>
   t.client.jobs.list(t.projectCode, { job_key: t.jobKey, page: 1, limit: PAGE }, { signal: t.signal });
 
-const watermarkOf = (items: Job[]): Watermark => ({
-  ids: items.map((j) => j.id),
-  newest: items[0]?.created_at ?? null,
-});
+/** Where a watermark's "before" ends, by the service's clock: a job created before it is not new. */
+const sinceOf = (mark: Watermark): number => (mark.newest === null ? -Infinity : Date.parse(mark.newest));
+
+/** Whether a job listed after the watermark was there before it by time alone (its id then need not be kept). */
+const olderThan = (job: Job, since: number): boolean => Date.parse(job.created_at) < since;
+
+/** The watermark of a listing, newest first. */
+export function watermarkOf(items: Job[]): Watermark {
+  const newest = items[0]?.created_at ?? null;
+  const since = sinceOf({ ids: [], newest });
+  return { ids: items.filter((j) => !olderThan(j, since)).map((j) => j.id), newest };
+}
 
 /** Notes the newest jobs of the kind, before sending. */
 export async function takeWatermark(t: LookupTarget): Promise<Watermark> {
@@ -98,7 +110,7 @@ async function newJobs(
   others: ReadonlySet<string>,
 ): Promise<Job[]> {
   const known = new Set([...(mark?.ids ?? []), ...others]);
-  const since = mark ? (mark.newest === null ? -Infinity : Date.parse(mark.newest)) : fallbackSinceMs;
+  const since = mark ? sinceOf(mark) : fallbackSinceMs;
   const out: Job[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
     const list = await t.client.jobs.list(
@@ -108,7 +120,7 @@ async function newJobs(
     );
     let older = false;
     for (const job of list.items) {
-      if (Date.parse(job.created_at) < since) {
+      if (olderThan(job, since)) {
         older = true;
         break;
       }
