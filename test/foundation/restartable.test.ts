@@ -1,12 +1,13 @@
 /**
  * The servers a fault-matrix world and the scale benchmark start (test/helpers/matrix-world.ts, `Restartable`): one
  * that exits before it is ready fails its start at once, saying what it printed, instead of being polled until the
- * hang guard gives up (a benchmark once sat 11 minutes on a dev server that was gone).
+ * hang guard gives up (a benchmark once sat 11 minutes on a dev server that was gone). The simulator's start, TestGen's
+ * and the object store's check the same way (`failIfExited`).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Restartable } from '../helpers/matrix-world.js';
-import { startProcess } from '../helpers/processes.js';
+import { startProcess, startSimulatorProcess } from '../helpers/processes.js';
 
 test('a process that exits before it is ready fails its start at once, with its output', async () => {
   let asked = 0;
@@ -17,4 +18,11 @@ test('a process that exits before it is ready fails its start at once, with its 
   );
   await assert.rejects(server.up(), /the test server exited \(3\) before it was ready: address already in use/);
   assert.ok(asked < 1_200, `asked ${asked} times: stopped once it had exited`);
+});
+
+test('a simulator that exits at its start fails it at once, with what it said', async () => {
+  await assert.rejects(
+    startSimulatorProcess({ SIM_SEED_FILE: '/nonexistent/seed.json' }),
+    /the simulator exited \(\d+\) before it was ready: .*nonexistent/s,
+  );
 });

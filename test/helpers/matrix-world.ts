@@ -14,6 +14,7 @@ import type { Fault, FaultInput } from '../../src/simulator/faults.js';
 import type { SeedInput } from '../../src/simulator/index.js';
 import {
   dist,
+  failIfExited,
   freePort,
   simControls,
   startProcess,
@@ -70,11 +71,7 @@ export class Restartable {
     const p = this.start();
     this.proc = p;
     const ready = () => {
-      const { exitCode, signalCode } = p.child;
-      if (exitCode !== null || signalCode !== null)
-        throw new Error(
-          `${this.what} exited (${exitCode ?? signalCode}) before it was ready: ${p.output().slice(-2_000)}`,
-        );
+      failIfExited(p.child, this.what, p.output());
       return this.ready(p);
     };
     await eventually(this.what, ready, { tries: 1_200, delayMs: 50 });

@@ -13,7 +13,7 @@ import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
 import { reapMarkedProcesses } from './marked-processes.js';
 import { installedNeed, type Need } from './needs.js';
-import { freePort } from './processes.js';
+import { failIfExited, freePort } from './processes.js';
 import { eventually } from './wait.js';
 
 export interface ObjectStoreServer {
@@ -63,7 +63,7 @@ export async function startObjectStore(): Promise<ObjectStoreServer> {
     await eventually(
       `moto to answer on ${url}`,
       async () => {
-        if (child?.exitCode !== null) throw new Error(`moto_server exited (${child?.exitCode})`);
+        failIfExited(child, 'moto_server');
         return (await fetch(`${url}/moto-api/`).catch(() => null))?.ok;
       },
       { tries: 400, delayMs: 100 },

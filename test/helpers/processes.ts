@@ -28,6 +28,16 @@ export interface Proc {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
+/**
+ * Throws if `child` has exited (or never started), saying how, with the end of what it printed: a wait for a server
+ * to be ready calls it on each try, and then fails at once instead of polling a process that is gone.
+ */
+export function failIfExited(child: ChildProcess | undefined, what: string, output = ''): void {
+  const ended = child ? (child.exitCode ?? child.signalCode) : 'not started';
+  if (ended !== null)
+    throw new Error(`${what} exited (${ended}) before it was ready${output && `: ${output.slice(-2_000)}`}`);
+}
+
 /** Starts `command` (node by default) with `args`; its output is kept. */
 export function startProcess(args: string[], env: Record<string, string>, command: string = process.execPath): Proc {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -109,9 +119,14 @@ export async function runScriptInOwnTmp(
   }
 }
 
-export async function startSimulatorProcess(): Promise<{ proc: Proc; url: string }> {
-  const proc = startProcess([dist('simulator/server.js'), '--port', '0', '--controls'], {});
-  const url = await eventually('the simulator to listen', () => /listening on (http:\/\/\S+)/.exec(proc.output())?.[1]);
+/** Starts the simulator on a free port with its controls (`env` adds its settings); answers once it listens. */
+export async function startSimulatorProcess(env: Record<string, string> = {}): Promise<{ proc: Proc; url: string }> {
+  const proc = startProcess([dist('simulator/server.js'), '--port', '0', '--controls'], env);
+  const url = await eventually('the simulator to listen', () => {
+    const listening = /listening on (http:\/\/\S+)/.exec(proc.output())?.[1];
+    if (!listening) failIfExited(proc.child, 'the simulator', proc.output());
+    return listening;
+  });
   return { proc, url };
 }
 

@@ -17,7 +17,7 @@ import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
 import { reapMarkedProcesses } from './marked-processes.js';
 import { installedNeed, type Need } from './needs.js';
-import { freePort } from './processes.js';
+import { failIfExited, freePort } from './processes.js';
 import { eventually } from './wait.js';
 
 export interface OAuthGrant {
@@ -228,8 +228,7 @@ export async function startTestGen(): Promise<TestGenPeer> {
       await eventually(
         `TestGen to answer on ${url}`,
         async () => {
-          if (child?.exitCode !== null)
-            throw new Error(`TestGen exited (${child?.exitCode}):\n${output().slice(-3000)}`);
+          failIfExited(child, 'TestGen', output());
           return (await fetch(`${url}/api/v1/health`).catch(() => null))?.ok;
         },
         { tries: 600, delayMs: 250 },
