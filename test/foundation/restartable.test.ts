@@ -6,8 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Restartable } from '../helpers/matrix-world.js';
-import { startProcess, startSimulatorProcess } from '../helpers/processes.js';
+import { execFileSync } from 'node:child_process';
+import type { SeedInput } from '../../src/simulator/index.js';
+import { Restartable, startWorld } from '../helpers/matrix-world.js';
+import { freePorts, startProcess, startSimulatorProcess } from '../helpers/processes.js';
 
 test('a process that exits before it is ready fails its start at once, with its output', async () => {
   let asked = 0;
@@ -25,4 +27,19 @@ test('a simulator that exits at its start fails it at once, with what it said', 
     startSimulatorProcess({ SIM_SEED_FILE: '/nonexistent/seed.json' }),
     /the simulator exited \(\d+\) before it was ready: .*nonexistent/s,
   );
+});
+
+test('a world whose simulator cannot start fails, and leaves no dev server behind to keep the tests running', async () => {
+  const children = () =>
+    execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes('start-dev'));
+  // A seed the simulator refuses: it exits at its start, while the dev server beside it is starting or up.
+  await assert.rejects(startWorld({ nonsense: true } as unknown as SeedInput), /the simulator exited/);
+  assert.deepEqual(children(), [], 'the dev server started for the world is stopped');
+});
+
+test('ports asked for together are all different', async () => {
+  const ports = await freePorts(20);
+  assert.equal(new Set(ports).size, 20, ports.join(', '));
 });

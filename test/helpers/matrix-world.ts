@@ -15,7 +15,7 @@ import type { SeedInput } from '../../src/simulator/index.js';
 import {
   dist,
   failIfExited,
-  freePort,
+  freePorts,
   simControls,
   startProcess,
   startWorkerProcess,
@@ -112,7 +112,7 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
   const server = resolveDevServer(localServersConfig());
   if (!server.path) throw new Error('the fault matrix needs the installed Temporal CLI (npm run install-temporal)');
   const cli = server.path;
-  const [tPort, simPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+  const [tPort, simPort, metricsPort] = (await freePorts(3)) as [number, number, number];
   const address = `127.0.0.1:${tPort}`;
   const temporal = new Restartable(
     () =>
@@ -168,7 +168,13 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
     (p) => p.output().includes('listening on'),
     'the simulator',
   );
-  await Promise.all([temporal.up(), sim.up()]);
+  try {
+    await Promise.all([temporal.up(), sim.up()]);
+  } catch (err) {
+    // A server left running would keep the test process alive after its failure, and the run would never end.
+    await Promise.allSettled([temporal.kill(), sim.kill()]);
+    throw err;
+  }
   const url = `http://127.0.0.1:${simPort}`;
   const connection = await Connection.connect({ address });
   const workers: Proc[] = [];

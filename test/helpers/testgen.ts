@@ -17,7 +17,7 @@ import { localServersConfig } from '../../src/config/local-servers.js';
 import { pinnedVersions } from '../../src/local/package-root.js';
 import { reapMarkedProcesses } from './marked-processes.js';
 import { installedNeed, type Need } from './needs.js';
-import { failIfExited, freePort } from './processes.js';
+import { failIfExited, freePorts } from './processes.js';
 import { eventually } from './wait.js';
 
 export interface OAuthGrant {
@@ -195,7 +195,7 @@ export async function startTestGen(): Promise<TestGenPeer> {
       // cp -a keeps owners: run as root, pgserver runs PostgreSQL as its own user, who owns the data files.
       const copied = spawnSync('cp', ['-a', join(dir, 'template-home'), home], { encoding: 'utf8' });
       if (copied.status !== 0) throw new Error(`copying the TestGen home failed: ${copied.stderr}`);
-      const [apiPort, uiPort] = [await freePort(), await freePort()];
+      const [apiPort, uiPort] = (await freePorts(2)) as [number, number];
       url = `http://127.0.0.1:${apiPort}`;
       uiUrl = `http://127.0.0.1:${uiPort}`;
       const closed = 'http://127.0.0.1:9'; // TestGen's outbound calls (analytics, release check) fail at once
