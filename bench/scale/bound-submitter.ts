@@ -12,7 +12,6 @@
 import {
   condition,
   continueAsNew,
-  defineQuery,
   defineSignal,
   getExternalWorkflowHandle,
   proxyActivities,
@@ -31,8 +30,6 @@ export const submitSignal = defineSignal<[SubmitRequest]>('submit');
 export const submittedSignal = defineSignal<[{ jobId: string }]>('submitted');
 /** The batch's record of a send about to leave: what a retry would read to look for it rather than send again. */
 export const sendingSignal = defineSignal<[{ index: number; at: number }]>('sending');
-/** The send recorded last in the batch in flight, as a retry of it would read it. */
-export const sendingQuery = defineQuery<{ index: number; at: number } | undefined>('sending');
 
 const { submitBatch } = proxyActivities<{
   submitBatch(target: string, count: number, recorded: boolean): Promise<string[]>;
@@ -47,17 +44,15 @@ const IDLE = '5 seconds';
 export async function boundSubmitter(carried: SubmitRequest[] = []): Promise<void> {
   const queue = [...carried];
   setHandler(submitSignal, (r) => void queue.push(r));
-  // Kept as a retry of the batch would read it; nothing here retries, so the record is its cost only.
-  let lastSending: { index: number; at: number } | undefined;
-  setHandler(sendingSignal, (s) => void (lastSending = s));
-  setHandler(sendingQuery, () => lastSending);
+  // Nothing here retries a batch, so nothing reads the record: what is measured is its cost, the signal (a history
+  // event and a workflow task) awaited before each send.
+  setHandler(sendingSignal, () => undefined);
   for (;;) {
     // Checked again after the timeout: a request whose signal came in the activation that fired the timer is queued
     // by its handler, yet the race may still say "timed out".
     if (!(await condition(() => queue.length > 0, IDLE)) && queue.length === 0) return;
     const batch = queue.splice(0, queue.length);
     const jobs = await submitBatch(batch[0]!.target, batch.length, batch[0]!.recorded === true);
-    lastSending = undefined;
     await Promise.all(
       batch.map((r, i) => getExternalWorkflowHandle(r.requester).signal(submittedSignal, { jobId: jobs[i]! })),
     );

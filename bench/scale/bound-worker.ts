@@ -85,10 +85,10 @@ async function requestSubmission(r: SubmitRequest): Promise<void> {
 async function submitBatch(target: string, count: number, recorded = false): Promise<string[]> {
   const { client, info } = Context.current();
   const { workflowId, runId } = info.workflowExecution!;
+  const submitter = recorded ? client.workflow.getHandle(workflowId, runId) : undefined;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    if (recorded)
-      await client.workflow.getHandle(workflowId, runId).signal(sendingSignal, { index: i, at: Date.now() });
+    await submitter?.signal(sendingSignal, { index: i, at: Date.now() });
     ids.push((await service.profilingRuns.submit(target)).id);
     heartbeat({ ids });
   }

@@ -49,8 +49,8 @@ export interface LookupTarget {
 const newest = (t: LookupTarget) =>
   t.client.jobs.list(t.projectCode, { job_key: t.jobKey, page: 1, limit: PAGE }, { signal: t.signal });
 
-/** Where a watermark's "before" ends, by the service's clock: a job created before it is not new. */
-const sinceOf = (mark: Watermark): number => (mark.newest === null ? -Infinity : Date.parse(mark.newest));
+/** Where a watermark's "before" ends, by the service's clock: a job created before `newest` is not new. */
+const sinceOf = (newest: string | null): number => (newest === null ? -Infinity : Date.parse(newest));
 
 /** Whether a job listed after the watermark was there before it by time alone (its id then need not be kept). */
 const olderThan = (job: Job, since: number): boolean => Date.parse(job.created_at) < since;
@@ -58,7 +58,7 @@ const olderThan = (job: Job, since: number): boolean => Date.parse(job.created_a
 /** The watermark of a listing, newest first. */
 export function watermarkOf(items: Job[]): Watermark {
   const newest = items[0]?.created_at ?? null;
-  const since = sinceOf({ ids: [], newest });
+  const since = sinceOf(newest);
   return { ids: items.filter((j) => !olderThan(j, since)).map((j) => j.id), newest };
 }
 
@@ -110,7 +110,7 @@ async function newJobs(
   others: ReadonlySet<string>,
 ): Promise<Job[]> {
   const known = new Set([...(mark?.ids ?? []), ...others]);
-  const since = mark ? sinceOf(mark) : fallbackSinceMs;
+  const since = mark ? sinceOf(mark.newest) : fallbackSinceMs;
   const out: Job[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
     const list = await t.client.jobs.list(

@@ -168,15 +168,16 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
     (p) => p.output().includes('listening on'),
     'the simulator',
   );
+  let connection: Connection;
   try {
     await Promise.all([temporal.up(), sim.up()]);
+    connection = await Connection.connect({ address });
   } catch (err) {
     // A server left running would keep the test process alive after its failure, and the run would never end.
     await Promise.allSettled([temporal.kill(), sim.kill()]);
     throw err;
   }
   const url = `http://127.0.0.1:${simPort}`;
-  const connection = await Connection.connect({ address });
   const workers: Proc[] = [];
   const blobs = join(dir, 'blobs');
   const startWorker = (taskQueue: string, env: Record<string, string> = {}) => {

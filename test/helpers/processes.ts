@@ -43,13 +43,13 @@ export interface Proc {
 }
 
 /**
- * Throws if `child` has exited (or never started), saying how, with the end of what it printed: a wait for a server
- * to be ready calls it on each try, and then fails at once instead of polling a process that is gone.
+ * Throws if `child` has exited (or never started), saying how, with the last `tail` characters of what it printed: a
+ * wait for a server to be ready calls it on each try, and then fails at once instead of polling a process that is gone.
  */
-export function failIfExited(child: ChildProcess | undefined, what: string, output = ''): void {
+export function failIfExited(child: ChildProcess | undefined, what: string, output = '', tail = 2_000): void {
   const ended = child ? (child.exitCode ?? child.signalCode) : 'not started';
   if (ended !== null)
-    throw new Error(`${what} exited (${ended}) before it was ready${output && `: ${output.slice(-2_000)}`}`);
+    throw new Error(`${what} exited (${ended}) before it was ready${output && `: ${output.slice(-tail)}`}`);
 }
 
 /** Starts `command` (node by default) with `args`; its output is kept. */

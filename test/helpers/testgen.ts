@@ -228,7 +228,7 @@ export async function startTestGen(): Promise<TestGenPeer> {
       await eventually(
         `TestGen to answer on ${url}`,
         async () => {
-          failIfExited(child, 'TestGen', output());
+          failIfExited(child, 'TestGen', output(), 3_000);
           return (await fetch(`${url}/api/v1/health`).catch(() => null))?.ok;
         },
         { tries: 600, delayMs: 250 },
