@@ -7,7 +7,7 @@ import type { World } from '../../test/helpers/matrix-world.js';
 import { eventually } from '../../test/helpers/wait.js';
 import type { Target } from './loop.js';
 import { f, memoryMiB } from './measure.js';
-import { startPipelines } from './pipelines.js';
+import { registerSearchAttributes, startPipelines } from './pipelines.js';
 import { promotionWhileWaiting } from './promotion.js';
 
 /**
@@ -28,7 +28,8 @@ export async function capacityRun(
   const cache = capacityCache ?? DEFAULT_MAX_CACHED_WORKFLOWS;
   const worker = w.startWorker(queue, { ...env, DATAOPS_MAX_CACHED_WORKFLOWS: String(cache) });
   const pid = worker.child.pid!;
-  const opts = { pollIntervalMs: 30_000, waitStrategy: 'deferrable' as const, extra };
+  const searchAttributes = await registerSearchAttributes(w.client, env);
+  const opts = { pollIntervalMs: 30_000, waitStrategy: 'deferrable' as const, extra, searchAttributes };
   // One pipeline first, so the baseline includes the loaded workflow bundle and a logged-in client.
   const [warm] = await startPipelines(w.client, queue, 'cap-warm', targets.slice(0, 1), opts);
   const alive = async () => {

@@ -2,7 +2,8 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { optionalTsToMs } from '@temporalio/common/lib/time.js';
-import type { DataQualityPipelineResult } from '../../src/contract/index.js';
+import { startDataops, type DataQualityPipelineResult } from '../../src/client/index.js';
+import { ensureSearchAttributes } from '../../src/setup/search-attributes.js';
 import type { Target } from './loop.js';
 import type { Proc } from '../../test/helpers/processes.js';
 import { pooled } from './measure.js';
@@ -17,6 +18,19 @@ export interface PipelineOptions {
   waitStrategy?: 'heartbeat' | 'deferrable';
   /** More input fields for every pipeline (the benchmark's `--input`). */
   extra?: Record<string, unknown>;
+  /** Whether each start sets the run's first search attributes (registered: `registerSearchAttributes`). */
+  searchAttributes?: boolean;
+}
+
+/**
+ * Whether pipelines start with their first search attributes, as the CLI's do: unless the worker is told to set none
+ * (`--worker-env DATAOPS_SEARCH_ATTRIBUTES=off`). Registered here first, so a start never waits for the worker's own
+ * registration at its start.
+ */
+export async function registerSearchAttributes(client: Client, env: Record<string, string>): Promise<boolean> {
+  if (env.DATAOPS_SEARCH_ATTRIBUTES === 'off') return false;
+  await ensureSearchAttributes(client.connection, client.options.namespace);
+  return true;
 }
 
 /** A pipeline started: its workflow id and its first run's id. */
@@ -38,21 +52,21 @@ export async function startPipelines(
   opts: PipelineOptions,
 ): Promise<Started[]> {
   const ids = targets.map((_, i) => `scale-${label}-${i}`);
+  // Through the package's starter, as a caller would.
   const started = await pooled(targets, 100, (target, i) =>
-    client.workflow.start('dataops.dataQualityPipeline', {
-      taskQueue,
-      workflowId: ids[i]!,
-      args: [
-        {
-          ...opts.extra,
-          ...target,
-          pollIntervalMs: opts.pollIntervalMs,
-          maxPollIntervalMs: opts.pollIntervalMs,
-          onGateFailure: 'report',
-          ...(opts.waitStrategy ? { waitStrategy: opts.waitStrategy } : {}),
-        },
-      ],
-    }),
+    startDataops(
+      client,
+      'dataQualityPipeline',
+      {
+        ...opts.extra,
+        ...target,
+        pollIntervalMs: opts.pollIntervalMs,
+        maxPollIntervalMs: opts.pollIntervalMs,
+        onGateFailure: 'report',
+        ...(opts.waitStrategy ? { waitStrategy: opts.waitStrategy } : {}),
+      },
+      { taskQueue, workflowId: ids[i]!, withSearchAttributes: opts.searchAttributes ?? false },
+    ),
   );
   const refused = started.filter((s) => s.status === 'rejected');
   if (refused.length) throw new Error(`${refused.length} starts refused: ${String(refused[0]!.reason)}`);

@@ -14,7 +14,15 @@ import { scaleSeed } from './seed.js';
 import { startWorld } from '../../test/helpers/matrix-world.js';
 import { plainPipeline } from './loop.js';
 import { f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
-import { historyFigures, results, startPipelines, timelinesOf, whileAlive, type Started } from './pipelines.js';
+import {
+  historyFigures,
+  registerSearchAttributes,
+  results,
+  startPipelines,
+  timelinesOf,
+  whileAlive,
+  type Started,
+} from './pipelines.js';
 import { phaseLine } from './phases.js';
 import { perPipeline, persistenceLoad } from './server-metrics.js';
 import { actionsLine, costRow } from './actions.js';
@@ -93,6 +101,7 @@ async function main(): Promise<void> {
   try {
     await w.controls.jobDurations({ ...PHASES, runMs, cancelMs: 200, interruptMs: 200 });
     const queue = 'scale';
+    const searchAttributes = await registerSearchAttributes(w.client, workerEnv);
     const worker = w.startWorker(queue, workerEnv);
     const workerPid = worker.child.pid!;
     const floorWorker = floor ? await startFloorWorker(w, DEFAULT_MAX_CACHED_WORKFLOWS) : undefined;
@@ -101,6 +110,7 @@ async function main(): Promise<void> {
     const warm = startPipelines(w.client, queue, 'warm', targets.slice(0, 1), {
       pollIntervalMs: pollMs,
       extra: extraInput,
+      searchAttributes,
     });
     await whileAlive(
       worker,
@@ -110,6 +120,7 @@ async function main(): Promise<void> {
     lines.push(
       `jobs: pending ${PHASES.pendingMs / 1000} s, claimed ${PHASES.claimMs / 1000} s, running ${runMs / 1000}${spreadMs ? `–${(runMs + spreadMs) / 1000}` : ''} s; polls every ${pollMs / 1000} s; ` +
         `2 jobs per pipeline; ${rounds} round(s), loop and worker alternating; ` +
+        `pipelines started ${searchAttributes ? 'with' : 'without'} their first search attributes; ` +
         `targets ${sameTarget ? 'one table group and suite for every pipeline' : freshTargets ? 'fresh for each batch' : 'shared by the batches'}; ` +
         `pipeline input beyond the defaults: ${given.input}; worker variables added: ${given['worker-env'] || 'none'}; ` +
         `server config added: ${given['server-config'] || 'none'}`,
@@ -153,6 +164,7 @@ async function main(): Promise<void> {
               pipelines = await startPipelines(w.client, queue, `n${n}-r${r}`, batch, {
                 pollIntervalMs: pollMs,
                 extra: extraInput,
+                searchAttributes,
               });
               const { settled, endMs } = await whileAlive(worker, results(w.client, pipelines));
               outcomes = settled.map((s) => (s.status === 'fulfilled' ? s.value : (undefined as never)));

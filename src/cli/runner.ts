@@ -13,10 +13,16 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Env } from '../config/env.js';
 import type { StarterConfig } from '../config/starter.js';
 import { temporalConnectionOptions } from '../config/temporal.js';
-import { ownName, type DataQualityPipelineResult } from '../contract/index.js';
+import {
+  ownName,
+  searchAttributesAtStart,
+  type DataQualityPipelineResult,
+  type WorkflowType,
+} from '../contract/index.js';
 import { describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
 import { EXIT, formatPipeline } from './format.js';
@@ -102,21 +108,53 @@ export class Starter {
       : null;
   }
 
+  /**
+   * Runs `start` with the run's first search attributes in it (config.searchAttributes; `searchAttributesAtStart`),
+   * for workflow `type` (a registered name). A namespace that lacks them refuses such a start, having started
+   * nothing: the start is made again without them, with a warning, as it was before they were set here.
+   */
+  async withSearchAttributes<T>(
+    type: string,
+    input: unknown,
+    start: (extra: { typedSearchAttributes?: SearchAttributePair[] }) => Promise<T>,
+  ): Promise<T> {
+    if (!this.config.searchAttributes) return start({});
+    const typedSearchAttributes = searchAttributesAtStart(ownName(type) as WorkflowType, input as never);
+    try {
+      return await start({ typedSearchAttributes });
+    } catch (err) {
+      // The client's "Failed to start Workflow" carries the server's reason as its cause.
+      const reason = err instanceof Error ? String((err.cause as Error | undefined)?.message ?? err.message) : '';
+      if (!/search attribute Dataops/i.test(reason)) throw err;
+      this.io.err.write(
+        `warning: namespace ${this.config.temporal.namespace} refused the run's search attributes (${reason}); ` +
+          'starting it without them. Register them (a worker does at its start unless DATAOPS_SEARCH_ATTRIBUTES=off; ' +
+          'or dataops setup search-attributes), or set DATAOPS_SEARCH_ATTRIBUTES=off here too\n',
+      );
+      return start({});
+    }
+  }
+
   async start(type: string, input: unknown, flags: RunFlags): Promise<WorkflowHandle> {
     const client = await this.connect();
     // The id names the workflow by its own name (its type less the `dataops.` prefix), as ids did before 1.0.
     const workflowId =
       flags.workflowId ??
       `${ownName(type)}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${randomUUID().slice(0, 8)}`;
-    const handle = await client.workflow
-      .start(type, { taskQueue: this.config.temporal.taskQueue, workflowId, args: [input] })
-      .catch((err: unknown) => {
-        if (err instanceof WorkflowExecutionAlreadyStartedError)
-          throw new UsageError(
-            `--workflow-id: workflow ${workflowId} is already running (see it with: dataops status ${workflowId})`,
-          );
-        throw err;
-      });
+    const handle = await this.withSearchAttributes(type, input, (attributes) =>
+      client.workflow.start(type, {
+        taskQueue: this.config.temporal.taskQueue,
+        workflowId,
+        args: [input],
+        ...attributes,
+      }),
+    ).catch((err: unknown) => {
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        throw new UsageError(
+          `--workflow-id: workflow ${workflowId} is already running (see it with: dataops status ${workflowId})`,
+        );
+      throw err;
+    });
     if (!flags.json) {
       this.print(`started ${type} ${workflowId}`);
       const url = this.link(workflowId);

@@ -11,6 +11,7 @@ import {
   WORKFLOW_TYPES,
   checkInput,
   invalidInputMessage,
+  searchAttributesAtStart,
   type Workflows,
   type WorkflowType,
 } from '../contract/index.js';
@@ -30,6 +31,14 @@ export type StartOptions = Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'wo
   workflowId: string;
   /** @default DEFAULT_TASK_QUEUE */
   taskQueue?: string;
+  /**
+   * Set the run's first search attributes (`searchAttributesAtStart`: what it is about, its first stage) in the
+   * start itself, beside any `typedSearchAttributes` given: the run is found by them before a worker takes it, and
+   * saves the upsert that would set them (a Temporal Cloud action). The namespace must have them registered (a
+   * worker registers them at its start unless told not to; `dataops setup search-attributes`).
+   * @default false
+   */
+  withSearchAttributes?: boolean;
 };
 
 /** A refused input, before anything was started: every problem, one `path: message` each. */
@@ -43,19 +52,31 @@ export class InvalidWorkflowInput extends Error {
   }
 }
 
-/** Starts workflow `type` with `input`, checked first (InvalidWorkflowInput names every problem). */
+/**
+ * Starts workflow `type` with `input`, checked first (InvalidWorkflowInput names every problem). The handle has the
+ * started run's id (`firstExecutionRunId`).
+ */
 export async function startDataops<T extends WorkflowName>(
   client: Client,
   type: T,
   input: Workflows[T][0],
   options: StartOptions,
-): Promise<DataopsHandle<T>> {
+): Promise<DataopsHandle<T> & { readonly firstExecutionRunId: string }> {
   const checked = checkInput(WORKFLOW_INPUTS[type], input);
   if (!checked.ok) throw new InvalidWorkflowInput(type, checked.problems);
-  const { taskQueue = DEFAULT_TASK_QUEUE, ...rest } = options;
-  return client.workflow.start(WORKFLOW_TYPES[type], { ...rest, taskQueue, args: [input] }) as Promise<
-    DataopsHandle<T>
-  >;
+  const { taskQueue = DEFAULT_TASK_QUEUE, withSearchAttributes, ...rest } = options;
+  const given = rest.typedSearchAttributes;
+  const theirs = given === undefined ? [] : Array.isArray(given) ? given : given.getAll();
+  // The caller's own value of a key wins over ours.
+  const typedSearchAttributes = withSearchAttributes
+    ? [...searchAttributesAtStart(type, input).filter((p) => !theirs.some((t) => t.key.name === p.key.name)), ...theirs]
+    : given;
+  return client.workflow.start(WORKFLOW_TYPES[type], {
+    ...rest,
+    ...(typedSearchAttributes ? { typedSearchAttributes } : {}),
+    taskQueue,
+    args: [input],
+  }) as Promise<DataopsHandle<T> & { readonly firstExecutionRunId: string }>;
 }
 
 /** Starts workflow `type` and waits for its result. */

@@ -2,7 +2,7 @@
  * The starter CLI's configuration: the Temporal connection (flags win over the environment) and the Web UI address
  * for links. The CLI never talks to the service, so it reads no service credentials.
  */
-import { type Env, Problems, type ReadFile, httpUrl, processEnv, readEnv, readFromDisk } from './env.js';
+import { type Env, Problems, type ReadFile, httpUrl, oneOf, processEnv, readEnv, readFromDisk } from './env.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
 import type { TracingConfig } from '../telemetry/tracing.js';
@@ -13,6 +13,11 @@ export interface StarterConfig {
   uiUrl?: string;
   /** OTLP tracing (src/config/telemetry.ts). @default off */
   tracing?: TracingConfig;
+  /**
+   * Whether a start sets the run's first search attributes itself (`searchAttributesAtStart`): unless
+   * DATAOPS_SEARCH_ATTRIBUTES, the worker's setting read here too, is `off`.
+   */
+  searchAttributes: boolean;
 }
 
 /** Global flags of the CLI that override the environment. */
@@ -38,7 +43,14 @@ export function loadStarterConfig(
   };
   const problems = new Problems();
   const temporal = readTemporalConfig(merged, read, problems);
-  const v = readEnv({ DATAOPS_TEMPORAL_UI_URL: httpUrl() }, merged, problems);
+  const v = readEnv(
+    {
+      DATAOPS_TEMPORAL_UI_URL: httpUrl(),
+      DATAOPS_SEARCH_ATTRIBUTES: oneOf(['register', 'require', 'off'], 'register'),
+    },
+    merged,
+    problems,
+  );
   // One name per setting: the worker's. The CLI's earlier name is refused, not ignored, so its links do not vanish.
   if (merged.TEMPORAL_UI_URL !== undefined)
     problems.add('TEMPORAL_UI_URL', 'renamed DATAOPS_TEMPORAL_UI_URL, as the worker names it');
@@ -46,5 +58,10 @@ export function loadStarterConfig(
   problems.check();
   const local = /^(localhost|127\.0\.0\.1):7233$/.test(temporal.address);
   const uiUrl = v.DATAOPS_TEMPORAL_UI_URL ?? (local ? 'http://localhost:8233' : undefined);
-  return { temporal, ...(uiUrl ? { uiUrl } : {}), ...(tracing ? { tracing } : {}) };
+  return {
+    temporal,
+    ...(uiUrl ? { uiUrl } : {}),
+    ...(tracing ? { tracing } : {}),
+    searchAttributes: v.DATAOPS_SEARCH_ATTRIBUTES !== 'off',
+  };
 }

@@ -15,3 +15,4 @@ export * from './promotion.js';
 export * from './progress.js';
 export * from './issues.js';
 export * from './inputs.js';
+export * from './search-attributes.js';

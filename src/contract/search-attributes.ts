@@ -4,7 +4,8 @@
  * `dataops setup search-attributes` (and by the project's own dev-server setup); a worker checks them at start.
  * Zod-free: workflow code imports it.
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import type { Workflows, WorkflowType } from './workflow-types.js';
 
 export const SEARCH_ATTRIBUTES = {
   /** The table group profiled (pipeline, profileTableGroup). */
@@ -33,3 +34,57 @@ export type Stage = (typeof STAGES)[number];
 /** `DataopsVerdict`: the pipeline's gates (`passed`, `failed`); the promotion's end (`applied`, `rejected`, `timed_out`). */
 export const VERDICTS = ['passed', 'failed', 'applied', 'rejected', 'timed_out'] as const;
 export type Verdict = (typeof VERDICTS)[number];
+
+/** What a run sets in its search attributes at one point (absent: left as it is). */
+export interface SearchUpdate {
+  tableGroupId?: string;
+  testSuiteId?: string;
+  stage?: Stage;
+  verdict?: Verdict;
+}
+
+/** The update as the SDK's pairs, in a fixed order. */
+export function searchPairs(update: SearchUpdate): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [];
+  if (update.tableGroupId) pairs.push({ key: SEARCH_ATTRIBUTES.tableGroupId, value: update.tableGroupId });
+  if (update.testSuiteId) pairs.push({ key: SEARCH_ATTRIBUTES.testSuiteId, value: update.testSuiteId });
+  if (update.stage) pairs.push({ key: SEARCH_ATTRIBUTES.stage, value: update.stage });
+  if (update.verdict) pairs.push({ key: SEARCH_ATTRIBUTES.verdict, value: update.verdict });
+  return pairs;
+}
+
+/** What each workflow sets first, from its input: what the run is about and its first stage. */
+const OPENING: { [K in WorkflowType]: (input: Workflows[K][0]) => SearchUpdate } = {
+  dataQualityPipeline: (i) => ({
+    tableGroupId: i.tableGroupId,
+    testSuiteId: i.testSuiteId,
+    stage: i.order ? 'order' : 'profiling',
+  }),
+  profileTableGroup: (i) => ({ tableGroupId: i.tableGroupId, stage: 'profiling' }),
+  runTestSuite: (i) => ({ testSuiteId: i.testSuiteId, stage: 'test_run' }),
+  runOrder: () => ({ stage: 'order' }),
+  promoteTestDefinitions: (i) => ({
+    testSuiteId: i.targetTestSuiteId,
+    stage: 'testSuiteId' in i.source ? 'exporting' : 'previewing',
+  }),
+  exportTestDefinitions: (i) => ({ testSuiteId: i.testSuiteId, stage: 'exporting' }),
+};
+
+/**
+ * What workflow `type` sets first, from its input. The workflows set it from this, and a caller may set it in the
+ * start itself (`searchAttributesAtStart`), which the run then does not set again.
+ */
+export const openingSearch = <K extends WorkflowType>(type: K, input: Workflows[K][0]): SearchUpdate =>
+  (OPENING[type] as (input: Workflows[K][0]) => SearchUpdate)(input);
+
+/**
+ * The search attributes workflow `type` sets first, for a start's `typedSearchAttributes`: the run can be found by
+ * them from its start, before a worker takes it, and saves the upsert (a history event, and a Temporal Cloud action)
+ * that would set them. The namespace must have them registered (a worker registers them at its start, by default).
+ */
+export function searchAttributesAtStart<K extends WorkflowType>(
+  type: K,
+  input: Workflows[K][0],
+): SearchAttributePair[] {
+  return searchPairs(openingSearch(type, input));
+}

@@ -9,13 +9,14 @@ import { checkedInput } from './input.js';
 import { profileStep, testRunStep } from './job-steps.js';
 import { orderFacts, orderStep } from './orders.js';
 import { Tracker } from './shared.js';
+import { openingSearch } from '../contract/search-attributes.js';
 
 /** Profiles a table group: submit, wait through interrupts, fetch the summary. */
 async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTableGroupResult> {
   const t = new Tracker('profileTableGroup');
   return t.run(async () => {
     const input = await checkedInput('profileTableGroup', raw, t, arguments.length);
-    t.search.set({ tableGroupId: input.tableGroupId, stage: 'profiling' });
+    t.search.set(openingSearch('profileTableGroup', input));
     const { result } = await profileStep(t, input, input.tableGroupId);
     t.facts = { profiling: result.summary };
     return result;
@@ -27,7 +28,7 @@ async function runTestSuite(raw: RunTestSuiteInput): Promise<RunTestSuiteResult>
   const t = new Tracker('runTestSuite');
   return t.run(async () => {
     const input = await checkedInput('runTestSuite', raw, t, arguments.length);
-    t.search.set({ testSuiteId: input.testSuiteId, stage: 'test_run' });
+    t.search.set(openingSearch('runTestSuite', input));
     const result = await testRunStep(t, input, input.testSuiteId);
     t.facts = { testRun: result.summary };
     return result;
@@ -39,7 +40,7 @@ async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
   const t = new Tracker('runOrder');
   return t.run(async () => {
     const input = await checkedInput('runOrder', raw, t, arguments.length);
-    t.search.set({ stage: 'order' });
+    t.search.set(openingSearch('runOrder', input));
     const result = await orderStep(t, input, input);
     t.facts = orderFacts(result);
     return result;

@@ -8,6 +8,7 @@ import { orderFacts, orderStep } from './orders.js';
 import { checkedInput } from './input.js';
 import { Tracker } from './shared.js';
 import { generationStep } from './generation.js';
+import { openingSearch } from '../contract/search-attributes.js';
 
 /**
  * The data-quality pipeline: an optional order first, then profile the table group (waiting through interrupts),
@@ -17,8 +18,7 @@ async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQ
   const t = new Tracker('dataQualityPipeline');
   return t.run(async () => {
     const input = await checkedInput('dataQualityPipeline', raw, t, arguments.length);
-    const about = { tableGroupId: input.tableGroupId, testSuiteId: input.testSuiteId };
-    t.search.set({ ...about, stage: input.order ? 'order' : 'profiling' });
+    t.search.set(openingSearch('dataQualityPipeline', input));
     const order = input.order ? await orderStep(t, input, input.order) : null;
     // The checks that follow judge the data the order loads: after a failed or stopped run they would judge stale
     // data and could pass. So a run that did not complete fails the pipeline, unless the caller opted to go on.

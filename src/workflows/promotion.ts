@@ -24,6 +24,7 @@ import type { ExportTestDefinitionsInput, ImportReport, PromoteTestDefinitionsIn
 import { checkedInput } from './input.js';
 import type * as InSandbox from './input-in-sandbox.js';
 import { Tracker, activitiesWithin } from './shared.js';
+import { openingSearch } from '../contract/search-attributes.js';
 
 type Decision = NonNullable<PromoteTestDefinitionsResult['decision']>;
 
@@ -127,7 +128,7 @@ async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): Promise
     const policy = input.preset ? PRESETS[input.preset] : input.policy!;
     const target = input.targetTestSuiteId;
     const fromSuite = 'testSuiteId' in input.source;
-    t.search.set({ testSuiteId: target, stage: fromSuite ? 'exporting' : 'previewing' });
+    t.search.set(openingSearch('promoteTestDefinitions', input));
 
     let file: BlobRef;
     let exported: number | null = null;
@@ -259,7 +260,7 @@ async function exportTestDefinitions(raw: ExportTestDefinitionsInput): Promise<E
   return t.run(async () => {
     const input = await checkedInput('exportTestDefinitions', raw, t, arguments.length);
     t.stage('exporting');
-    t.search.set({ testSuiteId: input.testSuiteId, stage: 'exporting' });
+    t.search.set(openingSearch('exportTestDefinitions', input));
     const out = await activitiesWithin(input.outageToleranceMs).transfer.exportTestDefinitions({
       profile: input.profile,
       testSuiteId: input.testSuiteId,

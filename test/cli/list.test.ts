@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Client } from '@temporalio/client';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { listQuery } from '../../src/cli/commands/list.js';
+import { startDataops } from '../../src/client/index.js';
 import { loadWorkerConfig } from '../../src/config/worker.js';
 import { ConfigError } from '../../src/config/env.js';
 import { ensureNamespace } from '../../src/setup/nexus.js';
@@ -126,6 +128,92 @@ describe('search attributes and dataops list, on the dev server', () => {
     });
   });
 
+  test('a run started with its first search attributes is found by them before a worker takes it, and does not set them again', async () => {
+    // The CLI's start sets them unless DATAOPS_SEARCH_ATTRIBUTES is off; no worker polls this queue.
+    const idle = `no-worker-${Date.now()}`;
+    const start = async (extra: Record<string, string>) => {
+      const r = await cli(['profile', '--table-group', TG.other, '--task-queue', idle, '--no-wait', '--json'], {
+        ...env,
+        ...extra,
+      });
+      assert.equal(r.code, 0, r.err);
+      return (JSON.parse(r.out) as { workflowId: string }).workflowId;
+    };
+    const withThem = await start({});
+    const without = await start({ DATAOPS_SEARCH_ATTRIBUTES: 'off' });
+    try {
+      const found = await eventually('the unworked run listed by its table group', async () =>
+        (await list('--table-group', TG.other, '--stage', 'profiling', '--status', 'Running')).find(
+          (w) => w.workflowId === withThem,
+        ),
+      );
+      assert.equal(found.type, 'dataops.profileTableGroup');
+      const bare = await t.env.client.workflow.getHandle(without).describe();
+      assert.deepEqual(bare.typedSearchAttributes.getAll(), [], 'off: the start sets none');
+    } finally {
+      await t.env.client.workflow.getHandle(withThem).terminate('test over');
+      await t.env.client.workflow.getHandle(without).terminate('test over');
+    }
+
+    // Started through the package's starter with them, a pipeline upserts only what changes: the test-run stage and
+    // the verdict (3 upserts without them in the start, the test above).
+    await withProjectWorker(t.env, await simDeps(sim, { searchAttributes: true }), async (taskQueue) => {
+      const handle = await startDataops(
+        t.env.client,
+        'dataQualityPipeline',
+        { tableGroupId: TG.finance, testSuiteId: TS.financeProd, testGeneration: 'skip', pollIntervalMs: 100 },
+        { taskQueue, workflowId: `at-start-${taskQueue}`, withSearchAttributes: true },
+      );
+      assert.equal((await handle.result()).status, 'passed');
+      const events = (await handle.fetchHistory()).events ?? [];
+      const upserted = events.flatMap((e) =>
+        Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
+      );
+      assert.deepEqual(upserted, ['DataopsStage', 'DataopsVerdict']);
+      const attributes = (await handle.describe()).typedSearchAttributes;
+      const ours = attributes.getAll().filter((p) => p.key.name.startsWith('Dataops'));
+      assert.deepEqual(Object.fromEntries(ours.map((p) => [p.key.name, p.value])), {
+        DataopsTableGroupId: TG.finance,
+        DataopsTestSuiteId: TS.financeProd,
+        DataopsStage: 'test_run',
+        DataopsVerdict: 'passed',
+      });
+    });
+  });
+
+  test('a schedule starts its runs with their first search attributes', async () => {
+    const scheduleId = `at-start-${Date.now()}`;
+    const created = await cli(
+      [
+        'schedule',
+        'create',
+        scheduleId,
+        '--every',
+        '1h',
+        '--paused',
+        '--table-group',
+        TG.sales,
+        '--test-suite',
+        TS.salesProd,
+      ],
+      env,
+    );
+    assert.equal(created.code, 0, created.err);
+    try {
+      const action = (await t.env.client.schedule.getHandle(scheduleId).describe()).action;
+      assert.equal(action.type, 'startWorkflow');
+      const pairs = action.typedSearchAttributes;
+      assert.deepEqual(
+        Object.fromEntries(
+          (Array.isArray(pairs) ? pairs : (pairs?.getAll() ?? [])).map((p) => [p.key.name, p.value] as const),
+        ),
+        { DataopsTableGroupId: TG.sales, DataopsTestSuiteId: TS.salesProd, DataopsStage: 'profiling' },
+      );
+    } finally {
+      await t.env.client.schedule.getHandle(scheduleId).delete();
+    }
+  });
+
   test('a filter that is not an id, or a stage that does not exist, is a usage error', async () => {
     const injected = await cli(['list', '--table-group', 'x" OR WorkflowId != "'], env);
     assert.equal(injected.code, 2, injected.err);
@@ -162,6 +250,35 @@ describe('search attributes and dataops list, on the dev server', () => {
     assert.match(refused.message, new RegExp(`namespace ${namespace} lacks DataopsTableGroupId, DataopsTestSuiteId`));
     assert.match(refused.message, /temporal operator search-attribute create --namespace \S+ --name DataopsStage/);
     assert.match(refused.message, /DATAOPS_SEARCH_ATTRIBUTES=off/);
+
+    // There a start that would set them is refused, having started nothing: the CLI starts the run without them,
+    // and says so; and a schedule the same.
+    const there = { ...env, TEMPORAL_NAMESPACE: namespace };
+    const started = await cli(['profile', '--table-group', TG.sales, '--no-wait', '--json'], there);
+    assert.equal(started.code, 0, started.err);
+    assert.match(started.err, new RegExp(`warning: namespace ${namespace} refused the run's search attributes`));
+    assert.match(started.err, /starting it without them.*DATAOPS_SEARCH_ATTRIBUTES=off/s);
+    const { workflowId } = JSON.parse(started.out) as { workflowId: string };
+    const run = new Client({ connection: t.env.connection, namespace }).workflow.getHandle(workflowId);
+    assert.equal((await run.describe()).status.name, 'RUNNING');
+    await run.terminate('test over');
+    const scheduled = await cli(
+      [
+        'schedule',
+        'create',
+        `bare-${Date.now()}`,
+        '--every',
+        '1h',
+        '--paused',
+        '--table-group',
+        TG.sales,
+        '--test-suite',
+        TS.salesProd,
+      ],
+      there,
+    );
+    assert.equal(scheduled.code, 0, scheduled.err);
+    assert.match(scheduled.err, /warning: .*refused the run's search attributes/);
 
     const { worker, deps } = await createWorker(config('register'), t.env.nativeConnection);
     const running = worker.run();

@@ -40,23 +40,26 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
           throw new UsageError('--cron / --every: give exactly one');
         const input = pipelineInput(f);
         const client = await s().connect();
-        const handle = await client.schedule
-          .create({
-            scheduleId,
-            spec: f.cron !== undefined ? { cronExpressions: [f.cron] } : { intervals: [{ every: f.every ?? 0 }] },
-            action: {
-              type: 'startWorkflow',
-              workflowType: WORKFLOW_TYPES.dataQualityPipeline,
-              taskQueue: s().config.temporal.taskQueue,
-              workflowId: `${scheduleId}-run`,
-              args: [input],
-            },
-            policies: {
-              overlap: ScheduleOverlapPolicy[f.overlap.toUpperCase() as keyof typeof ScheduleOverlapPolicy],
-              ...(f.catchupWindow !== undefined ? { catchupWindow: f.catchupWindow } : {}),
-            },
-            state: { paused: Boolean(f.paused), ...(f.note ? { note: f.note } : {}) },
-          })
+        const handle = await s()
+          .withSearchAttributes(WORKFLOW_TYPES.dataQualityPipeline, input, (attributes) =>
+            client.schedule.create({
+              scheduleId,
+              spec: f.cron !== undefined ? { cronExpressions: [f.cron] } : { intervals: [{ every: f.every ?? 0 }] },
+              action: {
+                type: 'startWorkflow',
+                workflowType: WORKFLOW_TYPES.dataQualityPipeline,
+                taskQueue: s().config.temporal.taskQueue,
+                workflowId: `${scheduleId}-run`,
+                args: [input],
+                ...attributes,
+              },
+              policies: {
+                overlap: ScheduleOverlapPolicy[f.overlap.toUpperCase() as keyof typeof ScheduleOverlapPolicy],
+                ...(f.catchupWindow !== undefined ? { catchupWindow: f.catchupWindow } : {}),
+              },
+              state: { paused: Boolean(f.paused), ...(f.note ? { note: f.note } : {}) },
+            }),
+          )
           .catch((err: unknown) => {
             // The server checks the spec; the SDK reports its refusal as a TypeError with the server's reason.
             if (err instanceof TypeError)
