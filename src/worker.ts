@@ -241,7 +241,7 @@ export async function createWorker(
     ...common,
     taskQueue: config.temporal.taskQueue,
     activities,
-    nexusServices: [dataopsNexusHandler],
+    nexusServices: [dataopsNexusHandler({ searchAttributes: config.searchAttributes !== 'off' })],
     ...source,
     interceptors: { ...source.interceptors, ...tracing?.worker.interceptors, activity: activityInterceptors },
     ...(tracing ? { sinks: tracing.worker.sinks } : {}),

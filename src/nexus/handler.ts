@@ -11,6 +11,7 @@ import {
   WORKFLOW_TYPES,
   checkInput,
   invalidInputMessage,
+  searchAttributesAtStart,
   type WorkflowType,
   type Workflows,
 } from '../contract/index.js';
@@ -20,9 +21,15 @@ import { dataopsNexusService, type DataopsNexusService } from '../contract/nexus
 /** The workflow id a Nexus operation's run gets. */
 export const nexusWorkflowId = (workflow: string, requestId: string) => `dataops-nexus/${workflow}/${requestId}`;
 
+/** What the worker tells its handler: whether a run starts with its first search attributes (registered). */
+export interface NexusHandlerOptions {
+  searchAttributes: boolean;
+}
+
 function workflowRun<K extends WorkflowType>(
   workflow: K,
   schema: z.ZodType,
+  options: NexusHandlerOptions,
 ): WorkflowRunOperationHandler<Workflows[K][0], Workflows[K][1]> {
   return new WorkflowRunOperationHandler(async (ctx, input) => {
     const checked = checkInput(schema, input);
@@ -30,16 +37,20 @@ function workflowRun<K extends WorkflowType>(
     return startWorkflow<(input: Workflows[K][0]) => Promise<Workflows[K][1]>>(ctx, WORKFLOW_TYPES[workflow], {
       args: [input],
       workflowId: nexusWorkflowId(workflow, ctx.requestId),
+      // The worker checked them registered at its start: set in the start, the run saves the upsert of them.
+      ...(options.searchAttributes ? { typedSearchAttributes: searchAttributesAtStart(workflow, input) } : {}),
     });
   });
 }
 
 /** One operation handler per workflow of the contract, each checking that workflow's input. */
-const handlers = Object.fromEntries(
-  (Object.keys(WORKFLOW_INPUTS) as WorkflowType[]).map((workflow) => [
-    workflow,
-    workflowRun(workflow, WORKFLOW_INPUTS[workflow]),
-  ]),
-) as unknown as nexus.ServiceHandlerFor<DataopsNexusService['operations']>;
-
-export const dataopsNexusHandler = nexus.serviceHandler(dataopsNexusService, handlers);
+export const dataopsNexusHandler = (options: NexusHandlerOptions) =>
+  nexus.serviceHandler(
+    dataopsNexusService,
+    Object.fromEntries(
+      (Object.keys(WORKFLOW_INPUTS) as WorkflowType[]).map((workflow) => [
+        workflow,
+        workflowRun(workflow, WORKFLOW_INPUTS[workflow], options),
+      ]),
+    ) as unknown as nexus.ServiceHandlerFor<DataopsNexusService['operations']>,
+  );

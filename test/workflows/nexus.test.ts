@@ -1,7 +1,7 @@
 /**
  * The `dataops` Nexus service on the dev server: a workflow in a second namespace runs the pipeline through an
  * endpoint the project's setup creates; a bad input is refused before any workflow starts; cancelling the caller
- * cancels the run and its remote job.
+ * cancels the run and its remote job. The handler starts each run with its first search attributes.
  */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { createActivities } from '../../src/activities/index.js';
 import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { dataopsNexusHandler } from '../../src/nexus/handler.js';
 import { ensureNamespace, ensureNexusEndpoint } from '../../src/setup/nexus.js';
+import { ensureSearchAttributes } from '../../src/setup/search-attributes.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, workflowsPath } from '../helpers/activities.js';
 import { cli } from '../helpers/cli.js';
@@ -58,10 +59,16 @@ describe('the dataops Nexus service, called from another namespace', () => {
       ensureNexusEndpoint(t.env.connection, { ...spec, targetTaskQueue: 'elsewhere' }),
       /exists and routes to default\/nexus-handler-.*, not default\/elsewhere/,
     );
-    const deps = await simDeps(sim);
+    // As the worker does with its search attributes registered: its handler starts each run with its first ones.
+    await ensureSearchAttributes(t.env.connection, 'default');
+    const deps = await simDeps(sim, { searchAttributes: true });
     return withWorker(
       t.env,
-      { workflowsPath, activities: createActivities(deps), nexusServices: [dataopsNexusHandler] },
+      {
+        workflowsPath,
+        activities: createActivities(deps),
+        nexusServices: [dataopsNexusHandler({ searchAttributes: true })],
+      },
       async () => {
         const callerQueue = uniqueTaskQueue('nexus-caller');
         const caller = await Worker.create({
@@ -93,6 +100,24 @@ describe('the dataops Nexus service, called from another namespace', () => {
       for await (const w of t.env.client.workflow.list({ query: `WorkflowType = 'dataops.dataQualityPipeline'` }))
         if (w.workflowId.startsWith('dataops-nexus/dataQualityPipeline/')) runs.push(w);
       assert.equal(runs.length, 1, 'one run in our namespace for the operation');
+      // Started with its first search attributes, it upserts only the test-run stage and the verdict.
+      const run = t.env.client.workflow.getHandle(runs[0]!.workflowId);
+      const upserted = ((await run.fetchHistory()).events ?? []).flatMap((e) =>
+        Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
+      );
+      assert.deepEqual(upserted, ['DataopsStage', 'DataopsVerdict']);
+      const attributes = (await run.describe()).typedSearchAttributes.getAll();
+      assert.deepEqual(
+        Object.fromEntries(
+          attributes.filter((a) => a.key.name.startsWith('Dataops')).map((a) => [a.key.name, a.value]),
+        ),
+        {
+          DataopsTableGroupId: TG.finance,
+          DataopsTestSuiteId: TS.financeProd,
+          DataopsStage: 'test_run',
+          DataopsVerdict: 'passed',
+        },
+      );
     });
   });
 
