@@ -20,6 +20,7 @@ import { temporalConnectionOptions } from '../config/temporal.js';
 import {
   ownName,
   searchAttributesAtStart,
+  startWithSearchAttributes,
   type DataQualityPipelineResult,
   type WorkflowType,
 } from '../contract/index.js';
@@ -110,29 +111,22 @@ export class Starter {
 
   /**
    * Runs `start` with the run's first search attributes in it (config.searchAttributes; `searchAttributesAtStart`),
-   * for workflow `type` (a registered name). A namespace that lacks them refuses such a start, having started
-   * nothing: the start is made again without them, with a warning, as it was before they were set here.
+   * for workflow `type` (a registered name); refused for them, without them, with a warning.
    */
-  async withSearchAttributes<T>(
+  withSearchAttributes<T>(
     type: string,
     input: unknown,
     start: (extra: { typedSearchAttributes?: SearchAttributePair[] }) => Promise<T>,
   ): Promise<T> {
     if (!this.config.searchAttributes) return start({});
-    const typedSearchAttributes = searchAttributesAtStart(ownName(type) as WorkflowType, input as never);
-    try {
-      return await start({ typedSearchAttributes });
-    } catch (err) {
-      // The client's "Failed to start Workflow" carries the server's reason as its cause.
-      const reason = err instanceof Error ? String((err.cause as Error | undefined)?.message ?? err.message) : '';
-      if (!/search attribute Dataops/i.test(reason)) throw err;
+    const pairs = searchAttributesAtStart(ownName(type) as WorkflowType, input as never);
+    return startWithSearchAttributes(pairs, start, (reason) =>
       this.io.err.write(
         `warning: namespace ${this.config.temporal.namespace} refused the run's search attributes (${reason}); ` +
           'starting it without them. Register them (a worker does at its start unless DATAOPS_SEARCH_ATTRIBUTES=off; ' +
           'or dataops setup search-attributes), or set DATAOPS_SEARCH_ATTRIBUTES=off here too\n',
-      );
-      return start({});
-    }
+      ),
+    );
   }
 
   async start(type: string, input: unknown, flags: RunFlags): Promise<WorkflowHandle> {

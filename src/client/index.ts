@@ -5,6 +5,7 @@
  * Queries and updates (`progressQuery`, `approveUpdate`, …) and every input and result type come with it.
  */
 import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import {
   DEFAULT_TASK_QUEUE,
   WORKFLOW_INPUTS,
@@ -12,6 +13,7 @@ import {
   checkInput,
   invalidInputMessage,
   searchAttributesAtStart,
+  startWithSearchAttributes,
   type Workflows,
   type WorkflowType,
 } from '../contract/index.js';
@@ -34,8 +36,9 @@ export type StartOptions = Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'wo
   /**
    * Set the run's first search attributes (`searchAttributesAtStart`: what it is about, its first stage) in the
    * start itself, beside any `typedSearchAttributes` given: the run is found by them before a worker takes it, and
-   * saves the upsert that would set them (a Temporal Cloud action). The namespace must have them registered (a
-   * worker registers them at its start unless told not to; `dataops setup search-attributes`).
+   * saves the upsert that would set them (a Temporal Cloud action). A namespace that does not know them (not
+   * registered, or registered moments ago) refuses such a start having started nothing: the run is then started
+   * without them, and sets them itself as it goes (a worker registers them at its start unless told not to).
    * @default false
    */
   withSearchAttributes?: boolean;
@@ -65,18 +68,17 @@ export async function startDataops<T extends WorkflowName>(
   const checked = checkInput(WORKFLOW_INPUTS[type], input);
   if (!checked.ok) throw new InvalidWorkflowInput(type, checked.problems);
   const { taskQueue = DEFAULT_TASK_QUEUE, withSearchAttributes, ...rest } = options;
+  // Without `typedSearchAttributes` in `extra`, the caller's own (in `rest`) stay.
+  const start = (extra: { typedSearchAttributes?: SearchAttributePair[] }) =>
+    client.workflow.start(WORKFLOW_TYPES[type], { ...rest, ...extra, taskQueue, args: [input] }) as Promise<
+      DataopsHandle<T> & { readonly firstExecutionRunId: string }
+    >;
+  if (!withSearchAttributes) return start({});
+  // The caller's own value of a key wins over ours; refused for ours, the start is made with the caller's only.
   const given = rest.typedSearchAttributes;
   const theirs = given === undefined ? [] : Array.isArray(given) ? given : given.getAll();
-  // The caller's own value of a key wins over ours.
-  const typedSearchAttributes = withSearchAttributes
-    ? [...searchAttributesAtStart(type, input).filter((p) => !theirs.some((t) => t.key.name === p.key.name)), ...theirs]
-    : given;
-  return client.workflow.start(WORKFLOW_TYPES[type], {
-    ...rest,
-    ...(typedSearchAttributes ? { typedSearchAttributes } : {}),
-    taskQueue,
-    args: [input],
-  }) as Promise<DataopsHandle<T> & { readonly firstExecutionRunId: string }>;
+  const ours = searchAttributesAtStart(type, input).filter((p) => !theirs.some((t) => t.key.name === p.key.name));
+  return startWithSearchAttributes([...ours, ...theirs], start, () => undefined);
 }
 
 /** Starts workflow `type` and waits for its result. */

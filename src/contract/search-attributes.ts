@@ -88,3 +88,30 @@ export function searchAttributesAtStart<K extends WorkflowType>(
 ): SearchAttributePair[] {
   return searchPairs(openingSearch(type, input));
 }
+
+/** The server's reason, when a start was refused because the namespace does not know our search attributes. */
+function refusalOf(err: unknown): string | undefined {
+  // The client's "Failed to start Workflow" carries the server's reason as its cause.
+  const reason = err instanceof Error ? String((err.cause as Error | undefined)?.message ?? err.message) : '';
+  return /search attribute Dataops/i.test(reason) ? reason : undefined;
+}
+
+/**
+ * Runs `start` with `pairs` (a run's first search attributes), or, when the namespace refuses them, again without
+ * them: such a refusal started nothing (the attributes are not registered, or were registered moments ago and the
+ * frontend does not know them yet), and the run then sets them itself as it goes. `refused` hears the server's reason.
+ */
+export async function startWithSearchAttributes<T>(
+  pairs: SearchAttributePair[],
+  start: (extra: { typedSearchAttributes?: SearchAttributePair[] }) => Promise<T>,
+  refused: (reason: string) => void,
+): Promise<T> {
+  try {
+    return await start({ typedSearchAttributes: pairs });
+  } catch (err) {
+    const reason = refusalOf(err);
+    if (reason === undefined) throw err;
+    refused(reason);
+    return start({});
+  }
+}

@@ -4,7 +4,8 @@
  * workflow starts), then starts the workflow on the worker's own task queue, the run being the operation. The
  * workflow id is derived from the Nexus request id, so a retried start finds the same run instead of a second one.
  */
-import { WorkflowRunOperationHandler, startWorkflow } from '@temporalio/nexus';
+import type { SearchAttributePair } from '@temporalio/common';
+import { WorkflowRunOperationHandler, log, startWorkflow } from '@temporalio/nexus';
 import * as nexus from 'nexus-rpc';
 import type { z } from 'zod';
 import {
@@ -12,6 +13,7 @@ import {
   checkInput,
   invalidInputMessage,
   searchAttributesAtStart,
+  startWithSearchAttributes,
   type WorkflowType,
   type Workflows,
 } from '../contract/index.js';
@@ -34,11 +36,16 @@ function workflowRun<K extends WorkflowType>(
   return new WorkflowRunOperationHandler(async (ctx, input) => {
     const checked = checkInput(schema, input);
     if (!checked.ok) throw new nexus.HandlerError('BAD_REQUEST', invalidInputMessage(workflow, checked.problems));
-    return startWorkflow<(input: Workflows[K][0]) => Promise<Workflows[K][1]>>(ctx, WORKFLOW_TYPES[workflow], {
-      args: [input],
-      workflowId: nexusWorkflowId(workflow, ctx.requestId),
-      // The worker checked them registered at its start: set in the start, the run saves the upsert of them.
-      ...(options.searchAttributes ? { typedSearchAttributes: searchAttributesAtStart(workflow, input) } : {}),
+    const start = (extra: { typedSearchAttributes?: SearchAttributePair[] }) =>
+      startWorkflow<(input: Workflows[K][0]) => Promise<Workflows[K][1]>>(ctx, WORKFLOW_TYPES[workflow], {
+        args: [input],
+        workflowId: nexusWorkflowId(workflow, ctx.requestId),
+        ...extra,
+      });
+    if (!options.searchAttributes) return start({});
+    // The worker has them registered (its start checked): set in the start, the run saves the upsert of them.
+    return startWithSearchAttributes(searchAttributesAtStart(workflow, input), start, (reason) => {
+      log.warn('the namespace refused the search attributes; the run starts without them', { workflow, reason });
     });
   });
 }

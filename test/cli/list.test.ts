@@ -259,9 +259,24 @@ describe('search attributes and dataops list, on the dev server', () => {
     assert.match(started.err, new RegExp(`warning: namespace ${namespace} refused the run's search attributes`));
     assert.match(started.err, /starting it without them.*DATAOPS_SEARCH_ATTRIBUTES=off/s);
     const { workflowId } = JSON.parse(started.out) as { workflowId: string };
-    const run = new Client({ connection: t.env.connection, namespace }).workflow.getHandle(workflowId);
+    const elsewhere = new Client({ connection: t.env.connection, namespace });
+    const run = elsewhere.workflow.getHandle(workflowId);
     assert.equal((await run.describe()).status.name, 'RUNNING');
     await run.terminate('test over');
+    // The package's starter the same, without a word: the run sets them itself as it goes.
+    const typed = await startDataops(
+      elsewhere,
+      'profileTableGroup',
+      { tableGroupId: TG.sales },
+      { workflowId: `typed-${namespace}`, taskQueue: 'no-worker', withSearchAttributes: true },
+    );
+    const described = await typed.describe();
+    assert.equal(described.status.name, 'RUNNING');
+    assert.deepEqual(
+      described.typedSearchAttributes.getAll().filter((p) => p.key.name.startsWith('Dataops')),
+      [],
+    );
+    await typed.terminate('test over');
     const scheduled = await cli(
       [
         'schedule',

@@ -68,7 +68,8 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const workers: Proc[] = [];
   before(async () => {
-    t = await startDevServerEnv();
+    // With the search attributes registered, as a deployment has them: the CLI's start sets the run's first ones.
+    t = await startDevServerEnv({}, { searchAttributes: true });
     sim = await startSimulatorProcess();
     receiver = await startReceiver();
     await simControls(() => sim.url)('PUT', '/_sim/job-durations', { pendingMs: 200, claimMs: 100, runMs: 800 });

@@ -10,6 +10,7 @@ import { waitsQueueActivities, waitsTaskQueue } from '../../src/contract/activit
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { resolveDevServer, resolveTestServer, type ResolvedServer } from '../../src/local/temporal-servers.js';
 import { underCi } from './needs.js';
+import { SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes.js';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -64,12 +65,17 @@ export async function startTimeSkippingEnv(): Promise<TestEnv> {
  * A dev-server environment (Temporal CLI, SQLite in memory), with `serverConfig` as its dynamic config values. Tear it
  * down with `env.teardown()`.
  */
-export async function startDevServerEnv(serverConfig: Record<string, string | number> = {}): Promise<TestEnv> {
+export async function startDevServerEnv(
+  serverConfig: Record<string, string | number> = {},
+  options: { searchAttributes?: boolean } = {},
+): Promise<TestEnv> {
   quietRuntime();
   const server = installedUnderCi(resolveDevServer(localServersConfig()), 'the Temporal CLI dev server');
   const extraArgs = Object.entries(serverConfig).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]);
+  // Registered at launch, as `dataops setup search-attributes` would: known to every frontend at once.
+  const searchAttributes = options.searchAttributes ? { searchAttributes: Object.values(SEARCH_ATTRIBUTES) } : {};
   const env = await starting(() =>
-    TestWorkflowEnvironment.createLocal({ server: { executable: server.executable, extraArgs } }),
+    TestWorkflowEnvironment.createLocal({ server: { executable: server.executable, extraArgs, ...searchAttributes } }),
   );
   return { env, server };
 }
