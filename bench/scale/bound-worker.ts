@@ -13,7 +13,7 @@ import { ServiceClient } from '../../src/api/index.js';
 import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import { isTerminalJobStatus } from '../../src/vocabulary.js';
-import type { BoundArgs } from './bound-workflow.js';
+import { namedSignal, type BoundArgs } from './bound-workflow.js';
 import { sendingSignal, submitSignal, type SubmitRequest } from './bound-submitter.js';
 import { runBenchWorker } from './bench-worker.js';
 
@@ -61,6 +61,10 @@ async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks, profilingJ
   await service.profilingRuns.summary(profiling.id);
   await service.tableGroups.get(tableGroupId);
   const tests = await locked(locks === 2, testSuiteId, () => service.testRuns.submit(testSuiteId));
+  if (locks === 5) {
+    const { workflowId, runId } = Context.current().info.workflowExecution!;
+    await Context.current().client.workflow.getHandle(workflowId, runId).signal(namedSignal, { jobId: tests.id });
+  }
   heartbeat({ jobId: tests.id });
   await untilTerminal(tests.id, pollMs);
   const summary = await service.testRuns.summary(tests.id);

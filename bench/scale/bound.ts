@@ -17,6 +17,7 @@ export const boundName = (locks: number) =>
     'one activity, 2 locks',
     'one activity, a submitter',
     'one activity, a submitter recording each send',
+    'one activity, a submitter recording each send, each job named',
   ][locks] ?? `${locks} locks`;
 
 /** Starts the bound's worker; answers it once it polls. */

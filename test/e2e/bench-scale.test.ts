@@ -14,7 +14,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   const args = [
     ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
     ...['--run-ms', '300', '--run-spread-ms', '400', '--poll-ms', '200', '--input', '{"statusReports":0}'],
-    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2,3,4'],
+    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2,3,4,5'],
     ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
   // It takes about a minute; one run in 13 once hung with no output. Stopped short of the test's own limit, it prints
@@ -28,6 +28,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   assert.ok(row, `no row for N = 2 in:\n${out}`);
   assert.match(row, /\| 0 \/ 0 \|/, 'no failure on either side');
   assert.match(out, /pipeline input beyond the defaults: \{"statusReports":0\}/);
+  assert.match(out, /pipelines started with their first search attributes/, 'as the CLI starts them');
   // The floor ran beside it, without failures.
   assert.match(out, /^\| 2 \| [\d.]+ s \/ [\d.]+ s = \*\*[\d.]+×\*\* \| [\d.]+ \+ [\d.]+ \| [\d.]+× \| 0 \|$/m);
   // The bound ran before each round, both shapes, without failures; with locks, each of its 2 submissions started a
@@ -38,6 +39,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     'one activity, 2 locks',
     'one activity, a submitter',
     'one activity, a submitter recording each send',
+    'one activity, a submitter recording each send, each job named',
   ]) {
     const rows = table.match(
       new RegExp(`^\\| 2 \\(bound: ${shape}\\) \\| [\\d.]+ s / [\\d.]+ s = \\*\\*[\\d.]+×\\*\\* \\|.*\\| 0 \\|$`, 'gm'),
@@ -48,12 +50,17 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   const locked = out.match(/^- N = 2, the bound \(one activity, 2 locks\): .*$/gm) ?? [];
   const submitted = out.match(/^- N = 2, the bound \(one activity, a submitter\): .*$/gm) ?? [];
   const recorded = out.match(/^- N = 2, the bound \(one activity, a submitter recording each send\): .*$/gm) ?? [];
+  const named =
+    out.match(/^- N = 2, the bound \(one activity, a submitter recording each send, each job named\): .*$/gm) ?? [];
   assert.equal(plain.length, 2, out);
   assert.equal(locked.length, 2, out);
   assert.equal(submitted.length, 2, out);
   assert.equal(recorded.length, 2, out);
-  // Each send recorded at the submitter by a signal before it leaves: one per pipeline; none without the record.
+  assert.equal(named.length, 2, out);
+  // Each send recorded at the submitter by a signal before it leaves: one per pipeline; none without the record. And
+  // the test run named to its workflow: one more.
   for (const r of recorded) assert.match(r, /SignalWorkflowExecution 1\.0\b/);
+  for (const r of named) assert.match(r, /SignalWorkflowExecution 2\.0\b/);
   for (const r of submitted) assert.doesNotMatch(r, /SignalWorkflowExecution/);
   // Through its target's submitter: asked by signal-with-start (each target its own submitter here), no lock.
   for (const r of submitted) {
