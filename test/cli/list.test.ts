@@ -34,6 +34,12 @@ interface Listed {
   verdict: string | null;
 }
 
+/** `dataops schedule create` of a paused hourly pipeline of the sales table group and suite. */
+const schedule = (scheduleId: string) => [
+  ...['schedule', 'create', scheduleId, '--every', '1h', '--paused'],
+  ...['--table-group', TG.sales, '--test-suite', TS.salesProd],
+];
+
 describe('search attributes and dataops list, on the dev server', () => {
   let t: TestEnv;
   let sim: RunningSimulator;
@@ -183,21 +189,7 @@ describe('search attributes and dataops list, on the dev server', () => {
 
   test('a schedule starts its runs with their first search attributes', async () => {
     const scheduleId = `at-start-${Date.now()}`;
-    const created = await cli(
-      [
-        'schedule',
-        'create',
-        scheduleId,
-        '--every',
-        '1h',
-        '--paused',
-        '--table-group',
-        TG.sales,
-        '--test-suite',
-        TS.salesProd,
-      ],
-      env,
-    );
+    const created = await cli(schedule(scheduleId), env);
     assert.equal(created.code, 0, created.err);
     try {
       const action = (await t.env.client.schedule.getHandle(scheduleId).describe()).action;
@@ -277,21 +269,7 @@ describe('search attributes and dataops list, on the dev server', () => {
       [],
     );
     await typed.terminate('test over');
-    const scheduled = await cli(
-      [
-        'schedule',
-        'create',
-        `bare-${Date.now()}`,
-        '--every',
-        '1h',
-        '--paused',
-        '--table-group',
-        TG.sales,
-        '--test-suite',
-        TS.salesProd,
-      ],
-      there,
-    );
+    const scheduled = await cli(schedule(`bare-${Date.now()}`), there);
     assert.equal(scheduled.code, 0, scheduled.err);
     assert.match(scheduled.err, /warning: .*refused the run's search attributes/);
 
