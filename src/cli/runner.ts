@@ -123,7 +123,7 @@ export class Starter {
     return startWithSearchAttributes(pairs, start, (reason) =>
       this.io.err.write(
         `warning: namespace ${this.config.temporal.namespace} refused the run's search attributes (${reason}); ` +
-          'starting it without them. Register them (a worker does at its start unless DATAOPS_SEARCH_ATTRIBUTES=off; ' +
+          'going on without them. Register them (a worker does at its start unless DATAOPS_SEARCH_ATTRIBUTES=off; ' +
           'or dataops setup search-attributes), or set DATAOPS_SEARCH_ATTRIBUTES=off here too\n',
       ),
     );

@@ -249,7 +249,7 @@ describe('search attributes and dataops list, on the dev server', () => {
     const started = await cli(['profile', '--table-group', TG.sales, '--no-wait', '--json'], there);
     assert.equal(started.code, 0, started.err);
     assert.match(started.err, new RegExp(`warning: namespace ${namespace} refused the run's search attributes`));
-    assert.match(started.err, /starting it without them.*DATAOPS_SEARCH_ATTRIBUTES=off/s);
+    assert.match(started.err, /going on without them.*DATAOPS_SEARCH_ATTRIBUTES=off/s);
     const { workflowId } = JSON.parse(started.out) as { workflowId: string };
     const elsewhere = new Client({ connection: t.env.connection, namespace });
     const run = elsewhere.workflow.getHandle(workflowId);
@@ -269,9 +269,13 @@ describe('search attributes and dataops list, on the dev server', () => {
       [],
     );
     await typed.terminate('test over');
-    const scheduled = await cli(schedule(`bare-${Date.now()}`), there);
+    const bareSchedule = `bare-${Date.now()}`;
+    const scheduled = await cli(schedule(bareSchedule), there);
     assert.equal(scheduled.code, 0, scheduled.err);
-    assert.match(scheduled.err, /warning: .*refused the run's search attributes/);
+    assert.match(scheduled.err, /warning: .*refused the run's search attributes.*going on without them/);
+    const action = (await elsewhere.schedule.getHandle(bareSchedule).describe()).action;
+    const set = action.typedSearchAttributes;
+    assert.equal((Array.isArray(set) ? set : (set?.getAll() ?? [])).length, 0, 'created without them');
 
     const { worker, deps } = await createWorker(config('register'), t.env.nativeConnection);
     const running = worker.run();
