@@ -8,8 +8,6 @@
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { searchPairs, type SearchUpdate } from '../contract/search-attributes.js';
 
-export type { SearchUpdate };
-
 export class Searchable {
   /** Set from the input check: whether this worker's namespace has the attributes registered. */
   enabled = false;
