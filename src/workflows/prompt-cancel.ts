@@ -4,6 +4,7 @@
  * the wait's answer only once the wait hears of the cancel, at its next heartbeat: seconds, during which a short job
  * could complete. Meanwhile the job the workflow knows (from the wait's first report, which names it within a second) is
  * cancelled here, without waiting; the wait's ending then finds that cancel made (cancelRemoteJob cancels a job once).
+ * A wait that answers with its job ended (it completed before the cancel reached it) answers once that cancel has.
  */
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { JobOptions } from '../contract/index.js';
@@ -33,7 +34,13 @@ export async function cancellingPromptly<T>(
     )
     .catch(() => undefined); // its outcome is the wait's ending's to report: that ending awaits the same cancel
   try {
-    return await wait();
+    const result = await wait();
+    // The job ended before the wait heard of the cancel (it answers with the job ended): a cancel of it already made
+    // is seen through, so the workflow neither ends with that cancel in flight nor leaves it unrecorded.
+    const jobId = jobOf();
+    const cancelling = jobId === undefined ? undefined : cancelStarted(t, jobId);
+    if (cancelling) await cancelling;
+    return result;
   } finally {
     ended = true;
   }

@@ -86,6 +86,61 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
     });
   });
 
+  test('a job that completes while its prompt cancel is in flight: the workflow waits for that cancel, says so, and completes', async () => {
+    const before = known();
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
+        taskQueue,
+        workflowId: `prompt-late-${taskQueue}`,
+        args: [{ tableGroupId: TG.salesDev, ...LATE_HEARING }],
+      });
+      const job = await newJob('run-profile', TG.salesDev, before);
+      s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
+      await eventually('running', () => s.sim.controls.job(job.id)?.status === 'running');
+      await eventually('the workflow to know it', async () => (await handle.query(progressQuery)).jobs.length === 1);
+      // The cancel is held at the service while the job completes, and the wait, which has not heard of the cancel
+      // yet (its heartbeats reach Temporal every 48 s), sees the job completed and returns.
+      const held = s.sim.controls.addFault({
+        kind: 'delay',
+        delay_ms: 2_000,
+        method: 'POST',
+        path: `/jobs/${job.id}/cancel`,
+      });
+      await handle.cancel();
+      await eventually('the cancel held at the service', () => faultHits(s.sim, held) === 1);
+      s.sim.controls.setJobDurations({ runMs: 0 }, job.id);
+      const result = (await handle.result()) as { job: { wait: { job: { status: string } } } };
+      assert.equal(result.job.wait.job.status, 'completed', 'the job completed before the cancel reached it');
+      assert.equal(s.sim.controls.job(job.id)?.status, 'completed');
+      const { remoteCancel } = await handle.query(progressQuery);
+      assert.deepEqual(
+        remoteCancel && { ...remoteCancel, error: null },
+        {
+          jobId: job.id,
+          finalStatus: 'completed',
+          alreadyTerminal: true,
+          confirmed: true,
+          reason: 'workflow_cancelled',
+          error: null,
+        },
+        'the cancel it made is recorded as it went: the job had already completed',
+      );
+      // The workflow did not end with its cancel in flight: the cancel activity ended before the workflow did.
+      const events = (await handle.fetchHistory()).events ?? [];
+      const scheduled = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dataops.cancelJob',
+      );
+      assert.equal(scheduled.length, 1);
+      const ended = events.find(
+        (e) =>
+          String(
+            (e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes)?.scheduledEventId ?? '',
+          ) === String(scheduled[0]!.eventId),
+      );
+      assert.ok(ended, 'the cancel activity ended in the history, before the workflow completed');
+    });
+  });
+
   test('a cancel during a profiling wait that may submit the test run reaches the profiling run at once', async () => {
     const before = known();
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
