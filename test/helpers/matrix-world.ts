@@ -101,6 +101,8 @@ export interface WorldOptions {
   simState?: 'file' | 'none';
   /** Dynamic config values for the dev server (key to JSON value), beyond its defaults: the benchmark's experiments. */
   serverConfig?: Record<string, string>;
+  /** The simulator's deployment variants beyond the world's own (`listingTargets`), as its `--variants` takes them. */
+  variants?: Record<string, unknown>;
 }
 
 /** Starts the dev server, the simulator and nothing else; workers come per task queue. */
@@ -161,7 +163,7 @@ export async function startWorld(seed: SeedInput, options: WorldOptions = {}): P
           // run records of other cells' jobs, which would take faults armed for those cells. Lookups without
           // targets (TestGen's shape, the default) are tested in test/activities/exactly-once.test.ts.
           '--variants',
-          '{"listingTargets": true}',
+          JSON.stringify({ listingTargets: true, ...options.variants }),
         ],
         {},
       ),
@@ -220,10 +222,10 @@ export const ABOUT_A_SECOND = { pendingMs: 200, claimMs: 100, runMs: 600, cancel
  * Registers a `describe` block's hooks for a world of `cells` matrix cells whose jobs take about a second (the
  * worker-death tests): started before its tests, closed after. Returns the world, once `before` has run.
  */
-export function worldOfCells(cells: number, setUp = { timeout: 10 * 60_000 }): () => World {
+export function worldOfCells(cells: number, setUp = { timeout: 10 * 60_000 }, options: WorldOptions = {}): () => World {
   let w: World | undefined;
   before(async () => {
-    w = await startWorld(matrixSeed(cells));
+    w = await startWorld(matrixSeed(cells), options);
     await w.controls.jobDurations(ABOUT_A_SECOND);
   }, setUp);
   after(async () => w?.close());
