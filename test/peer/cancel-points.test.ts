@@ -10,18 +10,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { ServiceClient, isTerminalJobStatus } from '../../src/api/index.js';
-import { progressQuery, type DataQualityPipelineResult } from '../../src/contract/index.js';
+import { progressQuery } from '../../src/contract/index.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { testGenNeed, startTestGen, type TestGenPeer } from '../helpers/testgen.js';
 import { startPeerWorker, type PeerWorker } from '../helpers/peer-worker.js';
 import { startHoldingProxy, type HoldingProxy } from '../helpers/holding-proxy.js';
 import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { needing } from '../helpers/needs.js';
-
-const JOB_KEYS = ['run-profile', 'run-tests', 'run-test-generation'] as const;
+import { demoJobs, startDemoPipeline, untilJob } from '../helpers/testgen-jobs.js';
 
 /** Where the cancel lands: at once, or once TestGen shows the pipeline's job of `key` in `status`. */
 const POINTS = [
@@ -65,38 +63,18 @@ describe(
       await t?.env.teardown();
     });
 
-    /** Every job of the demo project, with its kind and status as TestGen says now. */
-    const jobs = async () => {
-      const all: { id: string; key: string; status: string }[] = [];
-      for (const job_key of JOB_KEYS)
-        for (const j of (await client.jobs.list(peer.demo.projectCode, { job_key, limit: 50 })).items)
-          all.push({ id: j.id, key: job_key, status: (await client.jobs.get(j.id)).status });
-      return all;
-    };
+    const jobs = () => demoJobs(client, peer);
 
     for (const point of POINTS)
       test(`cancelled ${point.what}`, { timeout: 3 * 60_000 }, async () => {
         const earlier = new Set((await jobs()).map((j) => j.id));
-        const handle = (await t.env.client.workflow.start('dataops.dataQualityPipeline', {
-          taskQueue: worker.taskQueue,
-          workflowId: `cancel-points-${uniqueTaskQueue('wf')}`,
-          args: [
-            {
-              pollIntervalMs: 500,
-              maxPollIntervalMs: 1_000,
-              tableGroupId: peer.demo.tableGroupId,
-              testSuiteId: peer.demo.testSuiteId,
-              testGeneration: 'skip',
-              onGateFailure: 'report',
-            },
-          ],
-        })) as WorkflowHandle<() => Promise<DataQualityPipelineResult>>;
-        const reached = async () =>
-          (await jobs()).some((j) => !earlier.has(j.id) && j.key === point.key && j.status === point.status);
-        for (let tries = 0; point.key && !(await reached()); tries++) {
-          assert.ok(tries < 2_000, `TestGen never showed the ${point.key} job ${point.status}`);
-          await sleep(20);
-        }
+        const handle = await startDemoPipeline(
+          t.env.client,
+          peer,
+          worker.taskQueue,
+          `cancel-points-${uniqueTaskQueue('wf')}`,
+        );
+        if (point.key) await untilJob(client, peer, earlier, point.key, point.status);
         const held =
           'held' in point
             ? proxy.arm({ method: 'POST', path: /\/jobs\/[^/]+\/cancel$/, action: 'hold', holdMs: HOLD_MS })

@@ -9,16 +9,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { WorkflowHandle } from '@temporalio/client';
 import { ServiceClient } from '../../src/api/index.js';
-import type { DataQualityPipelineResult } from '../../src/contract/index.js';
 import { startWorkerProcess, type Proc } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { testGenNeed, startTestGen, testGenService, type TestGenPeer } from '../helpers/testgen.js';
 import { needing } from '../helpers/needs.js';
-
-const JOB_KEYS = ['run-profile', 'run-tests', 'run-test-generation'] as const;
+import { demoJobs, startDemoPipeline, untilJob } from '../helpers/testgen-jobs.js';
 
 describe(
   'the worker killed while a pipeline job runs on TestGen 5.134 (peer)',
@@ -53,42 +49,18 @@ describe(
       return w;
     };
 
-    /** Every job of the demo project, with its kind and its status as TestGen says now. */
-    const jobs = async () => {
-      const all: { id: string; key: string; status: string }[] = [];
-      for (const job_key of JOB_KEYS)
-        for (const j of (await client.jobs.list(peer.demo.projectCode, { job_key, limit: 50 })).items)
-          all.push({ id: j.id, key: job_key, status: (await client.jobs.get(j.id)).status });
-      return all;
-    };
+    const jobs = () => demoJobs(client, peer);
 
     for (const key of ['run-profile', 'run-tests'])
       test(`killed while its ${key} job runs`, { timeout: 4 * 60_000 }, async () => {
         const queue = uniqueTaskQueue('death');
         const first = await startWorker(queue);
         const earlier = new Set((await jobs()).map((j) => j.id));
-        const handle = (await t.env.client.workflow.start('dataops.dataQualityPipeline', {
-          taskQueue: queue,
-          workflowId: `peer-death-${queue}`,
-          args: [
-            {
-              pollIntervalMs: 500,
-              maxPollIntervalMs: 1_000,
-              // A dead attempt is given up after this, and the wait retried on the new worker.
-              heartbeatTimeoutMs: 5_000,
-              tableGroupId: peer.demo.tableGroupId,
-              testSuiteId: peer.demo.testSuiteId,
-              testGeneration: 'skip',
-              onGateFailure: 'report',
-            },
-          ],
-        })) as WorkflowHandle<() => Promise<DataQualityPipelineResult>>;
-        const running = async () =>
-          (await jobs()).some((j) => !earlier.has(j.id) && j.key === key && j.status === 'running');
-        for (let tries = 0; !(await running()); tries++) {
-          assert.ok(tries < 1_000, `TestGen never showed the ${key} job running`);
-          await sleep(20);
-        }
+        // A dead attempt is given up after its heartbeat timeout, and the wait retried on the new worker.
+        const handle = await startDemoPipeline(t.env.client, peer, queue, `peer-death-${queue}`, {
+          heartbeatTimeoutMs: 5_000,
+        });
+        await untilJob(client, peer, earlier, key, 'running');
         await first.stop('SIGKILL');
         await startWorker(queue);
 
