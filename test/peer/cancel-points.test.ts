@@ -19,6 +19,7 @@ import { startPeerWorker, type PeerWorker } from '../helpers/peer-worker.js';
 import { startHoldingProxy, type HoldingProxy } from '../helpers/holding-proxy.js';
 import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { needing } from '../helpers/needs.js';
+import { activitiesInFlight } from '../helpers/activity-events.js';
 import { demoJobs, startDemoPipeline, untilJob } from '../helpers/testgen-jobs.js';
 
 /** Where the cancel lands: at once, or once TestGen shows the pipeline's job of `key` in `status`. */
@@ -112,22 +113,7 @@ describe(
           );
         // Nothing of the pipeline's is left in flight when it ends: every activity it scheduled ended in its history.
         const events = (await handle.fetchHistory()).events ?? [];
-        const ends = new Set(
-          events.map((e) =>
-            String(
-              (
-                e.activityTaskCompletedEventAttributes ??
-                e.activityTaskFailedEventAttributes ??
-                e.activityTaskCanceledEventAttributes ??
-                e.activityTaskTimedOutEventAttributes
-              )?.scheduledEventId ?? '',
-            ),
-          ),
-        );
-        const inFlight = events
-          .filter((e) => e.activityTaskScheduledEventAttributes && !ends.has(String(e.eventId)))
-          .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
-        assert.deepEqual(inFlight, [], `activities left in flight: ${said}`);
+        assert.deepEqual(activitiesInFlight(events), [], `activities left in flight: ${said}`);
         const record = progress.remoteCancel;
         if (record) {
           const job = created.find((j) => j.id === record.jobId);
