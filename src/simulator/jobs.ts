@@ -9,6 +9,7 @@ import type { SimContext } from './context.js';
 import { apiError } from './errors.js';
 import { generateTests, profilingResult, testRunResult } from './results.js';
 import type { JobDurations, JobKey, JobRecord } from './state.js';
+import { maybeLive, passOverLive } from './live-jobs.js';
 
 export const TERMINAL = new Set(['completed', 'error', 'canceled']);
 
@@ -78,7 +79,7 @@ function slotFree(ctx: SimContext): boolean {
   const slots = ctx.variants.runSlots;
   if (slots === 0) return true;
   let working = 0;
-  for (const job of Object.values(ctx.state.jobs)) if (WORKING.has(job.status)) working++;
+  for (const job of maybeLive(ctx.state)) if (WORKING.has(job.status)) working++;
   return working < slots;
 }
 
@@ -184,11 +185,12 @@ function advance(ctx: SimContext, job: JobRecord, now: number): void {
 
 export function advanceJobs(ctx: SimContext): void {
   const now = ctx.clock.now();
-  // Iterate by index: finishing a profiling run may append a generation job, which must advance too.
-  for (let i = 0; i < ctx.state.job_order.length; i++) {
-    const job = ctx.state.jobs[ctx.state.job_order[i] ?? ''];
-    if (job && !isTerminal(job.status)) advance(ctx, job, now);
-  }
+  // In creation order; a generation job a finishing profiling run appends advances in the same pass.
+  passOverLive(
+    ctx.state,
+    (job) => isTerminal(job.status),
+    (job) => advance(ctx, job, now),
+  );
 }
 
 /** Cancel request: any non-terminal status moves to `cancel_requested`; a terminal job answers 409. */
