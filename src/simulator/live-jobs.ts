@@ -25,22 +25,24 @@ function live(state: SimStateData): Live {
 const jobAt = (state: SimStateData, place: number): JobRecord | undefined => state.jobs[state.job_order[place] ?? ''];
 
 /**
- * Every job that may not be terminal, in `job_order` order, including those created while it is iterated (a finished
- * profiling run may append a generation job, which must advance in the same pass).
+ * The places of every job that may not be terminal, in `job_order` order: those live at the last pass, then every
+ * one from where it stopped, up to the list's end as it is when reached (a finished profiling run may append a
+ * generation job, which must advance in the same pass).
  */
+function* placesOf(state: SimStateData, l: Live): Generator<number> {
+  yield* l.places;
+  for (let place = l.from; place < state.job_order.length; place++) yield place;
+}
+
+/** Every job that may not be terminal, as placesOf. */
 export function* maybeLive(state: SimStateData): Generator<JobRecord> {
-  const l = live(state);
-  for (const place of l.places) {
-    const job = jobAt(state, place);
-    if (job) yield job;
-  }
-  for (let place = l.from; place < state.job_order.length; place++) {
+  for (const place of placesOf(state, live(state))) {
     const job = jobAt(state, place);
     if (job) yield job;
   }
 }
 
-/** Runs `step` on every job that may not be terminal (as maybeLive), then keeps only those still not terminal. */
+/** Runs `step` on every job not terminal (as maybeLive), then keeps only those still not terminal. */
 export function passOverLive(
   state: SimStateData,
   isTerminal: (job: JobRecord) => boolean,
@@ -48,15 +50,12 @@ export function passOverLive(
 ): void {
   const l = live(state);
   const still: number[] = [];
-  const visit = (place: number) => {
+  for (const place of placesOf(state, l)) {
     const job = jobAt(state, place);
-    if (!job || isTerminal(job)) return;
+    if (!job || isTerminal(job)) continue;
     step(job);
     if (!isTerminal(job)) still.push(place);
-  };
-  for (const place of l.places) visit(place);
-  let place = l.from;
-  for (; place < state.job_order.length; place++) visit(place);
+  }
   l.places = still;
-  l.from = place;
+  l.from = state.job_order.length;
 }
