@@ -4,18 +4,19 @@
  * the wait's answer only once the wait hears of the cancel, at its next heartbeat: seconds, during which a short job
  * could complete. Meanwhile the job the workflow knows (from the wait's first report, which names it within a second) is
  * cancelled here, without waiting; the wait's ending then finds that cancel made (cancelRemoteJob cancels a job once).
- * A wait that answers with its job ended (it completed before the cancel reached it) answers once that cancel has.
+ * A wait that answers with its job ended (it completed before the cancel reached it) answers once that cancel has; a
+ * cancel still trying to reach the service then stops, since the wait saw the job end (`seenTerminal`).
  */
 import { CancellationScope, condition } from '@temporalio/workflow';
-import type { JobOptions } from '../contract/index.js';
-import { cancelRemoteJob, cancelStarted } from './remote-cancel.js';
+import type { JobOptions, JobSnapshot } from '../contract/index.js';
+import { cancelRemoteJob, cancelStarted, seenTerminal } from './remote-cancel.js';
 import type { Tracker } from './shared.js';
 
 /**
  * Runs `wait`; if the workflow is cancelled meanwhile, cancels the job `jobOf` names as soon as it names one (unless
  * `cancelRemoteJob` is false).
  */
-export async function cancellingPromptly<T>(
+export async function cancellingPromptly<T extends { job: JobSnapshot }>(
   t: Tracker,
   opts: JobOptions,
   jobOf: () => string | undefined,
@@ -36,10 +37,15 @@ export async function cancellingPromptly<T>(
   try {
     const result = await wait();
     // The job ended before the wait heard of the cancel (it answers with the job ended): a cancel of it already made
-    // is seen through, so the workflow neither ends with that cancel in flight nor leaves it unrecorded.
+    // is seen through, so the workflow neither ends with that cancel in flight nor leaves it unrecorded. The wait's
+    // answer is what the cancel waits to see: one still trying to reach the service (an outage) stops at once and
+    // records the job as the wait saw it, not an unconfirmed cancel after cancelTimeoutMs.
     const jobId = jobOf();
     const cancelling = jobId === undefined ? undefined : cancelStarted(t, jobId);
-    if (cancelling) await cancelling;
+    if (cancelling) {
+      if (result.job.id === jobId) seenTerminal(t, result.job);
+      await cancelling;
+    }
     return result;
   } finally {
     ended = true;

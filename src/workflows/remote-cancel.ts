@@ -10,10 +10,10 @@ import {
   sleep,
   upsertMemo,
 } from '@temporalio/workflow';
-import { heartbeatWaiting } from '../contract/activity-options.js';
+import { callsWithin, heartbeatWaiting } from '../contract/activity-options.js';
 import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
-import { activitiesWithin, type Tracker } from './shared.js';
+import type { Tracker } from './shared.js';
 import { ourActivities } from './ours.js';
 
 /**
@@ -47,6 +47,19 @@ const cancels = new WeakMap<Tracker, Map<string, Promise<CancelOutcome>>>();
 export const cancelStarted = (t: Tracker, jobId: string): Promise<CancelOutcome> | undefined =>
   cancels.get(t)?.get(jobId);
 
+/** How each cancel still under way hears that its job was seen terminal otherwise, by job (see `seenTerminal`). */
+const stoppers = new WeakMap<Tracker, Map<string, (job: JobSnapshot) => void>>();
+
+/**
+ * The workflow saw `job` terminal otherwise than through its cancel (the job's wait answered with it): a cancel of it
+ * still under way is moot, so it stops at once and records the job as seen. Without this, a cancel that cannot reach
+ * the service (an outage) would hold the workflow for `cancelTimeoutMs` and then record `confirmed: false` for a job
+ * known to have ended.
+ */
+export function seenTerminal(t: Tracker, job: JobSnapshot): void {
+  if (isTerminalJobStatus(job.status)) stoppers.get(t)?.get(job.id)?.(job);
+}
+
 /**
  * Cancels the remote job and waits (bounded by `cancelTimeoutMs`) until it is terminal. Runs in a non-cancellable
  * scope, so it completes even though the workflow itself is being cancelled; the cancel call retries through an
@@ -72,48 +85,32 @@ export function cancelRemoteJob(
 async function cancelOnce(t: Tracker, opts: JobOptions, jobId: string, reason: CancelReason): Promise<CancelOutcome> {
   return CancellationScope.nonCancellable(async () => {
     t.stage('cancelling remote job');
-    let final: JobSnapshot | null = null;
-    let alreadyTerminal = false;
-    let error: string | null;
-    // The cancel has its own budget, cancelTimeoutMs: calls retry through blips within it, and a call that fails for
-    // good (a garbled or broken answer) is tried again until the job is seen terminal or the budget is spent.
-    const deadline = Date.now() + opts.cancelTimeoutMs;
-    const { call } = activitiesWithin(Math.max(opts.cancelTimeoutMs, 60_000));
-    for (let round = 1; ; round++) {
-      try {
-        const res = await call.cancelJob({ profile: opts.profile, jobId });
-        final = res.job;
-        if (round === 1) alreadyTerminal = res.alreadyTerminal;
-        if (!isTerminalJobStatus(final.status)) {
-          const left = Math.max(deadline - Date.now(), 1_000);
-          final = (
-            await heartbeatWait(
-              t,
-              left,
-              opts.heartbeatTimeoutMs,
-            )({
-              profile: opts.profile,
-              jobId,
-              pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),
-              maxPollIntervalMs: Math.min(opts.maxPollIntervalMs, 5_000),
-              // The outcome is recorded when the cancel is confirmed: no report while it is under way.
-              statusReports: 0,
-            })
-          ).job;
-        }
-        error = null;
-        break;
-      } catch (err) {
-        error = rootMessage(err);
-        const left = deadline - Date.now();
-        log.warn('the remote job is not confirmed canceled yet', { jobId, error, round });
-        if (left < 1_000) break;
-        // Credentials the service refused for good (the activity already tried a fresh token): asking again for
-        // cancelTimeoutMs cannot succeed, and keeps the workflow from saying the job was left running.
-        if (rootType(err) === 'AuthenticationFailed') break;
-        await sleep(Math.min(left, 500 * 2 ** Math.min(round, 6)));
-      }
+    // The job seen terminal by its wait meanwhile (seenTerminal) ends the rounds at once: it is the final status.
+    const seen: { job: JobSnapshot | null } = { job: null };
+    const rounds = new CancellationScope();
+    const byJob = stoppers.get(t) ?? new Map<string, (job: JobSnapshot) => void>();
+    stoppers.set(t, byJob);
+    byJob.set(jobId, (job) => {
+      seen.job = job;
+      rounds.cancel();
+    });
+    let tried: Tried | null;
+    try {
+      tried = await rounds
+        .run(() => cancelRounds(t, opts, jobId, () => seen.job !== null))
+        .catch((err: unknown) => {
+          if (seen.job) return null;
+          throw err;
+        });
+    } finally {
+      byJob.delete(jobId);
     }
+    // A cancel the rounds confirmed stands; else the job its wait saw ended: on its own, unless it ended canceled
+    // (then by this cancel, as far as the workflow can tell).
+    const ended = tried?.final && isTerminalJobStatus(tried.final.status) ? null : seen.job;
+    const { final, alreadyTerminal, error }: Tried = ended
+      ? { final: ended, alreadyTerminal: ended.status !== 'canceled' || (tried?.alreadyTerminal ?? false), error: null }
+      : (tried ?? { final: null, alreadyTerminal: false, error: 'the cancel ended without an outcome' });
     const confirmed = final !== null && isTerminalJobStatus(final.status);
     const outcome = { jobId, finalStatus: final?.status ?? 'unknown', alreadyTerminal, confirmed, reason, error };
     t.settled(jobId, final?.status ?? null);
@@ -121,6 +118,63 @@ async function cancelOnce(t: Tracker, opts: JobOptions, jobId: string, reason: C
     log.info('remote job after cancellation', outcome);
     return { ...outcome, final };
   });
+}
+
+/** What the rounds of a cancel saw: the job as last read (null if never), whether it had ended, the last error. */
+interface Tried {
+  final: JobSnapshot | null;
+  alreadyTerminal: boolean;
+  error: string | null;
+}
+
+/**
+ * Asks the service to cancel the job, then watches it until it is terminal, within `cancelTimeoutMs`. A call that
+ * fails is tried again (calls retry through blips, and one that fails for good, a garbled or broken answer, is tried
+ * again too) until the job is seen terminal, the budget is spent, or `stopped` (the job was seen terminal otherwise).
+ */
+async function cancelRounds(t: Tracker, opts: JobOptions, jobId: string, stopped: () => boolean): Promise<Tried> {
+  let final: JobSnapshot | null = null;
+  let alreadyTerminal = false;
+  const deadline = Date.now() + opts.cancelTimeoutMs;
+  // Stopped, the call in flight is cancelled and its end awaited, so the history shows it ended (retries between
+  // attempts end at once; an attempt hears of it at its next heartbeat). The watch is not: it sees the end itself.
+  const { cancelJob } = ourActivities({
+    ...callsWithin(Math.max(opts.cancelTimeoutMs, 60_000)),
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+  for (let round = 1; ; round++) {
+    try {
+      const res = await cancelJob({ profile: opts.profile, jobId });
+      final = res.job;
+      if (round === 1) alreadyTerminal = res.alreadyTerminal;
+      if (!isTerminalJobStatus(final.status)) {
+        const left = Math.max(deadline - Date.now(), 1_000);
+        const watch = heartbeatWait(t, left, opts.heartbeatTimeoutMs);
+        final = (
+          await CancellationScope.nonCancellable(() =>
+            watch({
+              profile: opts.profile,
+              jobId,
+              pollIntervalMs: Math.min(opts.pollIntervalMs, 2_000),
+              maxPollIntervalMs: Math.min(opts.maxPollIntervalMs, 5_000),
+              // The outcome is recorded when the cancel is confirmed: no report while it is under way.
+              statusReports: 0,
+            }),
+          )
+        ).job;
+      }
+      return { final, alreadyTerminal, error: null };
+    } catch (err) {
+      if (stopped()) throw err;
+      const error = rootMessage(err);
+      const left = deadline - Date.now();
+      log.warn('the remote job is not confirmed canceled yet', { jobId, error, round });
+      // Credentials the service refused for good (the activity already tried a fresh token): asking again for
+      // cancelTimeoutMs cannot succeed, and keeps the workflow from saying the job was left running.
+      if (left < 1_000 || rootType(err) === 'AuthenticationFailed') return { final, alreadyTerminal, error };
+      await sleep(Math.min(left, 500 * 2 ** Math.min(round, 6)));
+    }
+  }
 }
 
 /** Records how a cancel (or an order's stop) went: in progress and in the memo, where it outlives the run. */

@@ -136,6 +136,64 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
     });
   });
 
+  test("a job that completes while its prompt cancel cannot reach the service: the wait's answer ends the cancel, recorded as the job ended", async () => {
+    const before = known();
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
+        taskQueue,
+        workflowId: `prompt-outage-${taskQueue}`,
+        args: [{ tableGroupId: TG.salesDev, ...LATE_HEARING, cancelTimeoutMs: 20_000 }],
+      });
+      const job = await newJob('run-profile', TG.salesDev, before);
+      s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
+      await eventually('running', () => s.sim.controls.job(job.id)?.status === 'running');
+      await eventually('the workflow to know it', async () => (await handle.query(progressQuery)).jobs.length === 1);
+      // The service refuses every cancel of it (an outage of that route, for longer than the cancel's whole budget);
+      // the job completes, and the wait, which has not heard of the workflow's cancel yet, answers with it completed.
+      const outage = s.sim.controls.addFault({
+        kind: 'status',
+        status: 503,
+        count: 100_000,
+        method: 'POST',
+        path: `/jobs/${job.id}/cancel`,
+      });
+      await handle.cancel();
+      await eventually('the cancel refused at the service', () => faultHits(s.sim, outage) >= 1);
+      s.sim.controls.setJobDurations({ runMs: 0 }, job.id);
+      const result = (await handle.result()) as { job: { wait: { job: { status: string } } } };
+      assert.equal(result.job.wait.job.status, 'completed');
+      const { remoteCancel, jobs } = await handle.query(progressQuery);
+      assert.deepEqual(
+        remoteCancel,
+        {
+          jobId: job.id,
+          finalStatus: 'completed',
+          alreadyTerminal: true,
+          confirmed: true,
+          reason: 'workflow_cancelled',
+          error: null,
+        },
+        'the job is recorded as its wait saw it (completed), not as a cancel left unconfirmed',
+      );
+      assert.deepEqual(
+        jobs.map((j) => j.status),
+        ['completed'],
+      );
+      assert.equal(s.sim.controls.job(job.id)?.status, 'completed');
+      // The cancel still trying was withdrawn, and its end awaited: nothing is left in flight when the workflow ends.
+      const events = (await handle.fetchHistory()).events ?? [];
+      const cancels = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dataops.cancelJob',
+      );
+      assert.equal(cancels.length, 1);
+      const withdrawn = events.filter(
+        (e) => String(e.activityTaskCancelRequestedEventAttributes?.scheduledEventId) === String(cancels[0]!.eventId),
+      );
+      assert.equal(withdrawn.length, 1, 'the cancel activity still under way was cancelled');
+      assert.deepEqual(activitiesInFlight(events), [], 'and it ended in the history, before the workflow completed');
+    });
+  });
+
   test('a cancel during a profiling wait that may submit the test run reaches the profiling run at once', async () => {
     const before = known();
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
