@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { progressQuery } from '../../src/contract/index.js';
-import type { JobRecord } from '../../src/simulator/index.js';
+import type { FaultInput, JobRecord } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
@@ -83,115 +83,83 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
     });
   });
 
-  test('a job that completes while its prompt cancel is in flight: the workflow waits for that cancel, says so, and completes', async () => {
+  /**
+   * A profiling run that completes while the workflow's prompt cancel of it meets `fault` at the service: the wait,
+   * which has not heard of the cancel yet (its heartbeats reach Temporal every 48 s), sees the job completed and
+   * answers. Returns the workflow's result, its record of the cancel and its jobs, and its history's events.
+   */
+  async function completesWhileCancelMeets(name: string, fault: Omit<FaultInput, 'method' | 'path'>, input = {}) {
     const before = known();
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+    return withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
       const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
         taskQueue,
-        workflowId: `prompt-late-${taskQueue}`,
-        args: [{ tableGroupId: TG.salesDev, ...LATE_HEARING }],
+        workflowId: `${name}-${taskQueue}`,
+        args: [{ tableGroupId: TG.salesDev, ...LATE_HEARING, ...input }],
       });
       const job = await newJob('run-profile', TG.salesDev, before);
       s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
       await eventually('running', () => s.sim.controls.job(job.id)?.status === 'running');
       await eventually('the workflow to know it', async () => (await handle.query(progressQuery)).jobs.length === 1);
-      // The cancel is held at the service while the job completes, and the wait, which has not heard of the cancel
-      // yet (its heartbeats reach Temporal every 48 s), sees the job completed and returns.
-      const held = s.sim.controls.addFault({
-        kind: 'delay',
-        delay_ms: 2_000,
-        method: 'POST',
-        path: `/jobs/${job.id}/cancel`,
-      });
+      const met = s.sim.controls.addFault({ ...fault, method: 'POST', path: `/jobs/${job.id}/cancel` });
       await handle.cancel();
-      await eventually('the cancel held at the service', () => faultHits(s.sim, held) === 1);
+      await eventually('the cancel at the service', () => faultHits(s.sim, met) >= 1);
       s.sim.controls.setJobDurations({ runMs: 0 }, job.id);
       const result = (await handle.result()) as { job: { wait: { job: { status: string } } } };
       assert.equal(result.job.wait.job.status, 'completed', 'the job completed before the cancel reached it');
       assert.equal(s.sim.controls.job(job.id)?.status, 'completed');
-      const { remoteCancel } = await handle.query(progressQuery);
-      assert.deepEqual(
-        remoteCancel && { ...remoteCancel, error: null },
-        {
-          jobId: job.id,
-          finalStatus: 'completed',
-          alreadyTerminal: true,
-          confirmed: true,
-          reason: 'workflow_cancelled',
-          error: null,
-        },
-        'the cancel it made is recorded as it went: the job had already completed',
-      );
-      // The workflow did not end with its cancel in flight: the cancel activity ended before the workflow did.
-      const events = (await handle.fetchHistory()).events ?? [];
-      const scheduled = events.filter(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dataops.cancelJob',
-      );
-      assert.equal(scheduled.length, 1);
-      assert.deepEqual(
-        activitiesInFlight(events),
-        [],
-        'the cancel activity ended in the history, before the workflow completed',
-      );
-    });
-  });
-
-  test("a job that completes while its prompt cancel cannot reach the service: the wait's answer ends the cancel, recorded as the job ended", async () => {
-    const before = known();
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
-      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
-        taskQueue,
-        workflowId: `prompt-outage-${taskQueue}`,
-        args: [{ tableGroupId: TG.salesDev, ...LATE_HEARING, cancelTimeoutMs: 20_000 }],
-      });
-      const job = await newJob('run-profile', TG.salesDev, before);
-      s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
-      await eventually('running', () => s.sim.controls.job(job.id)?.status === 'running');
-      await eventually('the workflow to know it', async () => (await handle.query(progressQuery)).jobs.length === 1);
-      // The service refuses every cancel of it (an outage of that route, for longer than the cancel's whole budget);
-      // the job completes, and the wait, which has not heard of the workflow's cancel yet, answers with it completed.
-      const outage = s.sim.controls.addFault({
-        kind: 'status',
-        status: 503,
-        count: 100_000,
-        method: 'POST',
-        path: `/jobs/${job.id}/cancel`,
-      });
-      await handle.cancel();
-      await eventually('the cancel refused at the service', () => faultHits(s.sim, outage) >= 1);
-      s.sim.controls.setJobDurations({ runMs: 0 }, job.id);
-      const result = (await handle.result()) as { job: { wait: { job: { status: string } } } };
-      assert.equal(result.job.wait.job.status, 'completed');
       const { remoteCancel, jobs } = await handle.query(progressQuery);
-      assert.deepEqual(
-        remoteCancel,
-        {
-          jobId: job.id,
-          finalStatus: 'completed',
-          alreadyTerminal: true,
-          confirmed: true,
-          reason: 'workflow_cancelled',
-          error: null,
-        },
-        'the job is recorded as its wait saw it (completed), not as a cancel left unconfirmed',
-      );
-      assert.deepEqual(
-        jobs.map((j) => j.status),
-        ['completed'],
-      );
-      assert.equal(s.sim.controls.job(job.id)?.status, 'completed');
-      // The cancel still trying was withdrawn, and its end awaited: nothing is left in flight when the workflow ends.
       const events = (await handle.fetchHistory()).events ?? [];
       const cancels = events.filter(
         (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'dataops.cancelJob',
       );
-      assert.equal(cancels.length, 1);
-      const withdrawn = events.filter(
-        (e) => String(e.activityTaskCancelRequestedEventAttributes?.scheduledEventId) === String(cancels[0]!.eventId),
-      );
-      assert.equal(withdrawn.length, 1, 'the cancel activity still under way was cancelled');
-      assert.deepEqual(activitiesInFlight(events), [], 'and it ended in the history, before the workflow completed');
+      assert.equal(cancels.length, 1, 'one cancel');
+      // The workflow did not end with its cancel in flight: the cancel activity ended before the workflow did.
+      assert.deepEqual(activitiesInFlight(events), [], 'the cancel activity ended in the history, before the workflow');
+      const completedRecord = {
+        jobId: job.id,
+        finalStatus: 'completed',
+        alreadyTerminal: true,
+        confirmed: true,
+        reason: 'workflow_cancelled',
+        error: null,
+      };
+      return { remoteCancel, jobs, events, cancelEventId: String(cancels[0]!.eventId), completedRecord };
     });
+  }
+
+  test('a job that completes while its prompt cancel is in flight: the workflow waits for that cancel, says so, and completes', async () => {
+    // The cancel is held at the service while the job completes.
+    const { remoteCancel, completedRecord } = await completesWhileCancelMeets('prompt-late', {
+      kind: 'delay',
+      delay_ms: 2_000,
+    });
+    assert.deepEqual(
+      remoteCancel && { ...remoteCancel, error: null },
+      completedRecord,
+      'the cancel it made is recorded as it went: the job had already completed',
+    );
+  });
+
+  test("a job that completes while its prompt cancel cannot reach the service: the wait's answer ends the cancel, recorded as the job ended", async () => {
+    // The service refuses every cancel of it: an outage of that route, for longer than the cancel's whole budget.
+    const { remoteCancel, jobs, events, cancelEventId, completedRecord } = await completesWhileCancelMeets(
+      'prompt-outage',
+      { kind: 'status', status: 503, count: 100_000 },
+      { cancelTimeoutMs: 20_000 },
+    );
+    assert.deepEqual(
+      remoteCancel,
+      completedRecord,
+      'the job is recorded as its wait saw it (completed), not as a cancel left unconfirmed',
+    );
+    assert.deepEqual(
+      jobs.map((j) => j.status),
+      ['completed'],
+    );
+    const withdrawn = events.filter(
+      (e) => String(e.activityTaskCancelRequestedEventAttributes?.scheduledEventId) === cancelEventId,
+    );
+    assert.equal(withdrawn.length, 1, 'the cancel still trying was withdrawn, its end awaited');
   });
 
   test('a cancel during a profiling wait that may submit the test run reaches the profiling run at once', async () => {
