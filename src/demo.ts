@@ -6,7 +6,6 @@
  * approves and applies it; then shuts everything down and removes its working directory (or stays up with --keep).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,18 +20,9 @@ import { SEED_IDS, SEED_USERS, startSimulator } from './simulator/index.js';
 import { runCli } from './starter.js';
 import { createWorker } from './worker.js';
 import { isEntryPoint } from './local/entry-point.js';
+import { freePort } from './local/free-ports.js';
 
 const TASK_QUEUE = 'dataops-demo';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStream } = {}): Promise<number> {
   const out = options.out ?? process.stdout;

@@ -1,7 +1,6 @@
 /** Child processes for end-to-end tests: the simulator, workers and the CLI, run as users run them. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,29 +9,7 @@ import { eventually } from './wait.js';
 
 export const dist = (rel: string) => fileURLToPath(new URL(`../../src/${rel}`, import.meta.url));
 
-/**
- * `count` TCP ports free on 127.0.0.1 right now, all different: each is held until all are chosen, since a port
- * closed and asked for again can come back (two servers of one world once got the same port, and one of them could
- * not listen).
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const s = createServer().listen(0, '127.0.0.1', () => resolve(s));
-          s.once('error', reject);
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-export const freePort = async (): Promise<number> => (await freePorts(1))[0]!;
+export { freePort, freePorts } from '../../src/local/free-ports.js';
 
 export interface Proc {
   child: ChildProcess;
