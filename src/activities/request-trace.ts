@@ -4,7 +4,8 @@
  * linked to the batch's own span, so the service call's span (src/telemetry/service-calls.ts) lands under it. Without
  * tracing configured, nothing is carried and nothing is started.
  */
-import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { inSpan } from '../telemetry/spans.js';
 
 /** The active trace context, as W3C headers (`traceparent`, `tracestate`); undefined when there is none. */
 export function traceCarrier(): Record<string, string> | undefined {
@@ -22,15 +23,5 @@ export function inTraceOf<T>(
   if (!carrier) return fn();
   const here = trace.getSpanContext(context.active());
   const parent = propagation.extract(ROOT_CONTEXT, carrier);
-  const options = here ? { links: [{ context: here }] } : {};
-  return trace.getTracer('dataops-temporal').startActiveSpan(name, options, parent, async (span) => {
-    try {
-      return await fn();
-    } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return inSpan(name, fn, here ? { links: [{ context: here }] } : {}, parent);
 }
