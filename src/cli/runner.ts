@@ -31,6 +31,7 @@ import type { RunFlags } from './inputs.js';
 import { UsageError } from './parsers.js';
 import { startConfiguredTracing } from '../setup/optional-packages.js';
 import type { Tracing } from '../telemetry/tracing.js';
+import { inSpan } from '../telemetry/spans.js';
 
 export interface CliIO {
   out: NodeJS.WriteStream;
@@ -135,13 +136,17 @@ export class Starter {
     const workflowId =
       flags.workflowId ??
       `${ownName(type)}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}-${randomUUID().slice(0, 8)}`;
-    const handle = await this.withSearchAttributes(type, input, (attributes) =>
-      client.workflow.start(type, {
-        taskQueue: this.config.temporal.taskQueue,
-        workflowId,
-        args: [input],
-        ...attributes,
-      }),
+    // One span around the start, so that with tracing on a start refused for its search attributes and the one after
+    // it, and so the run's own spans, are one trace (each start would otherwise be the root of its own).
+    const handle = await inSpan(`dataops start ${ownName(type)}`, () =>
+      this.withSearchAttributes(type, input, (attributes) =>
+        client.workflow.start(type, {
+          taskQueue: this.config.temporal.taskQueue,
+          workflowId,
+          args: [input],
+          ...attributes,
+        }),
+      ),
     ).catch((err: unknown) => {
       if (err instanceof WorkflowExecutionAlreadyStartedError)
         throw new UsageError(

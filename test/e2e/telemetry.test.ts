@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { ensureNamespace } from '../../src/setup/nexus.js';
 import { SEED_IDS, SEED_USERS } from '../../src/simulator/index.js';
 import {
   dist,
@@ -26,6 +27,7 @@ import { eventually } from '../helpers/wait.js';
 interface OtlpSpan {
   traceId: string;
   spanId: string;
+  parentSpanId?: string;
   name: string;
   links?: { traceId: string; spanId: string }[];
   attributes?: { key: string; value: Record<string, unknown> }[];
@@ -182,5 +184,52 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     const exported = receiver.bodies.join('\n');
     assert.ok(!exported.includes(SEED_USERS.admin.password), 'no password in any span');
     assert.doesNotMatch(exported, /Bearer|authorization|eyJ[\w-]{10,}/i, 'no token in any span');
+  });
+
+  test("a start refused for its search attributes, and the start after it, are one trace: the CLI's", async () => {
+    // A namespace that has none registered: the first start, which sets them, is refused, and the CLI starts again
+    // without them. Both tries must be in one trace, or the run's spans would follow the second alone.
+    const namespace = `otel-no-attributes-${Date.now()}`;
+    await ensureNamespace(t.env.connection, namespace);
+    // Each try of the CLI names itself: a try the namespace was not yet known to exports a start of its own.
+    let tries = 0;
+    const flags = [
+      'pipeline',
+      '--table-group',
+      SEED_IDS.tableGroups.finance,
+      '--test-suite',
+      SEED_IDS.testSuites.financeProd,
+    ];
+    const run = await eventually(
+      'the namespace known to the frontend',
+      async () => {
+        const service = `refused-${namespace}-${++tries}`;
+        const r = await runProcess(process.execPath, [dist('starter.js'), ...flags, '--no-wait', '--json'], {
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_SERVICE_NAME: service,
+          TEMPORAL_ADDRESS: t.env.connection.options.address,
+          TEMPORAL_NAMESPACE: namespace,
+          TEMPORAL_TASK_QUEUE: uniqueTaskQueue('otel-refused'),
+        });
+        return !/not found/i.test(r.out) && { ...r, service };
+      },
+      { tries: 120, delayMs: 250 },
+    );
+    assert.equal(run.code, 0, run.out);
+    assert.match(run.out, /refused the run's search attributes/);
+    const starts = await eventually('both starts exported', () => {
+      const mine = spansOf(receiver.bodies).filter(
+        (x) => x.service === run.service && x.name === 'StartWorkflow:dataops.dataQualityPipeline',
+      );
+      return mine.length >= 2 && mine;
+    });
+    assert.equal(starts.length, 2, 'a refused start and the one after it');
+    assert.equal(new Set(starts.map((x) => x.traceId)).size, 1, 'in one trace');
+    const root = spansOf(receiver.bodies).find(
+      (x) => x.service === run.service && x.name === 'dataops start dataQualityPipeline',
+    );
+    assert.ok(root, "the CLI's span around both");
+    assert.equal(root.traceId, starts[0]!.traceId);
+    for (const start of starts) assert.equal(start.parentSpanId, root.spanId, 'each try a child of it');
   });
 });
