@@ -3,19 +3,15 @@
  */
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
+import { PRESETS as CONTRACT_PRESETS } from '../../src/contract/presets.js';
 import { SEED_IDS, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { startTestSimulator, type SimHttp } from './sim.js';
 
 export const { salesDev: DEV, salesProd: PROD, financeProd: FIN } = SEED_IDS.testSuites;
 export const X = SEED_IDS.externalIds;
 export type Config = { mode: string; on_match: string; on_new: string; on_absence: string };
-export const PRESETS: Record<string, Omit<Config, 'mode'>> = {
-  upsert: { on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' },
-  promotion: { on_match: 'overwrite_unlocked', on_new: 'create_and_lock', on_absence: 'do_nothing' },
-  bulk_calibration: { on_match: 'overwrite_unlocked', on_new: 'skip', on_absence: 'do_nothing' },
-  insert_only: { on_match: 'skip', on_new: 'create', on_absence: 'do_nothing' },
-  clone_or_sync: { on_match: 'overwrite_all', on_new: 'create', on_absence: 'delete_all' },
-};
+/** The spec's common configurations, by preset name: the contract's own table, indexed by any name here. */
+export const PRESETS: Record<string, Omit<Config, 'mode'>> = CONTRACT_PRESETS;
 
 /** A fresh simulator per call, each closed after the calling test file. */
 export function freshSimulators(): (options?: SimulatorOptions) => Promise<{ sim: RunningSimulator; http: SimHttp }> {
