@@ -13,10 +13,10 @@ import { cellIds } from '../helpers/matrix.js';
 import { worldOfCells } from '../helpers/matrix-world.js';
 import type { Progress } from '../../src/contract/index.js';
 import { requestsQuery } from '../../src/contract/submitter.js';
+import { isTerminalJobStatus } from '../../src/vocabulary.js';
 import { eventually } from '../helpers/wait.js';
 
 const LONG = { timeout: 10 * 60_000 };
-const TERMINAL = new Set(['completed', 'error', 'canceled']);
 
 // The scenarios run side by side: each has its own cell, task queue and workers, and spends most of its time waiting
 // for a dead attempt's heartbeat timeout.
@@ -119,7 +119,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
             'the test run at rest',
             async () => {
               const all = await jobsOnTarget();
-              return all.every((j) => TERMINAL.has(j.status)) ? all : undefined;
+              return all.every((j) => isTerminalJobStatus(j.status)) ? all : undefined;
             },
             { tries: 200, delayMs: 100 },
           ).catch(async () => jobsOnTarget())

@@ -11,13 +11,11 @@ import {
   type PromoteTestDefinitionsResult,
   type RunOrderResult,
 } from '../../src/contract/index.js';
+import { isTerminalJobStatus, isTerminalOrderRunStatus } from '../../src/vocabulary.js';
 import { expectedOf, faultOf, type cellIds, type Kind, type Ledger, type Outcome, type Stage } from './matrix.js';
 import { ending } from './ending.js';
 import type { World } from './matrix-world.js';
 import { eventually } from './wait.js';
-
-const TERMINAL = new Set(['completed', 'error', 'canceled']);
-const ORDER_TERMINAL = new Set(['COMPLETED_SERVING', 'STOPPED_SERVING', 'SERVING_ERROR', 'SERVING_RERAN']);
 
 /** A cell's own targets (cellIds). */
 export type CellIds = ReturnType<typeof cellIds>;
@@ -62,14 +60,14 @@ export function matrixCells(w: World, queue: string, newCell: () => CellIds) {
       'jobs at rest',
       async () => {
         const j = await jobsOf(ids);
-        return [...j.profiling, ...j.tests].every((x) => TERMINAL.has(x.status)) ? j : undefined;
+        return [...j.profiling, ...j.tests].every((x) => isTerminalJobStatus(x.status)) ? j : undefined;
       },
       { tries: 100, delayMs: 100 },
     ).catch(() => undefined);
     const jobs = settled ?? (await jobsOf(ids));
     l.check(jobs.profiling.length <= 1, 'duplicates', name, `${jobs.profiling.length} profiling jobs`);
     l.check(jobs.tests.length <= 1, 'duplicates', name, `${jobs.tests.length} test runs`);
-    const running = [...jobs.profiling, ...jobs.tests].filter((x) => !TERMINAL.has(x.status));
+    const running = [...jobs.profiling, ...jobs.tests].filter((x) => !isTerminalJobStatus(x.status));
     l.check(
       running.length === 0,
       end.outcome === 'cancelled' ? 'leaks' : 'orphans',
@@ -180,7 +178,7 @@ export function matrixCells(w: World, queue: string, newCell: () => CellIds) {
     const fresh = (await w.controls.orders()).filter((o) => !known.has(o.id));
     l.ended(name, end, expectedOf(stage, kind));
     l.check(fresh.length <= 1, 'duplicates', name, `${fresh.length} orders`);
-    const running = fresh.filter((o) => o.servings.some((s) => !ORDER_TERMINAL.has(s.status)));
+    const running = fresh.filter((o) => o.servings.some((s) => !isTerminalOrderRunStatus(s.status)));
     l.check(running.length === 0, 'orphans', name, `order runs still going: ${running.map((o) => o.id).join(', ')}`);
     if (end.outcome === 'ok') {
       l.check(end.result?.orderId === fresh[0]?.id, 'adopted', name, `reported order ${end.result?.orderId}`);
