@@ -34,7 +34,7 @@ export async function liveProgress(
   }
   // Progress from workers before currentWait existed has no such field.
   const reported = (progress as Partial<Progress>).currentWait ?? null;
-  let status = progress.lastStatus;
+  let status = statusFor(progress);
   let polls = progress.polls;
   let interrupts = progress.interrupts;
   if (beat && beat.polls >= (reported?.polls ?? 0)) {
@@ -53,6 +53,19 @@ export async function liveProgress(
       elapsedS: Math.round((Date.now() - Date.parse(progress.startedAt)) / 1000),
     },
   };
+}
+
+/**
+ * The status to show beside the workflow's stage. The query's `lastStatus` is any job's: between a job's end and the
+ * next job's first poll it is still the ended one's, which read as "waiting for test_run · job completed". So a
+ * stage about one role (`submitting <role>`, `waiting for <role>`) shows only the status of that role's newest job,
+ * and none before it has one.
+ */
+function statusFor(progress: Progress): string | null {
+  const role = /^(?:submitting|waiting for) (.+)$/.exec(progress.stage)?.[1];
+  if (role === undefined) return progress.lastStatus;
+  const jobs = progress.jobs ?? [];
+  return jobs.findLast((j) => j.role === role)?.status ?? null;
 }
 
 /**

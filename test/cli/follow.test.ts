@@ -8,10 +8,20 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describeLive, follow, liveProgress } from '../../src/cli/follow.js';
 
-/** A handle whose query answers `stage` and whose description has a pending wait heartbeating `beat`, if any. */
-function handleAt(stage: string, beat?: { polls: number; lastStatus: string }): WorkflowHandle {
+type Job = { role: string; jobId: string; status: string | null };
+
+/**
+ * A handle whose query answers `stage` (with the jobs so far and the last status of any) and whose description has a
+ * pending wait heartbeating `beat`, if any.
+ */
+function handleAt(
+  stage: string,
+  beat?: { polls: number; lastStatus: string | null },
+  jobs: Job[] = [],
+  lastStatus: string | null = null,
+): WorkflowHandle {
   // What the live line reads of the progress query.
-  const progress = { stage, startedAt: new Date().toISOString(), lastStatus: null, polls: 0, interrupts: 0 };
+  const progress = { stage, startedAt: new Date().toISOString(), lastStatus, polls: 0, interrupts: 0, jobs };
   const pendingActivities = beat ? [{ heartbeatDetails: { payloads: [defaultPayloadConverter.toPayload(beat)] } }] : [];
   return {
     query: async () => progress,
@@ -30,6 +40,27 @@ test('a wait polling its job reads as waiting for it, not as still submitting', 
   // Any other stage is left as it is.
   const gates = await liveProgress(handleAt('applying quality gates', { polls: 1, lastStatus: 'completed' }));
   assert.equal(gates.live.stage, 'applying quality gates');
+});
+
+test("between two jobs the line does not show the ended job's status as the next one's", async () => {
+  const ended: Job[] = [
+    { role: 'profiling', jobId: 'p-1', status: 'completed' },
+    { role: 'generation', jobId: 'g-1', status: 'completed' },
+  ];
+  // The test run's wait has started and not polled yet: the query's last status is still the generation job's.
+  const before = await liveProgress(
+    handleAt('submitting test_run', { polls: 0, lastStatus: null }, ended, 'completed'),
+  );
+  assert.equal(before.live.stage, 'waiting for test_run');
+  assert.equal(before.live.status, null);
+  assert.doesNotMatch(describeLive(before.live), /· job /);
+  // Once the test run's job is known, its own status shows.
+  const known = [...ended, { role: 'test_run', jobId: 't-1', status: 'pending' }];
+  const waiting = await liveProgress(handleAt('waiting for test_run', undefined, known, 'pending'));
+  assert.match(describeLive(waiting.live), /\] waiting for test_run · job pending · polls 0$/);
+  // A stage about no one role keeps the last status of any job.
+  const gates = await liveProgress(handleAt('applying quality gates', undefined, known, 'completed'));
+  assert.equal(gates.live.status, 'completed');
 });
 
 test("--follow prints each job's page in the service's UI once, as soon as the job is known", async () => {
