@@ -118,11 +118,62 @@ describe('CLI outcomes on the dev server', () => {
     const none = await cli(['schedule', 'list'], env);
     assert.equal(none.code, 0, none.err);
     assert.equal(none.out, 'no schedules in namespace default\n', 'an empty list says so');
-    for (const command of ['describe', 'pause', 'unpause', 'delete']) {
+    for (const command of ['describe', 'trigger', 'pause', 'unpause', 'delete']) {
       const r = await cli(['schedule', command, 'no-such-schedule'], env);
       assert.equal(r.code, 6, `schedule ${command}: ${r.err}`);
       assert.match(r.err, /^error: no schedule no-such-schedule in namespace default$/m, `schedule ${command}`);
       assert.doesNotMatch(r.err, /temporal-sys-scheduler/, 'not the internal workflow id of the schedule');
+    }
+  });
+
+  test("schedule trigger runs the pipeline now, under the schedule's overlap policy, and says what became of it", async () => {
+    const scheduleId = `trigger-${Date.now()}`;
+    // Paused and hourly, so only the triggers start runs; no worker serves the queue, so a run stays running.
+    const queued = { ...env, TEMPORAL_TASK_QUEUE: `nobody-${scheduleId}` };
+    const pipelineFlags = ['--table-group', TG.finance, '--test-suite', TS.financeProd];
+    const created = await cli(
+      ['schedule', 'create', scheduleId, '--every', '1h', '--paused', ...pipelineFlags],
+      queued,
+    );
+    assert.equal(created.code, 0, created.err);
+    const started: string[] = [];
+    try {
+      const first = await cli(['schedule', 'trigger', scheduleId, '--json'], queued);
+      assert.equal(first.code, 0, first.err);
+      const now = JSON.parse(first.out) as { overlap: string; workflowId: string | null; skipped: boolean };
+      assert.equal(now.overlap, 'skip', "the schedule's own policy, not the SDK's default (allow_all)");
+      assert.match(now.workflowId ?? '', new RegExp(`^${scheduleId}-run-`));
+      started.push(now.workflowId ?? '');
+      const run = await t.env.client.workflow.getHandle(now.workflowId ?? '').describe();
+      assert.equal(run.type, 'dataops.dataQualityPipeline');
+      assert.equal(run.status.name, 'RUNNING');
+
+      // That run still going, the schedule's policy skips the next one, and the CLI says so.
+      const skipped = await cli(['schedule', 'trigger', scheduleId], queued);
+      assert.equal(skipped.code, 0, skipped.err);
+      assert.equal(skipped.out, `triggered ${scheduleId}: skipped, a run is still going (overlap skip)\n`);
+      // --overlap for this run only: beside the one going. A scheduled run's id ends with the second it was due, so
+      // a second trigger within the first one's second would reuse its id.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const beside = await cli(['schedule', 'trigger', scheduleId, '--overlap', 'allow_all'], queued);
+      assert.equal(beside.code, 0, beside.err);
+      const besideId = new RegExp(`^triggered ${scheduleId}: started (${scheduleId}-run-\\S+)\n$`).exec(
+        beside.out,
+      )?.[1];
+      assert.ok(besideId && besideId !== now.workflowId, beside.out);
+      started.push(besideId);
+      assert.equal(
+        (await t.env.client.schedule.getHandle(scheduleId).describe()).policies.overlap,
+        'SKIP',
+        'unchanged',
+      );
+    } finally {
+      await t.env.client.schedule.getHandle(scheduleId).delete();
+      for (const id of started)
+        await t.env.client.workflow
+          .getHandle(id)
+          .terminate('test over')
+          .catch(() => undefined);
     }
   });
 

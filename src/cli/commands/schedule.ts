@@ -1,14 +1,22 @@
 /**
- * The `schedule` commands: Temporal Schedules that run the data-quality pipeline (create, list, describe, pause,
- * unpause, delete).
+ * The `schedule` commands: Temporal Schedules that run the data-quality pipeline (create, list, describe, trigger,
+ * pause, unpause, delete).
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleHandle } from '@temporalio/client';
 import { type Command, Option } from 'commander';
 import { WORKFLOW_TYPES } from '../../contract/index.js';
 import { table } from '../format.js';
 import { pipelineInput, pipelineOptions, type PipelineFlags } from '../inputs.js';
 import { UsageError, nonEmptyArg, positiveDurationMs } from '../parsers.js';
 import type { CommandContext } from '../runner.js';
+
+/** What a schedule does when its run is due and its last one is still going (`--overlap`). */
+const OVERLAPS = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'] as const;
+const overlapPolicy = (name: string) => ScheduleOverlapPolicy[name.toUpperCase() as keyof typeof ScheduleOverlapPolicy];
+
+/** How long `schedule trigger` waits to see the run it asked for start, or be skipped. */
+const TRIGGER_SEEN_WITHIN_MS = 10_000;
 
 interface CreateFlags extends PipelineFlags {
   cron?: string;
@@ -26,9 +34,7 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
     .option('--cron <expression>', 'cron expression, e.g. "0 2 * * *"', nonEmptyArg('a cron expression'))
     .option('--every <duration>', 'interval, e.g. 1h', positiveDurationMs)
     .addOption(
-      new Option('--overlap <policy>', 'what to do when a run is still going')
-        .choices(['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'])
-        .default('skip'),
+      new Option('--overlap <policy>', 'what to do when a run is still going').choices(OVERLAPS).default('skip'),
     )
     .option('--catchup-window <duration>', 'how far back missed runs are caught up', positiveDurationMs)
     .option('--paused', 'create it paused')
@@ -54,7 +60,7 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
                 ...attributes,
               },
               policies: {
-                overlap: ScheduleOverlapPolicy[f.overlap.toUpperCase() as keyof typeof ScheduleOverlapPolicy],
+                overlap: overlapPolicy(f.overlap),
                 ...(f.catchupWindow !== undefined ? { catchupWindow: f.catchupWindow } : {}),
               },
               state: { paused: Boolean(f.paused), ...(f.note ? { note: f.note } : {}) },
@@ -76,6 +82,7 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
 
   schedule
     .command('list')
+    .description('list the schedules of the namespace')
     .option('--json', 'print as JSON')
     .action(
       action(async (f: { json?: boolean }) => {
@@ -99,6 +106,7 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
 
   schedule
     .command('describe <scheduleId>')
+    .description('show a schedule: state, spec, overlap policy, recent and next runs')
     .option('--json', 'print as JSON')
     .action(
       action(async (scheduleId: string, f: { json?: boolean }) => {
@@ -133,12 +141,41 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
       }),
     );
 
+  schedule
+    .command('trigger <scheduleId>')
+    .description("run the schedule's pipeline now, under its overlap policy unless --overlap says otherwise")
+    .addOption(new Option('--overlap <policy>', 'this run only: what to do if a run is still going').choices(OVERLAPS))
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (scheduleId: string, f: { overlap?: string; json?: boolean }) => {
+        const handle = (await s().connect()).schedule.getHandle(scheduleId);
+        const { info: before, policies } = await handle.describe();
+        // The SDK's own default is ALLOW_ALL, which would run it beside a run still going whatever the schedule says.
+        const overlap = f.overlap !== undefined ? overlapPolicy(f.overlap) : policies.overlap;
+        await handle.trigger(overlap);
+        const outcome = await triggered(handle, before);
+        const policy = String(overlap).toLowerCase();
+        if (f.json) s().print(JSON.stringify({ scheduleId, overlap: policy, ...outcome }));
+        else if (outcome.workflowId) s().print(`triggered ${scheduleId}: started ${outcome.workflowId}`);
+        else if (outcome.skipped)
+          s().print(`triggered ${scheduleId}: skipped, a run is still going (overlap ${policy})`);
+        else
+          s().print(
+            `triggered ${scheduleId}: no run started within ${TRIGGER_SEEN_WITHIN_MS / 1000} s (overlap ${policy}: ` +
+              `a buffered run starts when the one going ends); dataops schedule describe ${scheduleId} shows its runs`,
+          );
+      }),
+    );
+
   for (const [name, verb] of [
     ['pause', 'paused'],
     ['unpause', 'unpaused'],
   ] as const)
     schedule
       .command(`${name} <scheduleId>`)
+      .description(
+        `${name} a schedule: ${name === 'pause' ? 'no runs start until it is unpaused' : 'its runs start again'}`,
+      )
       .option('--note <text>', 'why')
       .action(
         action(async (scheduleId: string, f: { note?: string }) => {
@@ -148,10 +185,32 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
         }),
       );
 
-  schedule.command('delete <scheduleId>').action(
-    action(async (scheduleId: string) => {
-      await (await s().connect()).schedule.getHandle(scheduleId).delete();
-      s().print(`deleted ${scheduleId}`);
-    }),
-  );
+  schedule
+    .command('delete <scheduleId>')
+    .description('delete a schedule (the runs it started go on)')
+    .action(
+      action(async (scheduleId: string) => {
+        await (await s().connect()).schedule.getHandle(scheduleId).delete();
+        s().print(`deleted ${scheduleId}`);
+      }),
+    );
+}
+
+/**
+ * What a trigger did, as the schedule's counters tell it: a run taken (the newest recent one), one skipped for
+ * overlap, or neither yet (a buffered run, or the scheduler slower than the wait).
+ */
+async function triggered(
+  handle: ScheduleHandle,
+  before: { numActionsTaken: number; numActionsSkippedOverlap: number },
+): Promise<{ workflowId: string | null; skipped: boolean }> {
+  const until = Date.now() + TRIGGER_SEEN_WITHIN_MS;
+  for (;;) {
+    const { info } = await handle.describe();
+    if (info.numActionsTaken > before.numActionsTaken)
+      return { workflowId: info.recentActions.at(-1)?.action.workflow.workflowId ?? null, skipped: false };
+    if (info.numActionsSkippedOverlap > before.numActionsSkippedOverlap) return { workflowId: null, skipped: true };
+    if (Date.now() >= until) return { workflowId: null, skipped: false };
+    await delay(200);
+  }
 }
