@@ -34,8 +34,9 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
   say(
     `starting the Temporal dev server (${server.source === 'sdk-download' ? 'downloaded by the SDK' : server.path}) ...`,
   );
+  // The dev server's own warnings (a generated cluster id at every start) are not the newcomer's concern: errors only.
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: server.executable, ui: true, uiPort },
+    server: { executable: server.executable, ui: true, uiPort, log: { format: 'pretty', level: 'error' } },
   });
   const sim = await startSimulator({
     port: 0,

@@ -13,6 +13,7 @@ test('npm start runs the pipeline and the promotion to the end, then removes its
   assert.match(out, /pipeline exit code: 0/);
   assert.match(out, /promotion APPLIED \(approved by demo\)/);
   assert.match(out, /stopped the worker, the simulator and the dev server/);
+  assert.doesNotMatch(out, /level=WARN/, "the dev server's start-up warnings (a generated cluster id) are not shown");
   assert.deepEqual(
     left.filter((f) => f.startsWith('dataops-demo-')),
     [],
