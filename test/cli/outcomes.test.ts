@@ -167,6 +167,19 @@ describe('CLI outcomes on the dev server', () => {
         'SKIP',
         'unchanged',
       );
+
+      // describe reads as the flags were given, with each recent run's status, newest first.
+      const described = await cli(['schedule', 'describe', scheduleId], queued);
+      assert.equal(described.code, 0, described.err);
+      assert.match(described.out, /^spec {8}every 1h \(UTC\)$/m);
+      assert.match(described.out, /^overlap {5}skip$/m);
+      assert.match(described.out, /^note {8}-$/m, 'created without a note');
+      const runs = [...described.out.matchAll(/^recent run {2}(\S+) {2}(\S+) {2}at /gm)].map((m) => [m[1], m[2]]);
+      assert.deepEqual(runs, [
+        [besideId, 'RUNNING'],
+        [now.workflowId, 'RUNNING'],
+      ]);
+      assert.match(described.out, /^next runs {3}none while paused$/m, 'the server lists times a paused one skips');
     } finally {
       await t.env.client.schedule.getHandle(scheduleId).delete();
       for (const id of started)
@@ -174,6 +187,32 @@ describe('CLI outcomes on the dev server', () => {
           .getHandle(id)
           .terminate('test over')
           .catch(() => undefined);
+    }
+  });
+
+  test('a cron schedule describes as its cron fields; pause and unpause without --note leave a note of their own', async () => {
+    const scheduleId = `cron-${Date.now()}`;
+    // The server keeps the expression as a calendar of ranges, months and days by name.
+    const cron = '*/15 9-17 1,15 1-6 1-5';
+    const pipelineFlags = ['--table-group', TG.finance, '--test-suite', TS.financeProd];
+    const created = await cli(['schedule', 'create', scheduleId, '--cron', cron, '--paused', ...pipelineFlags], env);
+    assert.equal(created.code, 0, created.err);
+    try {
+      const described = await cli(['schedule', 'describe', scheduleId], env);
+      assert.ok(described.out.split('\n').includes(`spec        cron ${cron} (UTC)`), described.out);
+      assert.match(described.out, /^recent run {2}-$/m);
+      for (const [command, note] of [
+        ['unpause', 'unpaused with the dataops CLI'],
+        ['pause', 'paused with the dataops CLI'],
+      ] as const) {
+        assert.equal((await cli(['schedule', command, scheduleId], env)).code, 0);
+        const json = JSON.parse((await cli(['schedule', 'describe', scheduleId, '--json'], env)).out) as {
+          note: string;
+        };
+        assert.equal(json.note, note, `not the SDK's 'Paused via TypeScript SDK"'`);
+      }
+    } finally {
+      await t.env.client.schedule.getHandle(scheduleId).delete();
     }
   });
 

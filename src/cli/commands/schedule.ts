@@ -6,6 +6,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleHandle } from '@temporalio/client';
 import { type Command, Option } from 'commander';
 import { WORKFLOW_TYPES } from '../../contract/index.js';
+import { SEARCH_ATTRIBUTES } from '../../contract/search-attributes.js';
+import { scheduleSpecText } from '../schedule-spec.js';
 import { table } from '../format.js';
 import { pipelineInput, pipelineOptions, type PipelineFlags } from '../inputs.js';
 import { UsageError, nonEmptyArg, positiveDurationMs } from '../parsers.js';
@@ -110,17 +112,34 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
     .option('--json', 'print as JSON')
     .action(
       action(async (scheduleId: string, f: { json?: boolean }) => {
-        const d = await (await s().connect()).schedule.getHandle(scheduleId).describe();
+        const client = await s().connect();
+        const d = await client.schedule.getHandle(scheduleId).describe();
+        // Newest first, each with how it ended (or that it still runs) and its gates' verdict.
+        const recentRuns = await Promise.all(
+          d.info.recentActions
+            .slice()
+            .reverse()
+            .map(async (a) => {
+              const { workflowId, firstExecutionRunId } = a.action.workflow;
+              const run = await client.workflow
+                .getHandle(workflowId, firstExecutionRunId)
+                .describe()
+                .catch(() => undefined);
+              return {
+                workflowId,
+                at: a.takenAt.toISOString(),
+                status: run?.status.name ?? null,
+                verdict: run?.typedSearchAttributes.get(SEARCH_ATTRIBUTES.verdict) ?? null,
+              };
+            }),
+        );
         const info = {
           scheduleId,
           paused: d.state.paused,
-          note: d.state.note ?? null,
+          note: d.state.note || null,
           spec: d.spec,
           overlap: d.policies.overlap,
-          recentRuns: d.info.recentActions.map((a) => ({
-            workflowId: a.action.workflow.workflowId,
-            at: a.takenAt.toISOString(),
-          })),
+          recentRuns,
           nextRuns: d.info.nextActionTimes.map((t) => t.toISOString()),
         };
         if (f.json) {
@@ -132,10 +151,16 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
             ['schedule', scheduleId],
             ['state', info.paused ? 'paused' : 'active'],
             ['note', info.note],
-            ['spec', info.spec],
-            ['overlap', info.overlap],
-            ['recent runs', info.recentRuns.map((r) => `${r.workflowId} at ${r.at}`).join('; ') || null],
-            ['next runs', info.nextRuns.join(', ') || null],
+            ['spec', scheduleSpecText(info.spec)],
+            ['overlap', String(info.overlap).toLowerCase()],
+            ...(recentRuns.length
+              ? recentRuns.map((r): [string, string] => [
+                  'recent run',
+                  `${r.workflowId}  ${r.status ?? 'unknown'}${r.verdict ? ` ${r.verdict}` : ''}  at ${r.at}`,
+                ])
+              : [['recent run', null] as [string, null]]),
+            // A paused schedule starts none of them: the server lists them anyway.
+            ['next runs', info.paused ? 'none while paused' : info.nextRuns.slice(0, 3).join(', ') || null],
           ]),
         );
       }),
@@ -180,7 +205,9 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
       .action(
         action(async (scheduleId: string, f: { note?: string }) => {
           const handle = (await s().connect()).schedule.getHandle(scheduleId);
-          await (name === 'pause' ? handle.pause(f.note) : handle.unpause(f.note));
+          // Without --note the SDK's own note would read `Paused via TypeScript SDK"` (a stray quote and all).
+          const note = f.note ?? `${verb} with the dataops CLI`;
+          await (name === 'pause' ? handle.pause(note) : handle.unpause(note));
           s().print(`${verb} ${scheduleId}`);
         }),
       );
