@@ -201,6 +201,8 @@ describe('CLI outcomes on the dev server', () => {
       const described = await cli(['schedule', 'describe', scheduleId], env);
       assert.ok(described.out.split('\n').includes(`spec        cron ${cron} (UTC)`), described.out);
       assert.match(described.out, /^recent run {2}-$/m);
+      const listed = (await cli(['schedule', 'list'], env)).out.split('\n').find((l) => l.startsWith(`${scheduleId} `));
+      assert.match(listed ?? '', / {2}paused {2}next -$/, 'a paused schedule has no next run');
       for (const [command, note] of [
         ['unpause', 'unpaused with the dataops CLI'],
         ['pause', 'paused with the dataops CLI'],

@@ -94,15 +94,18 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
             scheduleId: item.scheduleId,
             paused: item.state.paused,
             note: item.state.note ?? null,
-            next: item.info.nextActionTimes[0]?.toISOString() ?? null,
+            // A paused schedule starts nothing, whatever times the server lists for it.
+            next: item.state.paused ? null : (item.info.nextActionTimes[0]?.toISOString() ?? null),
           });
         if (f.json) s().print(JSON.stringify(rows, null, 2));
         else if (!rows.length) s().print(`no schedules in namespace ${s().config.temporal.namespace}`);
-        else
+        else {
+          const width = Math.max(...rows.map((r) => r.scheduleId.length));
           for (const r of rows)
             s().print(
-              `${r.scheduleId}  ${r.paused ? 'paused' : 'active'}  next ${r.next ?? '-'}${r.note ? `  (${r.note})` : ''}`,
+              `${r.scheduleId.padEnd(width)}  ${r.paused ? 'paused' : 'active'}  next ${r.next ?? '-'}${r.note ? `  (${r.note})` : ''}`,
             );
+        }
       }),
     );
 
