@@ -38,6 +38,16 @@ export const nonEmptyArg = (what: string) => (value: string) => {
   return value;
 };
 
+/** A time zone by its IANA name (`Europe/Berlin`), as Node's ICU knows them; the server takes the same names. */
+export const timeZoneArg = (value: string) => {
+  try {
+    // In its own spelling: the server looks the name up as given (`europe/berlin` is not found there).
+    return new Intl.DateTimeFormat('en', { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    throw new InvalidArgumentError('expected an IANA time zone such as Europe/Berlin or America/New_York');
+  }
+};
+
 export const numArg = (min: number, max: number) => (value: string) => {
   const n = Number(value);
   if (!Number.isFinite(n) || n < min || n > max)

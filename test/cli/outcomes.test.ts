@@ -195,11 +195,25 @@ describe('CLI outcomes on the dev server', () => {
     // The server keeps the expression as a calendar of ranges, months and days by name.
     const cron = '*/15 9-17 1,15 1-6 1-5';
     const pipelineFlags = ['--table-group', TG.finance, '--test-suite', TS.financeProd];
-    const created = await cli(['schedule', 'create', scheduleId, '--cron', cron, '--paused', ...pipelineFlags], env);
+    // A time zone in any case: the server knows it only in its own spelling.
+    const zone = ['--timezone', 'europe/berlin'];
+    const created = await cli(
+      ['schedule', 'create', scheduleId, '--cron', cron, ...zone, '--paused', ...pipelineFlags],
+      env,
+    );
     assert.equal(created.code, 0, created.err);
     try {
       const described = await cli(['schedule', 'describe', scheduleId], env);
-      assert.ok(described.out.split('\n').includes(`spec        cron ${cron} (UTC)`), described.out);
+      assert.ok(described.out.split('\n').includes(`spec        cron ${cron} (Europe/Berlin)`), described.out);
+      // The server's next times are Berlin's working hours, whatever the offset to UTC that day.
+      const { nextRuns } = JSON.parse((await cli(['schedule', 'describe', scheduleId, '--json'], env)).out) as {
+        nextRuns: string[];
+      };
+      const berlin = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: 'numeric', hourCycle: 'h23' });
+      for (const at of nextRuns.slice(0, 3)) {
+        const hour = Number(berlin.format(new Date(at)));
+        assert.ok(hour >= 9 && hour <= 17, `${at} is ${hour} h in Berlin`);
+      }
       assert.match(described.out, /^recent run {2}-$/m);
       const listed = (await cli(['schedule', 'list'], env)).out.split('\n').find((l) => l.startsWith(`${scheduleId} `));
       assert.match(listed ?? '', / {2}paused {2}next -$/, 'a paused schedule has no next run');

@@ -115,6 +115,26 @@ describe('starter CLI usage', () => {
     ],
     [['approve', 'wf-1'], /required option '--preview-id <id>' not specified/],
     [['schedule', 'create', 's1', '--table-group', 't', '--test-suite', 's'], /--cron \/ --every: give exactly one/],
+    [
+      [
+        'schedule',
+        'create',
+        's1',
+        '--cron',
+        '0 2 * * *',
+        '--timezone',
+        'Mars/Base',
+        '--table-group',
+        't',
+        '--test-suite',
+        's',
+      ],
+      /'--timezone <name>' argument 'Mars\/Base' is invalid\. expected an IANA time zone/,
+    ],
+    [
+      ['schedule', 'create', 's1', '--every', '1h', '--timezone', 'UTC', '--table-group', 't', '--test-suite', 's'],
+      /--timezone: applies to --cron only/,
+    ],
     [['nonsense'], /unknown command 'nonsense'/],
     [
       ['pipeline', '--table-group', 't', '--test-suite', 's', '--status-reports', '21'],

@@ -10,7 +10,7 @@ import { SEARCH_ATTRIBUTES } from '../../contract/search-attributes.js';
 import { scheduleSpecText } from '../schedule-spec.js';
 import { table } from '../format.js';
 import { pipelineInput, pipelineOptions, type PipelineFlags } from '../inputs.js';
-import { UsageError, nonEmptyArg, positiveDurationMs } from '../parsers.js';
+import { UsageError, nonEmptyArg, positiveDurationMs, timeZoneArg } from '../parsers.js';
 import type { CommandContext } from '../runner.js';
 
 /** What a schedule does when its run is due and its last one is still going (`--overlap`). */
@@ -22,6 +22,7 @@ const TRIGGER_SEEN_WITHIN_MS = 10_000;
 
 interface CreateFlags extends PipelineFlags {
   cron?: string;
+  timezone?: string;
   every?: number;
   overlap: string;
   catchupWindow?: number;
@@ -34,6 +35,7 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
   const schedule = program.command('schedule').description('Temporal Schedules that run the data-quality pipeline');
   pipelineOptions(schedule.command('create <scheduleId>').description('create a schedule that runs a pipeline'))
     .option('--cron <expression>', 'cron expression, e.g. "0 2 * * *"', nonEmptyArg('a cron expression'))
+    .option('--timezone <name>', 'time zone of --cron, e.g. Europe/Berlin (default: UTC)', timeZoneArg)
     .option('--every <duration>', 'interval, e.g. 1h', positiveDurationMs)
     .addOption(
       new Option('--overlap <policy>', 'what to do when a run is still going').choices(OVERLAPS).default('skip'),
@@ -46,13 +48,18 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
       action(async (scheduleId: string, f: CreateFlags) => {
         if ((f.cron !== undefined) === (f.every !== undefined))
           throw new UsageError('--cron / --every: give exactly one');
+        if (f.timezone !== undefined && f.cron === undefined)
+          throw new UsageError('--timezone: applies to --cron only (an interval is the same in every time zone)');
         const input = pipelineInput(f);
         const client = await s().connect();
         const handle = await s()
           .withSearchAttributes(WORKFLOW_TYPES.dataQualityPipeline, input, (attributes) =>
             client.schedule.create({
               scheduleId,
-              spec: f.cron !== undefined ? { cronExpressions: [f.cron] } : { intervals: [{ every: f.every ?? 0 }] },
+              spec:
+                f.cron !== undefined
+                  ? { cronExpressions: [f.cron], ...(f.timezone !== undefined ? { timezone: f.timezone } : {}) }
+                  : { intervals: [{ every: f.every ?? 0 }] },
               action: {
                 type: 'startWorkflow',
                 workflowType: WORKFLOW_TYPES.dataQualityPipeline,
@@ -72,7 +79,7 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
             // The server checks the spec; the SDK reports its refusal as a TypeError with the server's reason.
             if (err instanceof TypeError)
               throw new UsageError(
-                `${f.cron !== undefined ? '--cron' : '--every'}: the Temporal server refused it: ${err.message}`,
+                `${f.cron === undefined ? '--every' : f.timezone === undefined ? '--cron' : '--cron / --timezone'}: the Temporal server refused it: ${err.message}`,
               );
             if (err instanceof ScheduleAlreadyRunning)
               throw new UsageError(`schedule ${scheduleId} already exists (delete it first, or choose another id)`);
