@@ -140,8 +140,14 @@ describe('CLI outcomes on the dev server', () => {
     try {
       const first = await cli(['schedule', 'trigger', scheduleId, '--json'], queued);
       assert.equal(first.code, 0, first.err);
-      const now = JSON.parse(first.out) as { overlap: string; workflowId: string | null; skipped: boolean };
+      const now = JSON.parse(first.out) as { overlap: string; workflowId: string | null; outcome: string };
       assert.equal(now.overlap, 'skip', "the schedule's own policy, not the SDK's default (allow_all)");
+      assert.equal(now.outcome, 'started');
+      const counts = async () => {
+        const { info } = await t.env.client.schedule.getHandle(scheduleId).describe();
+        return { taken: info.numActionsTaken, skipped: info.numActionsSkippedOverlap };
+      };
+      assert.deepEqual(await counts(), { taken: 1, skipped: 0 }, 'one trigger, one action');
       assert.match(now.workflowId ?? '', new RegExp(`^${scheduleId}-run-`));
       started.push(now.workflowId ?? '');
       const run = await t.env.client.workflow.getHandle(now.workflowId ?? '').describe();
@@ -152,6 +158,7 @@ describe('CLI outcomes on the dev server', () => {
       const skipped = await cli(['schedule', 'trigger', scheduleId], queued);
       assert.equal(skipped.code, 0, skipped.err);
       assert.equal(skipped.out, `triggered ${scheduleId}: skipped, a run is still going (overlap skip)\n`);
+      assert.deepEqual(await counts(), { taken: 1, skipped: 1 });
       // --overlap for this run only: beside the one going. A scheduled run's id ends with the second it was due, so
       // a second trigger within the first one's second would reuse its id.
       await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -162,6 +169,12 @@ describe('CLI outcomes on the dev server', () => {
       )?.[1];
       assert.ok(besideId && besideId !== now.workflowId, beside.out);
       started.push(besideId);
+      // Buffered: it would start once the runs going end (the schedule is deleted first, below, so it never does).
+      const buffered = await cli(['schedule', 'trigger', scheduleId, '--overlap', 'buffer_one'], queued);
+      assert.equal(
+        buffered.out,
+        `triggered ${scheduleId}: buffered, it starts when the run going ends (overlap buffer_one)\n`,
+      );
       assert.equal(
         (await t.env.client.schedule.getHandle(scheduleId).describe()).policies.overlap,
         'SKIP',

@@ -2,12 +2,12 @@
  * The `schedule` commands: Temporal Schedules that run the data-quality pipeline (create, list, describe, trigger,
  * pause, unpause, delete).
  */
-import { setTimeout as delay } from 'node:timers/promises';
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleHandle } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import { type Command, Option } from 'commander';
 import { WORKFLOW_TYPES } from '../../contract/index.js';
 import { SEARCH_ATTRIBUTES } from '../../contract/search-attributes.js';
 import { scheduleSpecText } from '../schedule-spec.js';
+import { triggerAndSee, triggerText } from '../schedule-trigger.js';
 import { table } from '../format.js';
 import { pipelineInput, pipelineOptions, type PipelineFlags } from '../inputs.js';
 import { UsageError, nonEmptyArg, positiveDurationMs, timeZoneArg } from '../parsers.js';
@@ -16,9 +16,6 @@ import type { CommandContext } from '../runner.js';
 /** What a schedule does when its run is due and its last one is still going (`--overlap`). */
 const OVERLAPS = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'] as const;
 const overlapPolicy = (name: string) => ScheduleOverlapPolicy[name.toUpperCase() as keyof typeof ScheduleOverlapPolicy];
-
-/** How long `schedule trigger` waits to see the run it asked for start, or be skipped. */
-const TRIGGER_SEEN_WITHIN_MS = 10_000;
 
 interface CreateFlags extends PipelineFlags {
   cron?: string;
@@ -184,21 +181,14 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
     .action(
       action(async (scheduleId: string, f: { overlap?: string; json?: boolean }) => {
         const handle = (await s().connect()).schedule.getHandle(scheduleId);
-        const { info: before, policies } = await handle.describe();
+        const { policies } = await handle.describe();
         // The SDK's own default is ALLOW_ALL, which would run it beside a run still going whatever the schedule says.
         const overlap = f.overlap !== undefined ? overlapPolicy(f.overlap) : policies.overlap;
-        await handle.trigger(overlap);
-        const outcome = await triggered(handle, before);
+        const seen = await triggerAndSee(handle, overlap);
         const policy = String(overlap).toLowerCase();
-        if (f.json) s().print(JSON.stringify({ scheduleId, overlap: policy, ...outcome }));
-        else if (outcome.workflowId) s().print(`triggered ${scheduleId}: started ${outcome.workflowId}`);
-        else if (outcome.skipped)
-          s().print(`triggered ${scheduleId}: skipped, a run is still going (overlap ${policy})`);
-        else
-          s().print(
-            `triggered ${scheduleId}: no run started within ${TRIGGER_SEEN_WITHIN_MS / 1000} s (overlap ${policy}: ` +
-              `a buffered run starts when the one going ends); dataops schedule describe ${scheduleId} shows its runs`,
-          );
+        s().print(
+          f.json ? JSON.stringify({ scheduleId, overlap: policy, ...seen }) : triggerText(scheduleId, policy, seen),
+        );
       }),
     );
 
@@ -231,23 +221,4 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
         s().print(`deleted ${scheduleId}`);
       }),
     );
-}
-
-/**
- * What a trigger did, as the schedule's counters tell it: a run taken (the newest recent one), one skipped for
- * overlap, or neither yet (a buffered run, or the scheduler slower than the wait).
- */
-async function triggered(
-  handle: ScheduleHandle,
-  before: { numActionsTaken: number; numActionsSkippedOverlap: number },
-): Promise<{ workflowId: string | null; skipped: boolean }> {
-  const until = Date.now() + TRIGGER_SEEN_WITHIN_MS;
-  for (;;) {
-    const { info } = await handle.describe();
-    if (info.numActionsTaken > before.numActionsTaken)
-      return { workflowId: info.recentActions.at(-1)?.action.workflow.workflowId ?? null, skipped: false };
-    if (info.numActionsSkippedOverlap > before.numActionsSkippedOverlap) return { workflowId: null, skipped: true };
-    if (Date.now() >= until) return { workflowId: null, skipped: false };
-    await delay(200);
-  }
 }
