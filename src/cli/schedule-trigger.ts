@@ -27,9 +27,16 @@ function counters(d: ScheduleDescription) {
   };
 }
 
-/** Triggers the schedule under `overlap` and waits, up to TRIGGER_SEEN_WITHIN_MS, for a counter to move. */
-export async function triggerAndSee(handle: ScheduleHandle, overlap: ScheduleOverlapPolicy): Promise<Triggered> {
-  const before = counters(await handle.describe());
+/**
+ * Triggers the schedule under `overlap` and waits, up to TRIGGER_SEEN_WITHIN_MS, for a counter to move from where
+ * `described` (read just before, for the schedule's own policy) left them.
+ */
+export async function triggerAndSee(
+  handle: ScheduleHandle,
+  overlap: ScheduleOverlapPolicy,
+  described: ScheduleDescription,
+): Promise<Triggered> {
+  const before = counters(described);
   await handle.trigger(overlap);
   const until = Date.now() + TRIGGER_SEEN_WITHIN_MS;
   for (;;) {

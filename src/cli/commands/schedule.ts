@@ -181,10 +181,10 @@ export function registerScheduleCommands(program: Command, { starter: s, action 
     .action(
       action(async (scheduleId: string, f: { overlap?: string; json?: boolean }) => {
         const handle = (await s().connect()).schedule.getHandle(scheduleId);
-        const { policies } = await handle.describe();
+        const described = await handle.describe();
         // The SDK's own default is ALLOW_ALL, which would run it beside a run still going whatever the schedule says.
-        const overlap = f.overlap !== undefined ? overlapPolicy(f.overlap) : policies.overlap;
-        const seen = await triggerAndSee(handle, overlap);
+        const overlap = f.overlap !== undefined ? overlapPolicy(f.overlap) : described.policies.overlap;
+        const seen = await triggerAndSee(handle, overlap, described);
         const policy = String(overlap).toLowerCase();
         s().print(
           f.json ? JSON.stringify({ scheduleId, overlap: policy, ...seen }) : triggerText(scheduleId, policy, seen),
