@@ -9,10 +9,13 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** The units a duration flag takes, largest first, in milliseconds (schedule-spec.ts writes durations back in them). */
+export const DURATION_UNITS_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as const;
+
 export function parseDurationMs(value: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
   if (!m) throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 5m, 2h or 1d');
-  const factor = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
+  const factor = DURATION_UNITS_MS[(m[2] ?? 'ms') as keyof typeof DURATION_UNITS_MS];
   return Math.round(Number(m[1]) * factor);
 }
 

@@ -4,6 +4,7 @@
  * duration.
  */
 import type { CalendarSpecDescription, Range, ScheduleSpecDescription } from '@temporalio/client';
+import { DURATION_UNITS_MS } from './parsers.js';
 
 const MONTHS = [
   'JANUARY',
@@ -54,16 +55,9 @@ export function calendarText(c: CalendarSpecDescription): string {
 
 /** A duration in the units the CLI's flags take (`1h30m`, `45s`, `250ms`). */
 export function durationText(ms: number): string {
-  const units: [string, number][] = [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1_000],
-    ['ms', 1],
-  ];
   let left = ms;
   let text = '';
-  for (const [unit, size] of units)
+  for (const [unit, size] of Object.entries(DURATION_UNITS_MS))
     if (left >= size) {
       text += `${Math.floor(left / size)}${unit}`;
       left %= size;
