@@ -23,6 +23,14 @@ export const EXIT = {
   refused: 7,
 } as const;
 
+/** A finished pipeline's exit code: its gates passed, or not (a report-only run that failed its gates included). */
+export const pipelineExit = (r: Pick<DataQualityPipelineResult, 'status'>): number =>
+  r.status === 'passed' ? EXIT.ok : EXIT.gateFailed;
+
+/** A finished promotion's exit code: applied, or not (rejected, or its approval timed out). */
+export const promotionExit = (r: Pick<PromoteTestDefinitionsResult, 'status'>): number =>
+  r.status === 'applied' ? EXIT.ok : EXIT.notApplied;
+
 export function table(rows: [string, unknown][]): string {
   const width = Math.max(...rows.map(([k]) => k.length));
   const show = (v: unknown): string => {

@@ -24,7 +24,7 @@ import {
   type DataQualityPipelineResult,
   type WorkflowType,
 } from '../contract/index.js';
-import { describeRoot, rootCause } from './failure.js';
+import { type RootCause, describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
 import { EXIT, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
@@ -173,7 +173,8 @@ export class Starter {
       if (flags.json) this.print(JSON.stringify({ workflowId: handle.workflowId }));
       return undefined;
     }
-    if (flags.follow) await follow(handle, this.io.out);
+    // With --json, the live lines go to stderr: stdout stays one JSON document.
+    if (flags.follow) await follow(handle, flags.json ? this.io.err : this.io.out);
     try {
       const result = (await handle.result()) as T;
       this.print(flags.json ? JSON.stringify(result, null, 2) : format(result));
@@ -200,9 +201,7 @@ export class Starter {
   failure(err: unknown, flags: { json?: boolean }): number {
     if (!(err instanceof WorkflowFailedError)) throw err;
     const root = rootCause(err);
-    let code: number = EXIT.failed;
-    if (root.cancelled) code = EXIT.cancelled;
-    else if (root.type === 'QualityGateFailed') code = EXIT.gateFailed;
+    const code = failureExit(root);
     if (flags.json) this.print(JSON.stringify({ failed: true, ...root }, null, 2));
     else {
       this.io.err.write(`${code === EXIT.cancelled ? 'cancelled' : 'failed'}: ${describeRoot(root)}\n`);
@@ -211,6 +210,12 @@ export class Starter {
     }
     return code;
   }
+}
+
+/** A failed workflow's exit code: cancelled, its gates failed (`--on-gate-failure fail`), or any other failure. */
+export function failureExit(root: RootCause): number {
+  if (root.cancelled) return EXIT.cancelled;
+  return root.type === 'QualityGateFailed' ? EXIT.gateFailed : EXIT.failed;
 }
 
 /** What every command group receives: the Starter of this invocation, and the wrapper that closes and exits. */

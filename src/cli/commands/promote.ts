@@ -12,7 +12,7 @@ import {
   rejectUpdate,
   type PromoteTestDefinitionsResult,
 } from '../../contract/index.js';
-import { EXIT, formatPreview, formatPromotion } from '../format.js';
+import { formatPreview, formatPromotion, promotionExit } from '../format.js';
 import { checked, profileOption, runOptions, type RunFlags } from '../inputs.js';
 import { UsageError, parseDurationMs, positiveDurationMs } from '../parsers.js';
 import { askWorker } from '../query.js';
@@ -112,9 +112,7 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
         }
         return;
       }
-      await s().finish<PromoteTestDefinitionsResult>(handle, f, formatPromotion, (r) =>
-        r.status === 'applied' ? EXIT.ok : EXIT.notApplied,
-      );
+      await s().finish<PromoteTestDefinitionsResult>(handle, f, formatPromotion, promotionExit);
     }),
   );
 

@@ -12,7 +12,7 @@ import {
   type RunOrderResult,
   type RunTestSuiteResult,
 } from '../../contract/index.js';
-import { EXIT, formatOrder, formatPipeline, formatProfile, formatTestRun } from '../format.js';
+import { formatOrder, formatPipeline, formatProfile, formatTestRun, pipelineExit } from '../format.js';
 import {
   checked,
   jobInput,
@@ -48,12 +48,7 @@ export function registerRunCommands(program: Command, { starter: s, action }: Co
     action(async (f: PipelineFlags & RunFlags) => {
       const input = pipelineInput(f);
       const handle = await s().start(WORKFLOW_TYPES.dataQualityPipeline, input, f);
-      await s().finish<DataQualityPipelineResult>(
-        handle,
-        f,
-        (r) => formatPipeline(r, input.gates),
-        (r) => (r.status === 'passed' ? EXIT.ok : EXIT.gateFailed),
-      );
+      await s().finish<DataQualityPipelineResult>(handle, f, (r) => formatPipeline(r, input.gates), pipelineExit);
     }),
   );
 

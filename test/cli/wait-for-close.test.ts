@@ -1,0 +1,93 @@
+/**
+ * A run the CLI did not start and wait for (a schedule's, another service's, one started with `--no-wait`) can be
+ * waited for afterwards: `status --wait` (or `--follow`) and `cancel --wait` block until it has closed, show how it
+ * ended, and exit as the command that started it would have. Against the dev server, a worker and the simulator.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { cli } from '../helpers/cli.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const TS = SEED_IDS.testSuites;
+
+describe('waiting for a run started elsewhere', () => {
+  const s = devServerAndSimulator({
+    jobDurations: { pendingMs: 50, claimMs: 20, runMs: 1_500, cancelMs: 50, interruptMs: 50 },
+  });
+  const env = () => ({ TEMPORAL_ADDRESS: s.d.env.connection.options.address, DATAOPS_TEMPORAL_UI_URL: '' });
+
+  /** Starts a finance pipeline without waiting; `more` are further flags. */
+  const startPipeline = async (taskQueue: string, workflowId: string, more: string[] = []) => {
+    const flags = `--table-group ${TG.finance} --test-suite ${TS.financeProd} --test-generation skip --poll-interval 100ms`;
+    const started = await cli(['pipeline', '--no-wait', '--workflow-id', workflowId, ...flags.split(' '), ...more], {
+      ...env(),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+    });
+    assert.equal(started.code, 0, started.err);
+  };
+
+  test('status --follow shows progress until the pipeline ends, then its result; --wait exits as it ended', async () => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const passing = `wait-pass-${taskQueue}`;
+      await startPipeline(taskQueue, passing);
+      const followed = await cli(['status', passing, '--follow'], env());
+      assert.equal(followed.code, 0, followed.err);
+      // Live lines while it ran (not a TTY: one line each), then the closed workflow and its result.
+      assert.match(followed.out, /^\[\s*\d+ s\] waiting for profiling/m);
+      assert.match(followed.out, /^status\s+COMPLETED$/m);
+      assert.match(followed.out, /^result:\n/m);
+      // With --json, the live lines go to stderr and stdout is one JSON document (here of a closed run: one line).
+      const asJson = await cli(['status', passing, '--follow', '--json'], env());
+      assert.equal(asJson.code, 0, asJson.err);
+      assert.equal((JSON.parse(asJson.out) as { status: string }).status, 'COMPLETED');
+      assert.match(asJson.err, /^\[\s*\d+ s\] /m);
+      // So for a starting command.
+      const started = await cli(
+        ['profile', '--table-group', TG.finance, '--poll-interval', '100ms', '--follow', '--json'],
+        { ...env(), TEMPORAL_TASK_QUEUE: taskQueue },
+      );
+      assert.equal(started.code, 0, started.err);
+      assert.ok((JSON.parse(started.out) as { job: { jobId: string } }).job.jobId);
+      assert.match(started.err, /^\[\s*\d+ s\] /m);
+      // The finance suite has a failed test: with no failures allowed and the gates only reported, the pipeline
+      // completes, and a status waited for exits 3 as `dataops pipeline` itself would; shown without waiting, 0.
+      const failing = `wait-gates-${taskQueue}`;
+      await startPipeline(taskQueue, failing, ['--max-failed', '0', '--on-gate-failure', 'report']);
+      const waited = await cli(['status', failing, '--wait', '--json'], env());
+      assert.equal(waited.code, 3, waited.err);
+      const json = JSON.parse(waited.out) as { status: string; result: { status: string } };
+      assert.deepEqual([json.status, json.result.status], ['COMPLETED', 'failed']);
+      assert.equal((await cli(['status', failing], env())).code, 0);
+    });
+  });
+
+  test('cancel --wait ends when the workflow has, shows the remote job cancelled, and exits 4', async () => {
+    s.sim.controls.setJobDurations({ runMs: 600_000 });
+    try {
+      await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+        const workflowId = `wait-cancel-${taskQueue}`;
+        await startPipeline(taskQueue, workflowId);
+        const handle = s.d.env.client.workflow.getHandle(workflowId);
+        // Until its profiling job is known, a cancel has no job to cancel yet; the case here is a job running.
+        await eventually('the profiling job', async () => {
+          const running = await cli(['status', workflowId, '--json'], env());
+          return (JSON.parse(running.out) as { progress: { jobs: unknown[] } | null }).progress?.jobs[0];
+        });
+        const cancelled = await cli(['cancel', workflowId, '--wait'], env());
+        assert.equal(cancelled.code, 4, cancelled.err);
+        assert.match(cancelled.out, /^cancel requested: /m);
+        assert.match(cancelled.out, /^status\s+CANCELLED$/m);
+        const jobId = /^remote cancel\s+(\S+) canceled$/m.exec(cancelled.out)?.[1];
+        assert.ok(jobId, cancelled.out);
+        assert.equal(s.sim.controls.jobs().find((j) => j.id === jobId)?.status, 'canceled');
+        assert.equal((await handle.describe()).status.name, 'CANCELLED');
+      });
+    } finally {
+      s.sim.controls.setJobDurations({ runMs: 1_500 });
+    }
+  });
+});
