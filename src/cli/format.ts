@@ -1,6 +1,7 @@
 /** How the CLI shows results: readable tables, or JSON with --json. */
 import type { z } from 'zod';
 import { appliedGates } from '../contract/gates.js';
+import type { RootCause } from './failure.js';
 import type {
   DataQualityPipelineResult,
   Gates,
@@ -26,6 +27,12 @@ export const EXIT = {
 /** A finished pipeline's exit code: its gates passed, or not (a report-only run that failed its gates included). */
 export const pipelineExit = (r: Pick<DataQualityPipelineResult, 'status'>): number =>
   r.status === 'passed' ? EXIT.ok : EXIT.gateFailed;
+
+/** A failed workflow's exit code: cancelled, its gates failed (`--on-gate-failure fail`), or any other failure. */
+export function failureExit(root: Pick<RootCause, 'cancelled' | 'type'>): number {
+  if (root.cancelled) return EXIT.cancelled;
+  return root.type === 'QualityGateFailed' ? EXIT.gateFailed : EXIT.failed;
+}
 
 /** A finished promotion's exit code: applied, or not (rejected, or its approval timed out). */
 export const promotionExit = (r: Pick<PromoteTestDefinitionsResult, 'status'>): number =>

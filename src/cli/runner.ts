@@ -24,9 +24,9 @@ import {
   type DataQualityPipelineResult,
   type WorkflowType,
 } from '../contract/index.js';
-import { type RootCause, describeRoot, rootCause } from './failure.js';
+import { describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
-import { EXIT, formatPipeline } from './format.js';
+import { EXIT, failureExit, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
 import { UsageError } from './parsers.js';
 import { startConfiguredTracing } from '../setup/optional-packages.js';
@@ -210,12 +210,6 @@ export class Starter {
     }
     return code;
   }
-}
-
-/** A failed workflow's exit code: cancelled, its gates failed (`--on-gate-failure fail`), or any other failure. */
-export function failureExit(root: RootCause): number {
-  if (root.cancelled) return EXIT.cancelled;
-  return root.type === 'QualityGateFailed' ? EXIT.gateFailed : EXIT.failed;
 }
 
 /** What every command group receives: the Starter of this invocation, and the wrapper that closes and exits. */

@@ -11,6 +11,7 @@ import { follow } from '../follow.js';
 import {
   EXIT,
   type GateLimits,
+  failureExit,
   formatOrder,
   formatPipeline,
   formatProfile,
@@ -22,7 +23,7 @@ import {
   table,
 } from '../format.js';
 import { QUERY_WAIT_MS, askWorker } from '../query.js';
-import { NotFound, failureExit, type CommandContext, type Starter } from '../runner.js';
+import { NotFound, type CommandContext, type Starter } from '../runner.js';
 
 /** How each workflow's result reads; others print as JSON. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -116,12 +117,15 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
   const workflowId = handle.workflowId;
   // With --json, the live lines go to stderr: stdout stays one JSON document.
   if (f.follow) await follow(handle, f.json ? s.io.err : s.io.out);
-  else if (f.wait) await handle.result().catch(() => undefined); // how it ended is read below
+  // Waited for, its outcome is read once, here; else only once it is seen closed.
+  const waited = f.wait && !f.follow ? await outcome(handle) : null;
   const d = await handle.describe();
   const progress = await askWorker(handle, () => handle.query(progressQuery)).catch(() => null);
   const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';
-  const end = closed ? await outcome(handle) : null;
-  const exit = f.wait || f.follow ? exitOf(ownName(d.type), end) : EXIT.ok;
+  const end = closed ? (waited ?? (await outcome(handle))) : null;
+  // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
+  const kind = ownName(d.type);
+  const exit = f.wait || f.follow ? exitOf(kind, end) : EXIT.ok;
   if (f.json) {
     s.print(
       JSON.stringify(
@@ -164,8 +168,6 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
     ]),
   );
   if (end && 'result' in end) {
-    // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
-    const kind = ownName(d.type);
     const format = FORMATS[kind];
     // A pipeline's result names its gates' limits; one from before contract 0.3 does not: its input does.
     const oldVerdict = kind === 'dataQualityPipeline' && !(end.result as PipelineOut)?.gates?.limits;
