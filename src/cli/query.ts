@@ -1,9 +1,12 @@
 /**
- * Queries the CLI sends, bounded in time. A query waits for a worker to answer it, and with none polling the task
- * queue the server gives up only after 30 s: `status`, `--follow` and `promote`'s wait for the preview would each sit
- * that long without a word. Bounded, they can say that no worker answers, and name the task queue.
+ * The CLI's waits on a worker, each saying when none answers. A query waits for a worker to answer it, and with none
+ * polling the task queue the server gives up only after 30 s: `status`, `--follow` and `promote`'s wait for the
+ * preview would each sit that long without a word. Bounded, they can say that no worker answers, and name the task
+ * queue. A wait for a workflow's result has no bound (a run takes as long as it takes), so it says once when no worker
+ * has taken the run up at all.
  */
-import type { WorkflowHandle } from '@temporalio/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 
 /** How long one query may wait for a worker. */
 export const QUERY_WAIT_MS = 5_000;
@@ -11,3 +14,39 @@ export const QUERY_WAIT_MS = 5_000;
 /** Runs `ask` (queries of `handle`'s workflow) with a deadline of QUERY_WAIT_MS; it fails when that passes. */
 export const askWorker = <T>(handle: WorkflowHandle, ask: () => Promise<T>): Promise<T> =>
   handle.client.withDeadline(Date.now() + QUERY_WAIT_MS, ask);
+
+/** How long a run waited for may go without any worker taking it up before the CLI says so. */
+export const FIRST_TASK_WAIT_MS = 10_000;
+
+/** A running workflow that no worker has taken up: two events (started, its first workflow task scheduled). */
+export const noWorkerYet = (d: WorkflowExecutionDescription): boolean =>
+  d.status.name === 'RUNNING' && d.historyLength <= 2;
+
+/**
+ * `handle.result()`, saying once on `err` when no worker has taken up the run within `afterMs`: with no worker on its
+ * task queue (a worker not started, another --task-queue or namespace) the wait would be silent for ever.
+ */
+export async function resultOrNoWorker(
+  handle: WorkflowHandle,
+  err: NodeJS.WritableStream,
+  afterMs = FIRST_TASK_WAIT_MS,
+): Promise<unknown> {
+  const settled = new AbortController();
+  const look = async () => {
+    await delay(afterMs, undefined, { signal: settled.signal });
+    const d = await handle.describe();
+    if (settled.signal.aborted || !noWorkerYet(d)) return;
+    err.write(
+      `warning: no worker has taken up ${handle.workflowId} in ${afterMs / 1000} s: is one polling task queue ` +
+        `${d.taskQueue} of this namespace? It runs once one does (Ctrl+C leaves it waiting; dataops status ` +
+        `${handle.workflowId})\n`,
+    );
+  };
+  // Aborted once the result is in, or a describe that failed: the wait itself says what went wrong.
+  void look().catch(() => undefined);
+  try {
+    return await handle.result();
+  } finally {
+    settled.abort();
+  }
+}

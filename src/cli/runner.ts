@@ -16,7 +16,7 @@ import {
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Env } from '../config/env.js';
 import type { StarterConfig } from '../config/starter.js';
-import { temporalConnectionOptions } from '../config/temporal.js';
+import { connectingTo, temporalConnectionOptions } from '../config/temporal.js';
 import {
   ownName,
   searchAttributesAtStart,
@@ -26,6 +26,7 @@ import {
 } from '../contract/index.js';
 import { describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
+import { resultOrNoWorker } from './query.js';
 import { EXIT, failureExit, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
 import { UsageError } from './parsers.js';
@@ -65,7 +66,8 @@ export class Starter {
 
   async connect(): Promise<Client> {
     if (this.client) return this.client;
-    this.connection = await Connection.connect(temporalConnectionOptions(this.config.temporal));
+    const { temporal } = this.config;
+    this.connection = await connectingTo(temporal, Connection.connect(temporalConnectionOptions(temporal)));
     // With an OTLP endpoint, a workflow started here continues this process's trace.
     this.tracing ??= await startConfiguredTracing(this.config.tracing);
     this.client = new Client({
@@ -176,7 +178,7 @@ export class Starter {
     // With --json, the live lines go to stderr: stdout stays one JSON document.
     if (flags.follow) await follow(handle, flags.json ? this.io.err : this.io.out);
     try {
-      const result = (await handle.result()) as T;
+      const result = (await resultOrNoWorker(handle, this.io.err)) as T;
       this.print(flags.json ? JSON.stringify(result, null, 2) : format(result));
       this.exitCode = failed(result);
       return result;

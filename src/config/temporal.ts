@@ -147,6 +147,26 @@ export function readTemporalConfig(env: Env, read: ReadFile, problems: Problems)
   };
 }
 
+/** A connection to the Temporal server that failed, said with where it went (the SDK's message names no address). */
+export class TemporalConnectError extends Error {
+  override readonly name = 'TemporalConnectError';
+}
+
+/** `connecting` (a `Connection.connect` or `NativeConnection.connect`), or its failure naming the server it was for. */
+export async function connectingTo<T>(t: TemporalConfig, connecting: Promise<T>): Promise<T> {
+  try {
+    return await connecting;
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new TemporalConnectError(
+      `cannot connect to the Temporal server at ${t.address} (namespace ${t.namespace}): ${why}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
 /** Connection options for `Connection.connect` (client) and `NativeConnection.connect` (worker): same shape. */
 export function temporalConnectionOptions(t: TemporalConfig): {
   address: string;

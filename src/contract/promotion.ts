@@ -19,6 +19,9 @@ export const Policy = z
   })
   .strict();
 
+/** How long a promotion waits for its approval when the input does not say: a day. */
+export const APPROVAL_TIMEOUT_MS = 24 * 3_600_000;
+
 export const PromoteTestDefinitionsInput = z
   .object({
     profile: JobOptions.shape.profile,
@@ -36,10 +39,10 @@ export const PromoteTestDefinitionsInput = z
     approval: z
       .object({
         required: z.boolean().default(true),
-        timeoutMs: Ms(1_000).default(24 * 3_600_000),
+        timeoutMs: Ms(1_000).default(APPROVAL_TIMEOUT_MS),
       })
       .strict()
-      .default({ required: true, timeoutMs: 24 * 3_600_000 }),
+      .default({ required: true, timeoutMs: APPROVAL_TIMEOUT_MS }),
   })
   .strict()
   .superRefine((v, ctx) => {

@@ -12,6 +12,8 @@ import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { cli, sink } from '../helpers/cli.js';
 import { eventually } from '../helpers/wait.js';
 import { follow } from '../../src/cli/follow.js';
+import { noWorkerYet } from '../../src/cli/query.js';
+import { runCli } from '../../src/starter.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 
@@ -218,6 +220,52 @@ describe('CLI outcomes on the dev server', () => {
     assert.equal(out, `[waiting] no worker has answered yet (task queue ${taskQueue})\n`);
     await handle.terminate('test over');
     await following; // ends once the workflow has closed
+  });
+
+  // A wait without --follow said nothing at all: a worker not started, or another task queue, looked like a long run.
+  test('a wait says once when no worker has taken the run up, naming the task queue, and ends with the run once one has', async () => {
+    const taskQueue = `wait-nobody-${process.pid}`;
+    const workflowId = `cli-wait-${taskQueue}`;
+    let out = '';
+    let err = '';
+    // Its attributes off: no worker has registered them on this server yet, and the refusal would be a warning too.
+    const io = {
+      out: sink((s) => (out += s)),
+      err: sink((s) => (err += s)),
+      env: { ...env, DATAOPS_SEARCH_ATTRIBUTES: 'off' },
+    };
+    const starting = runCli(
+      ['--task-queue', taskQueue, 'profile', '--table-group', TG.finance, '--workflow-id', workflowId],
+      io,
+    );
+    await eventually('the start', () => out.includes('started') || undefined);
+    const waiting = runCli(['status', workflowId, '--wait'], io); // a run started elsewhere, waited for
+    const warning =
+      `warning: no worker has taken up ${workflowId} in 10 s: is one polling task queue ${taskQueue} of this ` +
+      `namespace? It runs once one does (Ctrl+C leaves it waiting; dataops status ${workflowId})\n`;
+    await eventually('both warnings', () => err === warning.repeat(2) || undefined, { tries: 300, delayMs: 100 });
+    const handle = t.env.client.workflow.getHandle(workflowId);
+    assert.equal(noWorkerYet(await handle.describe()), true);
+    const codes = await withProjectWorker(t.env, await simDeps(sim), () => Promise.all([starting, waiting]), taskQueue);
+    assert.deepEqual(codes, [0, 0], err);
+    assert.match(out, /^job +[\w-]+ completed$/m);
+    assert.match(out, /^status +COMPLETED$/m);
+    assert.equal(noWorkerYet(await handle.describe()), false, 'closed');
+    assert.equal(err, warning.repeat(2), 'each said once');
+    // Taken up and still running (a promotion waiting for its approval): no warning is due.
+    await withProjectWorker(t.env, await simDeps(sim), async (queue) => {
+      const promotion = await t.env.client.workflow.start('dataops.promoteTestDefinitions', {
+        taskQueue: queue,
+        workflowId: `cli-wait-taken-${queue}`,
+        args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'upsert' }],
+      });
+      await eventually(
+        'the first workflow task',
+        async () => (await promotion.describe()).historyLength > 2 || undefined,
+      );
+      assert.equal(noWorkerYet(await promotion.describe()), false);
+      await promotion.terminate('test over');
+    });
   });
 
   test('connects through a profile of temporal.toml (--profile), and names a profile that is not there', async () => {

@@ -4,6 +4,7 @@ import { flagged, pipelineInput } from '../../src/cli/inputs.js';
 import { parseDurationMs, positiveDurationMs } from '../../src/cli/parsers.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { cli } from '../helpers/cli.js';
+import { dist, freePort, runProcess } from '../helpers/processes.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -40,6 +41,10 @@ describe('starter CLI usage', () => {
     const schedule = await cli(['schedule', 'create', '--help']);
     for (const flag of ['--cron', '--every', '--overlap', '--catchup-window', '--paused', '--note'])
       assert.ok(schedule.out.includes(flag), flag);
+    // A default in the units the flag takes: it read "(default: 300000)".
+    const promote = (await cli(['promote', '--help'])).out.replace(/\s+/g, ' ');
+    assert.match(promote, /--approval-timeout <duration> how long to wait for an approval \(default: 1d\)/);
+    assert.match(promote, /--preview-wait <duration> .*\(default: 5m\)/);
   });
 
   const bad: [string[], RegExp][] = [
@@ -140,6 +145,8 @@ describe('starter CLI usage', () => {
       ['pipeline', '--table-group', 't', '--test-suite', 's', '--status-reports', '21'],
       /'--status-reports <n>' argument '21' is invalid\. expected a whole number from 0 to 20/,
     ],
+    // It was a plain error: exit 1, as if a workflow had failed.
+    [['list', '--limit', '0'], /'--limit <n>' argument '0' is invalid\. expected a whole number from 1 to 1000/],
   ];
   for (const [args, message] of bad) {
     test(`exit 2 with the flag and why: ${args.join(' ')}`, async () => {
@@ -156,6 +163,31 @@ describe('starter CLI usage', () => {
     const flag = await cli(['--address', 'also wrong', 'status', 'wf-1']);
     assert.equal(flag.code, 2);
     assert.match(flag.err, /TEMPORAL_ADDRESS: expected host:port/);
+  });
+
+  // The SDK says only "Failed to connect before the deadline": which server, of which setting, was left to guess.
+  test('a Temporal server that cannot be reached is named by the CLI and the worker, with no secret echoed', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const env = { TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'data-prod', TEMPORAL_API_KEY: 'key-not-to-print' };
+    const r = await cli(['status', 'wf-1'], env);
+    assert.equal(r.code, 1, r.err);
+    assert.match(
+      r.err,
+      new RegExp(`^error: cannot connect to the Temporal server at ${address} \\(namespace data-prod\\): `),
+    );
+    const worker = await runProcess(
+      process.execPath,
+      [dist('worker.js')],
+      { ...env, DATAOPS_BASE_URL: 'http://127.0.0.1:1', DATAOPS_API_TOKEN: 'token-not-to-print' },
+      60_000,
+    );
+    assert.equal(worker.code, 1, worker.out);
+    assert.match(
+      worker.out,
+      new RegExp(`\\ncannot connect to the Temporal server at ${address} \\(namespace data-prod\\): `),
+    );
+    assert.doesNotMatch(worker.out, /\n\s+at /, 'a message, not a stack trace');
+    for (const out of [r.err, worker.out]) assert.doesNotMatch(out, /not-to-print/);
   });
 
   test('--status-reports reaches the input; without it, the input leaves it to the contract default', () => {

@@ -22,7 +22,7 @@ import {
   promotionExit,
   table,
 } from '../format.js';
-import { QUERY_WAIT_MS, askWorker } from '../query.js';
+import { QUERY_WAIT_MS, askWorker, resultOrNoWorker } from '../query.js';
 import { NotFound, type CommandContext, type Starter } from '../runner.js';
 
 /** How each workflow's result reads; others print as JSON. */
@@ -35,10 +35,13 @@ const FORMATS: Record<string, (r: any, gates?: GateLimits) => string> = {
   promoteTestDefinitions: formatPromotion,
 };
 
-/** A closed workflow's outcome: its result, or the failure at the root of its chain. */
-async function outcome(handle: WorkflowHandle): Promise<{ result: unknown } | { failure: RootCause }> {
+/** A workflow's outcome once closed: its result, or the failure at the root of its chain (`err` hears of no worker). */
+async function outcome(
+  handle: WorkflowHandle,
+  err: NodeJS.WritableStream,
+): Promise<{ result: unknown } | { failure: RootCause }> {
   try {
-    return { result: await handle.result() };
+    return { result: await resultOrNoWorker(handle, err) };
   } catch (err) {
     if (err instanceof WorkflowFailedError) return { failure: rootCause(err) };
     throw err;
@@ -118,11 +121,11 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
   // With --json, the live lines go to stderr: stdout stays one JSON document.
   if (f.follow) await follow(handle, f.json ? s.io.err : s.io.out);
   // Waited for, its outcome is read once, here; else only once it is seen closed.
-  const waited = f.wait && !f.follow ? await outcome(handle) : null;
+  const waited = f.wait && !f.follow ? await outcome(handle, s.io.err) : null;
   const d = await handle.describe();
   const progress = await askWorker(handle, () => handle.query(progressQuery)).catch(() => null);
   const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';
-  const end = closed ? (waited ?? (await outcome(handle))) : null;
+  const end = closed ? (waited ?? (await outcome(handle, s.io.err))) : null;
   // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
   const kind = ownName(d.type);
   const exit = f.wait || f.follow ? exitOf(kind, end) : EXIT.ok;

@@ -5,11 +5,11 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { SEARCH_ATTRIBUTES as SA, STAGES, VERDICTS } from '../../contract/search-attributes.js';
 import { WORKFLOW_TYPES } from '../../contract/index.js';
-
-const TYPES = Object.values(WORKFLOW_TYPES);
 import { table } from '../format.js';
+import { intArg } from '../parsers.js';
 import type { CommandContext } from '../runner.js';
 
+const TYPES = Object.values(WORKFLOW_TYPES);
 const STATUSES = ['Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'TimedOut', 'ContinuedAsNew'] as const;
 
 export interface ListFilters {
@@ -56,16 +56,7 @@ export function registerListCommand(program: Command, { starter: s, action }: Co
     .addOption(new Option('--verdict <verdict>', "the gates' or the promotion's outcome").choices(VERDICTS))
     .addOption(new Option('--status <status>', 'execution status').choices(STATUSES))
     .addOption(new Option('--type <workflowType>', 'one workflow type').choices(TYPES))
-    .option(
-      '--limit <n>',
-      'at most this many',
-      (v) => {
-        const n = Number(v);
-        if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`--limit: expected 1 to 1000, got '${v}'`);
-        return n;
-      },
-      20,
-    )
+    .option('--limit <n>', 'at most this many', intArg(1, 1000), 20)
     .option('--json', 'print as JSON')
     .action(
       action(async (f: ListFilters & { limit: number; json?: boolean }) => {

@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { type Command, Option } from 'commander';
 import {
+  APPROVAL_TIMEOUT_MS,
   PromoteTestDefinitionsInput,
   WORKFLOW_TYPES,
   approveUpdate,
@@ -16,6 +17,7 @@ import { formatPreview, formatPromotion, promotionExit } from '../format.js';
 import { checked, profileOption, runOptions, type RunFlags } from '../inputs.js';
 import { UsageError, parseDurationMs, positiveDurationMs } from '../parsers.js';
 import { askWorker } from '../query.js';
+import { durationText } from '../schedule-spec.js';
 import type { CommandContext } from '../runner.js';
 
 /** How long `promote` waits for the preview before it leaves the promotion running and says how to find it. */
@@ -86,12 +88,19 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
       .option('--table-name <name>', 'export filter')
       .option('--test-type <code>', 'export filter')
       .option('--no-approval', 'apply without waiting for an approval')
-      .option('--approval-timeout <duration>', 'how long to wait for an approval', parseDurationMs)
       .option(
-        '--preview-wait <duration>',
-        'how long this command waits for the preview (the promotion goes on after it)',
-        positiveDurationMs,
-        PREVIEW_WAIT_MS,
+        '--approval-timeout <duration>',
+        `how long to wait for an approval (default: ${durationText(APPROVAL_TIMEOUT_MS)})`,
+        parseDurationMs,
+      )
+      .addOption(
+        // Shown as a duration, as the flag takes it: "(default: 300000)" read as 300,000 of some unit.
+        new Option(
+          '--preview-wait <duration>',
+          'how long this command waits for the preview (the promotion goes on after it)',
+        )
+          .argParser(positiveDurationMs)
+          .default(PREVIEW_WAIT_MS, durationText(PREVIEW_WAIT_MS)),
       ),
   ).action(
     action(async (f: PromoteFlags) => {
