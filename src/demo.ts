@@ -112,7 +112,16 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
       code = pipeline === EXIT.ok && approved === EXIT.ok && result.status === 'applied' ? EXIT.ok : EXIT.failed;
       say(`\nWeb UI: ${uiUrl}/namespaces/default/workflows`);
       if (options.keep) {
-        say('--keep: everything stays up; press Ctrl+C to stop.');
+        // The CLI finds this worker only on the demo's own task queue: without it, a run would wait on the default one.
+        say('--keep: everything stays up; press Ctrl+C to stop. The CLI reaches it from another shell with:');
+        say(
+          `  export ${Object.entries(cliEnv)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}`,
+        );
+        say(
+          `  npm run cli -- pipeline --table-group ${SEED_IDS.tableGroups.sales} --test-suite ${SEED_IDS.testSuites.salesProd} --poll-interval 1s --follow`,
+        );
         await new Promise<void>((resolve) => {
           process.once('SIGINT', () => resolve());
           process.once('SIGTERM', () => resolve());

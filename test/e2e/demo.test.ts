@@ -4,8 +4,14 @@
  * temporary directory.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { dist, runScriptInOwnTmp } from '../helpers/processes.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { cli } from '../helpers/cli.js';
+import { dist, failIfExited, runScriptInOwnTmp, startProcess } from '../helpers/processes.js';
+import { eventually } from '../helpers/wait.js';
 
 test('npm start runs the pipeline and the promotion to the end, then removes its working directory', async () => {
   const { code, out, left } = await runScriptInOwnTmp(dist('demo.js'));
@@ -18,4 +24,40 @@ test('npm start runs the pipeline and the promotion to the end, then removes its
     left.filter((f) => f.startsWith('dataops-demo-')),
     [],
   );
+});
+
+// `--keep` said only "everything stays up": the CLI, pointed at the server, would start runs on the default task queue,
+// where no worker polls, and wait for ever.
+test('npm start -- --keep stays up and prints how the CLI reaches it; that command runs; Ctrl+C stops and cleans up', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'own-tmp-'));
+  const demo = startProcess([dist('demo.js'), '--keep'], { TMPDIR: tmp });
+  try {
+    const hint = await eventually(
+      'the lines of --keep',
+      () => {
+        failIfExited(demo.child, 'the demo', demo.output());
+        return /^ {2}export (.+)\n {2}npm run cli -- (.+)$/m.exec(demo.output()) ?? undefined;
+      },
+      { tries: 1_200, delayMs: 100 },
+    );
+    const env = Object.fromEntries(
+      hint[1]!.split(' ').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
+    assert.deepEqual(Object.keys(env), ['TEMPORAL_ADDRESS', 'TEMPORAL_TASK_QUEUE', 'DATAOPS_TEMPORAL_UI_URL']);
+    const run = await cli(hint[2]!.split(' '), env);
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /^verdict +PASSED$/m);
+    assert.equal(await demo.stop('SIGINT'), 0, demo.output());
+    assert.match(demo.output(), /stopped the worker, the simulator and the dev server/);
+    assert.deepEqual(
+      readdirSync(tmp).filter((f) => f.startsWith('dataops-demo-')),
+      [],
+    );
+  } finally {
+    // Ctrl+C first, even after a failed assertion: a demo killed outright would leave its dev server running.
+    demo.child.kill('SIGINT');
+    await Promise.race([demo.exited, delay(30_000, undefined, { ref: false })]);
+    await demo.stop('SIGKILL');
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
