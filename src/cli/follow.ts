@@ -4,6 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { progressQuery, type Progress, type WaitProgress } from '../contract/index.js';
 import { askWorker } from './query.js';
+import { retrying, startInput } from './retrying.js';
 
 interface Live {
   stage: string;
@@ -11,6 +12,8 @@ interface Live {
   polls: number;
   interrupts: number;
   elapsedS: number;
+  /** A failure being retried (the run's own call, or its submitter's), which the stage alone does not show. */
+  retrying: string | null;
 }
 
 /** The details a waiting activity heartbeats: its counts so far and the status it last saw. */
@@ -23,6 +26,7 @@ type Beat = Pick<WaitProgress, 'lastStatus' | 'polls'> & Partial<Pick<WaitProgre
  */
 export async function liveProgress(
   handle: WorkflowHandle,
+  input?: () => Promise<unknown>,
 ): Promise<{ live: Live; progress: Progress; closed: boolean }> {
   const [progress, description] = await Promise.all([handle.query(progressQuery), handle.describe()]);
   let beat: Beat | undefined;
@@ -42,14 +46,16 @@ export async function liveProgress(
     interrupts += (beat.interrupts ?? 0) - (reported?.interrupts ?? 0);
     if (beat.lastStatus) status = beat.lastStatus;
   }
+  const closed = description.status.name !== 'RUNNING';
   return {
     progress,
-    closed: description.status.name !== 'RUNNING',
+    closed,
     live: {
-      stage: beat ? waitingStage(progress.stage) : progress.stage,
+      stage: beat && beat.polls > 0 ? waitingStage(progress.stage) : progress.stage,
       status,
       polls,
       interrupts,
+      retrying: closed ? null : ((await retrying(handle, description, progress.stage, input))?.failure ?? null),
       elapsedS: Math.round((Date.now() - Date.parse(progress.startedAt)) / 1000),
     },
   };
@@ -76,7 +82,7 @@ const waitingStage = (stage: string): string =>
   stage.startsWith('submitting ') ? `waiting for ${stage.slice('submitting '.length)}` : stage;
 
 export function describeLive(l: Live): string {
-  return `[${String(l.elapsedS).padStart(4)} s] ${l.stage}${l.status ? ` · job ${l.status}` : ''} · polls ${l.polls}${l.interrupts ? ` · interrupts ${l.interrupts}` : ''}`;
+  return `[${String(l.elapsedS).padStart(4)} s] ${l.stage}${l.status ? ` · job ${l.status}` : ''} · polls ${l.polls}${l.interrupts ? ` · interrupts ${l.interrupts}` : ''}${l.retrying ? ` · retrying ${l.retrying}` : ''}`;
 }
 
 /** Shows progress until the workflow closes. */
@@ -87,11 +93,13 @@ export async function follow(
 ): Promise<void> {
   let last = '';
   const shown = new Set<string>();
+  let input: Promise<unknown> | undefined; // read once, when a submitter is first asked
+  const startedWith = () => (input ??= startInput(handle));
   for (;;) {
     let line: string;
     let closed: boolean;
     try {
-      const r = await askWorker(handle, () => liveProgress(handle));
+      const r = await askWorker(handle, () => liveProgress(handle, startedWith));
       line = describeLive(r.live);
       closed = r.closed;
       // Each job's page in the service's UI, once, as soon as the job is known.

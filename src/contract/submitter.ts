@@ -4,9 +4,24 @@
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { JobKind } from './job-kinds.js';
 
 /** The submitter's workflow type: one execution per target, its id the target's (`dataops-submit/…`, `dataops-order/…`). */
 export const SUBMITTER_WORKFLOW_TYPE = 'dataops.submitter';
+
+/**
+ * The id of a target's submitter: one per task queue (the requesting workflows'), credential profile, kind of job and
+ * target. The CLI derives it too, to say why a run waits in `submitting …`.
+ */
+export const submitterId = (taskQueue: string, profile: string, kind: JobKind, targetId: string): string =>
+  `dataops-submit/${taskQueue}/${profile}/${kind}/${targetId}`;
+
+/** The id of the submitter of an order's kitchen, recipe and variation (see submitterId). */
+export const orderSubmitterId = (
+  taskQueue: string,
+  profile: string,
+  o: { kitchen: string; recipe: string; variation: string },
+): string => `dataops-order/${taskQueue}/${profile}/${o.kitchen}/${o.recipe}/${o.variation}`;
 
 /** One write for the submitter to send, on behalf of one activity of one workflow. */
 export interface WriteRequest {

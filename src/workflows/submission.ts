@@ -8,6 +8,7 @@ import { ActivityCancellationType, CancellationScope, workflowInfo } from '@temp
 import type { JobSubmitted, OrderResult } from '../contract/index.js';
 import { submissionsWithin } from '../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
+import { orderSubmitterId, submitterId } from '../contract/submitter.js';
 import { ourActivities } from './ours.js';
 import type { Tracker } from './shared.js';
 
@@ -57,7 +58,7 @@ const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number) =
  * this task queue (its workers run the submitter: a worker fleet of its own, with its own profiles, has its own).
  */
 export const submissionLockId = (kind: JobKind, profile: string, targetId: string): string =>
-  `dataops-submit/${workflowInfo().taskQueue}/${profile}/${kind}/${targetId}`;
+  submitterId(workflowInfo().taskQueue, profile, kind, targetId);
 
 /** Where a target's submitter runs: this workflow's task queue (a wait's own is the waits queue). */
 const submitterQueue = (): string => workflowInfo().taskQueue;
@@ -94,6 +95,6 @@ export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput):
   const { outageToleranceMs: _, ...args } = input;
   const runOrder = asking(t, input.outageToleranceMs).runOrder;
   const { kitchen, recipe, variation } = input;
-  const lock = `dataops-order/${submitterQueue()}/${input.profile}/${kitchen}/${recipe}/${variation}`;
+  const lock = orderSubmitterId(submitterQueue(), input.profile, { kitchen, recipe, variation });
   return askingSubmitter(() => runOrder({ ...args, lock, submitterQueue: submitterQueue() }));
 }

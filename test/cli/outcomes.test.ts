@@ -11,7 +11,7 @@ import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { cli, sink } from '../helpers/cli.js';
 import { eventually } from '../helpers/wait.js';
-import { follow } from '../../src/cli/follow.js';
+import { describeLive, follow, liveProgress } from '../../src/cli/follow.js';
 import { noWorkerYet } from '../../src/cli/query.js';
 import { runCli } from '../../src/starter.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -220,6 +220,46 @@ describe('CLI outcomes on the dev server', () => {
     assert.equal(out, `[waiting] no worker has answered yet (task queue ${taskQueue})\n`);
     await handle.terminate('test over');
     await following; // ends once the workflow has closed
+  });
+
+  // A run whose target's submitter retried through an outage read `submitting profiling`, error `-`, for up to 6 h.
+  test("status names the call being retried and where: the target's submitter retrying a login that answers 503", async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `cli-retrying-${taskQueue}`;
+      const submitter = `dataops-submit/${taskQueue}/default/profiling/${TG.finance}`;
+      sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login', count: 1_000 });
+      try {
+        const args = ['--task-queue', taskQueue, 'profile', '--table-group', TG.finance, '--workflow-id', workflowId];
+        const started = await cli([...args, '--no-wait'], env);
+        assert.equal(started.code, 0, started.err);
+        const shown = await eventually(
+          'a retried login',
+          async () => {
+            const out = (await cli(['status', workflowId], env)).out;
+            return /^retrying +\S+ attempt [2-9]/m.test(out) ? out : undefined;
+          },
+          { tries: 100, delayMs: 200 },
+        );
+        assert.match(shown, /^stage +submitting profiling$/m);
+        assert.match(
+          shown,
+          new RegExp(`^retrying +dataops\\.sendInTurn attempt \\d+: .*503.* \\(in its submitter ${submitter}\\)$`, 'm'),
+        );
+        const json = JSON.parse((await cli(['status', workflowId, '--json'], env)).out) as { retrying: string };
+        assert.match(json.retrying, /^dataops\.sendInTurn attempt \d+: .*503/);
+        const { live } = await liveProgress(t.env.client.workflow.getHandle(workflowId));
+        assert.match(
+          describeLive(live),
+          /\] submitting profiling · polls 0 · retrying dataops\.sendInTurn attempt \d+: .*503/,
+        );
+      } finally {
+        sim.controls.clearFaults();
+      }
+      const done = await cli(['status', workflowId, '--wait'], env);
+      assert.equal(done.code, 0, done.err);
+      assert.match(done.out, /^status +COMPLETED$/m);
+      assert.match(done.out, /^retrying +-$/m, 'a closed run retries nothing');
+    });
   });
 
   // A wait without --follow said nothing at all: a worker not started, or another task queue, looked like a long run.

@@ -23,6 +23,7 @@ import {
   table,
 } from '../format.js';
 import { QUERY_WAIT_MS, askWorker, resultOrNoWorker } from '../query.js';
+import { retrying, retryingText, startInput } from '../retrying.js';
 import { NotFound, type CommandContext, type Starter } from '../runner.js';
 
 /** How each workflow's result reads; others print as JSON. */
@@ -58,20 +59,6 @@ const RESULT_EXITS: Record<string, (r: any) => number> = {
 type PipelineIn = { gates?: GateLimits } | undefined;
 
 type PipelineOut = Partial<DataQualityPipelineResult> | undefined;
-
-/** The input a workflow was started with: the first event of its history (one event read), or undefined. */
-async function startInput(handle: WorkflowHandle): Promise<unknown> {
-  const { client } = handle;
-  const page = await client.workflowService
-    .getWorkflowExecutionHistory({
-      namespace: client.options.namespace,
-      execution: { workflowId: handle.workflowId },
-      maximumPageSize: 1,
-    })
-    .catch(() => undefined);
-  const payload = page?.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  return payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined;
-}
 
 export function registerAdminCommands(program: Command, { starter: s, action }: CommandContext): void {
   program
@@ -126,13 +113,14 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
   const progress = await askWorker(handle, () => handle.query(progressQuery)).catch(() => null);
   const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';
   const end = closed ? (waited ?? (await outcome(handle, s.io.err))) : null;
+  const retry = closed ? null : retryingText(await retrying(handle, d, progress?.stage));
   // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
   const kind = ownName(d.type);
   const exit = f.wait || f.follow ? exitOf(kind, end) : EXIT.ok;
   if (f.json) {
     s.print(
       JSON.stringify(
-        { workflowId, type: d.type, status: d.status.name, progress, memo: d.memo ?? null, ...end },
+        { workflowId, type: d.type, status: d.status.name, progress, retrying: retry, memo: d.memo ?? null, ...end },
         null,
         2,
       ),
@@ -165,6 +153,7 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
           ? `${progress.stuck.jobId} ${progress.stuck.status} for ${Math.round(progress.stuck.forMs / 1000)} s`
           : null,
       ],
+      ['retrying', retry],
       ['error', progress?.error],
       ['failure', end && 'failure' in end ? describeRoot(end.failure) : null],
       ['web UI', s.link(workflowId)],
