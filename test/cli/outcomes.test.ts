@@ -11,9 +11,7 @@ import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { cli, sink } from '../helpers/cli.js';
 import { eventually } from '../helpers/wait.js';
-import { describeLive, follow, liveProgress } from '../../src/cli/follow.js';
-import { noWorkerYet } from '../../src/cli/query.js';
-import { runCli } from '../../src/starter.js';
+import { follow } from '../../src/cli/follow.js';
 import { startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 
@@ -220,92 +218,6 @@ describe('CLI outcomes on the dev server', () => {
     assert.equal(out, `[waiting] no worker has answered yet (task queue ${taskQueue})\n`);
     await handle.terminate('test over');
     await following; // ends once the workflow has closed
-  });
-
-  // A run whose target's submitter retried through an outage read `submitting profiling`, error `-`, for up to 6 h.
-  test("status names the call being retried and where: the target's submitter retrying a login that answers 503", async () => {
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const workflowId = `cli-retrying-${taskQueue}`;
-      const submitter = `dataops-submit/${taskQueue}/default/profiling/${TG.finance}`;
-      sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login', count: 1_000 });
-      try {
-        const args = ['--task-queue', taskQueue, 'profile', '--table-group', TG.finance, '--workflow-id', workflowId];
-        const started = await cli([...args, '--no-wait'], env);
-        assert.equal(started.code, 0, started.err);
-        const shown = await eventually(
-          'a retried login',
-          async () => {
-            const out = (await cli(['status', workflowId], env)).out;
-            return /^retrying +\S+ attempt [2-9]/m.test(out) ? out : undefined;
-          },
-          { tries: 100, delayMs: 200 },
-        );
-        assert.match(shown, /^stage +submitting profiling$/m);
-        assert.match(
-          shown,
-          new RegExp(`^retrying +dataops\\.sendInTurn attempt \\d+: .*503.* \\(in its submitter ${submitter}\\)$`, 'm'),
-        );
-        const json = JSON.parse((await cli(['status', workflowId, '--json'], env)).out) as { retrying: string };
-        assert.match(json.retrying, /^dataops\.sendInTurn attempt \d+: .*503/);
-        const { live } = await liveProgress(t.env.client.workflow.getHandle(workflowId));
-        assert.match(
-          describeLive(live),
-          /\] submitting profiling · polls 0 · retrying dataops\.sendInTurn attempt \d+: .*503/,
-        );
-      } finally {
-        sim.controls.clearFaults();
-      }
-      const done = await cli(['status', workflowId, '--wait'], env);
-      assert.equal(done.code, 0, done.err);
-      assert.match(done.out, /^status +COMPLETED$/m);
-      assert.match(done.out, /^retrying +-$/m, 'a closed run retries nothing');
-    });
-  });
-
-  // A wait without --follow said nothing at all: a worker not started, or another task queue, looked like a long run.
-  test('a wait says once when no worker has taken the run up, naming the task queue, and ends with the run once one has', async () => {
-    const taskQueue = `wait-nobody-${process.pid}`;
-    const workflowId = `cli-wait-${taskQueue}`;
-    let out = '';
-    let err = '';
-    // Its attributes off: no worker has registered them on this server yet, and the refusal would be a warning too.
-    const io = {
-      out: sink((s) => (out += s)),
-      err: sink((s) => (err += s)),
-      env: { ...env, DATAOPS_SEARCH_ATTRIBUTES: 'off' },
-    };
-    const starting = runCli(
-      ['--task-queue', taskQueue, 'profile', '--table-group', TG.finance, '--workflow-id', workflowId],
-      io,
-    );
-    await eventually('the start', () => out.includes('started') || undefined);
-    const waiting = runCli(['status', workflowId, '--wait'], io); // a run started elsewhere, waited for
-    const warning =
-      `warning: no worker has taken up ${workflowId} in 10 s: is one polling task queue ${taskQueue} of this ` +
-      `namespace? It runs once one does (Ctrl+C leaves it waiting; dataops status ${workflowId})\n`;
-    await eventually('both warnings', () => err === warning.repeat(2) || undefined, { tries: 300, delayMs: 100 });
-    const handle = t.env.client.workflow.getHandle(workflowId);
-    assert.equal(noWorkerYet(await handle.describe()), true);
-    const codes = await withProjectWorker(t.env, await simDeps(sim), () => Promise.all([starting, waiting]), taskQueue);
-    assert.deepEqual(codes, [0, 0], err);
-    assert.match(out, /^job +[\w-]+ completed$/m);
-    assert.match(out, /^status +COMPLETED$/m);
-    assert.equal(noWorkerYet(await handle.describe()), false, 'closed');
-    assert.equal(err, warning.repeat(2), 'each said once');
-    // Taken up and still running (a promotion waiting for its approval): no warning is due.
-    await withProjectWorker(t.env, await simDeps(sim), async (queue) => {
-      const promotion = await t.env.client.workflow.start('dataops.promoteTestDefinitions', {
-        taskQueue: queue,
-        workflowId: `cli-wait-taken-${queue}`,
-        args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'upsert' }],
-      });
-      await eventually(
-        'the first workflow task',
-        async () => (await promotion.describe()).historyLength > 2 || undefined,
-      );
-      assert.equal(noWorkerYet(await promotion.describe()), false);
-      await promotion.terminate('test over');
-    });
   });
 
   test('connects through a profile of temporal.toml (--profile), and names a profile that is not there', async () => {

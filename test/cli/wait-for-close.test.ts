@@ -1,13 +1,17 @@
 /**
  * A run the CLI did not start and wait for (a schedule's, another service's, one started with `--no-wait`) can be
  * waited for afterwards: `status --wait` (or `--follow`) and `cancel --wait` block until it has closed, show how it
- * ended, and exit as the command that started it would have. Against the dev server, a worker and the simulator.
+ * ended, and exit as the command that started it would have. A wait says why a run does not move: no worker has taken
+ * it up, or a write of it is being retried. Against the dev server, a worker and the simulator.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { cli } from '../helpers/cli.js';
+import { describeLive, liveProgress } from '../../src/cli/follow.js';
+import { noWorkerYet } from '../../src/cli/query.js';
+import { runCli } from '../../src/starter.js';
+import { cli, sink } from '../helpers/cli.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -89,5 +93,96 @@ describe('waiting for a run started elsewhere', () => {
     } finally {
       s.sim.controls.setJobDurations({ runMs: 1_500 });
     }
+  });
+
+  // A run whose target's submitter retried through an outage read `submitting profiling`, error `-`, for up to 6 h.
+  test("status names the call being retried and where: the target's submitter retrying a login that answers 503", async () => {
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const workflowId = `cli-retrying-${taskQueue}`;
+      const submitter = `dataops-submit/${taskQueue}/default/profiling/${TG.finance}`;
+      s.sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login', count: 1_000 });
+      try {
+        const args = ['--task-queue', taskQueue, 'profile', '--table-group', TG.finance, '--workflow-id', workflowId];
+        const started = await cli([...args, '--no-wait'], env());
+        assert.equal(started.code, 0, started.err);
+        const shown = await eventually(
+          'a retried login',
+          async () => {
+            const out = (await cli(['status', workflowId], env())).out;
+            return /^retrying +\S+ attempt [2-9]/m.test(out) ? out : undefined;
+          },
+          { tries: 100, delayMs: 200 },
+        );
+        assert.match(shown, /^stage +submitting profiling$/m);
+        assert.match(
+          shown,
+          new RegExp(`^retrying +dataops\\.sendInTurn attempt \\d+: .*503.* \\(in its submitter ${submitter}\\)$`, 'm'),
+        );
+        const json = JSON.parse((await cli(['status', workflowId, '--json'], env())).out) as { retrying: string };
+        assert.match(json.retrying, /^dataops\.sendInTurn attempt \d+: .*503/);
+        const { live } = await liveProgress(s.d.env.client.workflow.getHandle(workflowId));
+        assert.match(
+          describeLive(live),
+          /\] submitting profiling · polls 0 · retrying dataops\.sendInTurn attempt \d+: .*503/,
+        );
+      } finally {
+        s.sim.controls.clearFaults();
+      }
+      const done = await cli(['status', workflowId, '--wait'], env());
+      assert.equal(done.code, 0, done.err);
+      assert.match(done.out, /^status +COMPLETED$/m);
+      assert.match(done.out, /^retrying +-$/m, 'a closed run retries nothing');
+    });
+  });
+
+  // A wait without --follow said nothing at all: a worker not started, or another task queue, looked like a long run.
+  test('a wait says once when no worker has taken the run up, naming the task queue, and ends with the run once one has', async () => {
+    const taskQueue = `wait-nobody-${process.pid}`;
+    const workflowId = `cli-wait-${taskQueue}`;
+    let out = '';
+    let err = '';
+    // Its attributes off: no worker has registered them on this server yet, and the refusal would be a warning too.
+    const io = {
+      out: sink((s) => (out += s)),
+      err: sink((s) => (err += s)),
+      env: { ...env(), DATAOPS_SEARCH_ATTRIBUTES: 'off' },
+    };
+    const starting = runCli(
+      ['--task-queue', taskQueue, 'profile', '--table-group', TG.finance, '--workflow-id', workflowId],
+      io,
+    );
+    await eventually('the start', () => out.includes('started') || undefined);
+    const waiting = runCli(['status', workflowId, '--wait'], io); // a run started elsewhere, waited for
+    const warning =
+      `warning: no worker has taken up ${workflowId} in 10 s: is one polling task queue ${taskQueue} of this ` +
+      `namespace? It runs once one does (Ctrl+C leaves it waiting; dataops status ${workflowId})\n`;
+    await eventually('both warnings', () => err === warning.repeat(2) || undefined, { tries: 300, delayMs: 100 });
+    const handle = s.d.env.client.workflow.getHandle(workflowId);
+    assert.equal(noWorkerYet(await handle.describe()), true);
+    const codes = await withProjectWorker(
+      s.d.env,
+      await simDeps(s.sim),
+      () => Promise.all([starting, waiting]),
+      taskQueue,
+    );
+    assert.deepEqual(codes, [0, 0], err);
+    assert.match(out, /^job +[\w-]+ completed$/m);
+    assert.match(out, /^status +COMPLETED$/m);
+    assert.equal(noWorkerYet(await handle.describe()), false, 'closed');
+    assert.equal(err, warning.repeat(2), 'each said once');
+    // Taken up and still running (a promotion waiting for its approval): no warning is due.
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (queue) => {
+      const promotion = await s.d.env.client.workflow.start('dataops.promoteTestDefinitions', {
+        taskQueue: queue,
+        workflowId: `cli-wait-taken-${queue}`,
+        args: [{ source: { testSuiteId: TS.salesDev }, targetTestSuiteId: TS.salesProd, preset: 'upsert' }],
+      });
+      await eventually(
+        'the first workflow task',
+        async () => (await promotion.describe()).historyLength > 2 || undefined,
+      );
+      assert.equal(noWorkerYet(await promotion.describe()), false);
+      await promotion.terminate('test over');
+    });
   });
 });
