@@ -19,7 +19,7 @@ import { openClaimChecks } from './setup/claim-checks.js';
 import { waitsQueueActivities } from './contract/activity-options.js';
 import { ServiceClient } from './api/index.js';
 import { ConfigError } from './config/env.js';
-import { TemporalConnectError, connectingTo, temporalConnectionOptions } from './config/temporal.js';
+import { TemporalConnectError, connectingTo } from './config/temporal.js';
 import { countFailures } from './telemetry/activity-failures.js';
 import { watchCredentialLifetimes } from './telemetry/credential-lifetime.js';
 import { observeServiceCalls } from './telemetry/service-calls.js';
@@ -149,7 +149,7 @@ export function installRuntime(config: WorkerConfig): void {
 }
 
 export async function connect(config: WorkerConfig): Promise<NativeConnection> {
-  return connectingTo(config.temporal, NativeConnection.connect(temporalConnectionOptions(config.temporal)));
+  return connectingTo(config.temporal, (options) => NativeConnection.connect(options));
 }
 
 /**

@@ -16,7 +16,7 @@ import {
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Env } from '../config/env.js';
 import type { StarterConfig } from '../config/starter.js';
-import { connectingTo, temporalConnectionOptions } from '../config/temporal.js';
+import { connectingTo } from '../config/temporal.js';
 import {
   ownName,
   searchAttributesAtStart,
@@ -66,8 +66,7 @@ export class Starter {
 
   async connect(): Promise<Client> {
     if (this.client) return this.client;
-    const { temporal } = this.config;
-    this.connection = await connectingTo(temporal, Connection.connect(temporalConnectionOptions(temporal)));
+    this.connection = await connectingTo(this.config.temporal, (options) => Connection.connect(options));
     // With an OTLP endpoint, a workflow started here continues this process's trace.
     this.tracing ??= await startConfiguredTracing(this.config.tracing);
     this.client = new Client({

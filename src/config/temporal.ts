@@ -152,18 +152,20 @@ export class TemporalConnectError extends Error {
   override readonly name = 'TemporalConnectError';
 }
 
-/** `connecting` (a `Connection.connect` or `NativeConnection.connect`), or its failure naming the server it was for. */
-export async function connectingTo<T>(t: TemporalConfig, connecting: Promise<T>): Promise<T> {
+/**
+ * Connects with `connect` (`Connection.connect` or `NativeConnection.connect`) to the server of `t`; a failure names
+ * that server, so the address said is always the one dialled.
+ */
+export async function connectingTo<T>(
+  t: TemporalConfig,
+  connect: (options: ReturnType<typeof temporalConnectionOptions>) => Promise<T>,
+): Promise<T> {
   try {
-    return await connecting;
+    return await connect(temporalConnectionOptions(t));
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new TemporalConnectError(
-      `cannot connect to the Temporal server at ${t.address} (namespace ${t.namespace}): ${why}`,
-      {
-        cause: err,
-      },
-    );
+    const where = `the Temporal server at ${t.address} (namespace ${t.namespace})`;
+    throw new TemporalConnectError(`cannot connect to ${where}: ${why}`, { cause: err });
   }
 }
 
