@@ -33,20 +33,29 @@ export function lastFailure(d: WorkflowExecutionDescription): string | null {
   return null;
 }
 
-/** The submitter a run at `stage` waits on, from its start input; null at any other stage. */
-export function submitterFor(taskQueue: string, stage: string, input: StartInput | undefined): string | null {
-  if (!input) return null;
-  const profile = input.profile ?? 'default';
-  if (stage === 'running order') {
-    const order = input.order ?? input;
-    return order.kitchen && order.recipe && order.variation
-      ? orderSubmitterId(taskQueue, profile, order as Required<typeof order>)
-      : null;
-  }
+/**
+ * The submitter a run at `stage` waits on, from its start input (read only at a stage that has one); null at any
+ * other stage, or without an input that names its target.
+ */
+export async function submitterFor(
+  taskQueue: string,
+  stage: string,
+  readInput: () => Promise<unknown>,
+): Promise<string | null> {
   const role = /^submitting (.+)$/.exec(stage)?.[1];
   const submitting = role === undefined ? undefined : SUBMITTING[role];
-  const target = submitting && input[submitting.target];
-  return submitting && target ? submitterId(taskQueue, profile, submitting.kind, target) : null;
+  if (!submitting && stage !== 'running order') return null;
+  const input = (await readInput()) as StartInput | undefined;
+  if (!input) return null;
+  const profile = input.profile ?? 'default';
+  if (submitting) {
+    const target = input[submitting.target];
+    return target ? submitterId(taskQueue, profile, submitting.kind, target) : null;
+  }
+  const order = input.order ?? input;
+  return order.kitchen && order.recipe && order.variation
+    ? orderSubmitterId(taskQueue, profile, order as Required<typeof order>)
+    : null;
 }
 
 /** The input a workflow was started with: the first event of its history (one event read), or undefined. */
@@ -78,9 +87,9 @@ export async function retrying(
 ): Promise<Retrying | null> {
   const own = lastFailure(d);
   if (own) return { failure: own, submitter: null };
-  if (!stage || (stage !== 'running order' && !stage.startsWith('submitting '))) return null;
+  if (!stage) return null;
   try {
-    const id = submitterFor(d.taskQueue, stage, (await input()) as StartInput | undefined);
+    const id = await submitterFor(d.taskQueue, stage, input);
     const submitter = id ? await handle.client.getHandle(id).describe() : undefined;
     const theirs = submitter?.status.name === 'RUNNING' ? lastFailure(submitter) : null;
     return theirs ? { failure: theirs, submitter: id } : null;

@@ -14,25 +14,41 @@ const pipeline = {
   order: { kitchen: 'production', recipe: 'load', variation: 'daily', parameters: {} },
 };
 
-test("each submitting stage names its kind's submitter; an order's is its kitchen, recipe and variation", () => {
-  assert.equal(submitterFor('q', 'submitting profiling', pipeline), 'dataops-submit/q/ops/profiling/tg-1');
-  assert.equal(submitterFor('q', 'submitting test_run', pipeline), 'dataops-submit/q/ops/tests/ts-1');
-  assert.equal(submitterFor('q', 'submitting generation', pipeline), 'dataops-submit/q/ops/generation/ts-1');
-  assert.equal(submitterFor('q', 'running order', pipeline), 'dataops-order/q/ops/production/load/daily');
+test("each submitting stage names its kind's submitter; an order's is its kitchen, recipe and variation", async () => {
+  assert.equal(
+    await submitterFor('q', 'submitting profiling', async () => pipeline),
+    'dataops-submit/q/ops/profiling/tg-1',
+  );
+  assert.equal(await submitterFor('q', 'submitting test_run', async () => pipeline), 'dataops-submit/q/ops/tests/ts-1');
+  assert.equal(
+    await submitterFor('q', 'submitting generation', async () => pipeline),
+    'dataops-submit/q/ops/generation/ts-1',
+  );
+  assert.equal(
+    await submitterFor('q', 'running order', async () => pipeline),
+    'dataops-order/q/ops/production/load/daily',
+  );
   // runOrder's input is the order itself; an input without a profile has the contract's default one.
   const order = { kitchen: 'k', recipe: 'r', variation: 'v' };
-  assert.equal(submitterFor('q', 'running order', order), 'dataops-order/q/default/k/r/v');
+  assert.equal(await submitterFor('q', 'running order', async () => order), 'dataops-order/q/default/k/r/v');
   assert.equal(
-    submitterFor('q', 'submitting profiling', { tableGroupId: 'tg-2' }),
+    await submitterFor('q', 'submitting profiling', async () => ({ tableGroupId: 'tg-2' })),
     'dataops-submit/q/default/profiling/tg-2',
   );
 });
 
-test('a stage that submits nothing, an unknown role, or no input names no submitter', () => {
+test('a stage that submits nothing, an unknown role, or no input names no submitter', async () => {
   for (const stage of ['waiting for profiling', 'applying quality gates', 'submitting lunch'])
-    assert.equal(submitterFor('q', stage, pipeline), null, stage);
-  assert.equal(submitterFor('q', 'submitting profiling', undefined), null);
-  assert.equal(submitterFor('q', 'running order', { tableGroupId: 'tg-1' }), null, 'a pipeline without an order');
+    assert.equal(await submitterFor('q', stage, async () => pipeline), null, stage);
+  // The input (a history read) is read only at a stage that has a submitter.
+  const unread = async () => assert.fail('the input was read');
+  assert.equal(await submitterFor('q', 'applying quality gates', unread), null);
+  assert.equal(await submitterFor('q', 'submitting profiling', async () => undefined), null);
+  assert.equal(
+    await submitterFor('q', 'running order', async () => ({ tableGroupId: 'tg-1' })),
+    null,
+    'a pipeline without an order',
+  );
 });
 
 test("a pending activity's last failure, with its attempt; none when no activity has failed", () => {

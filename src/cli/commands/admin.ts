@@ -36,13 +36,10 @@ const FORMATS: Record<string, (r: any, gates?: GateLimits) => string> = {
   promoteTestDefinitions: formatPromotion,
 };
 
-/** A workflow's outcome once closed: its result, or the failure at the root of its chain (`err` hears of no worker). */
-async function outcome(
-  handle: WorkflowHandle,
-  err: NodeJS.WritableStream,
-): Promise<{ result: unknown } | { failure: RootCause }> {
+/** A workflow's outcome from the read of its result: the result, or the failure at the root of its chain. */
+async function outcome(result: Promise<unknown>): Promise<{ result: unknown } | { failure: RootCause }> {
   try {
-    return { result: await resultOrNoWorker(handle, err) };
+    return { result: await result };
   } catch (err) {
     if (err instanceof WorkflowFailedError) return { failure: rootCause(err) };
     throw err;
@@ -108,11 +105,12 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
   // With --json, the live lines go to stderr: stdout stays one JSON document.
   if (f.follow) await follow(handle, f.json ? s.io.err : s.io.out);
   // Waited for, its outcome is read once, here; else only once it is seen closed.
-  const waited = f.wait && !f.follow ? await outcome(handle, s.io.err) : null;
+  // Waiting, it says when no worker has taken the run up; a closed run's result is read at once.
+  const waited = f.wait && !f.follow ? await outcome(resultOrNoWorker(handle, s.io.err)) : null;
   const d = await handle.describe();
   const progress = await askWorker(handle, () => handle.query(progressQuery)).catch(() => null);
   const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';
-  const end = closed ? (waited ?? (await outcome(handle, s.io.err))) : null;
+  const end = closed ? (waited ?? (await outcome(handle.result()))) : null;
   const retry = closed ? null : retryingText(await retrying(handle, d, progress?.stage));
   // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
   const kind = ownName(d.type);
