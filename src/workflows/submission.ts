@@ -58,7 +58,7 @@ const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number) =
  * this task queue (its workers run the submitter: a worker fleet of its own, with its own profiles, has its own).
  */
 export const submissionLockId = (kind: JobKind, profile: string, targetId: string): string =>
-  submitterId(workflowInfo().taskQueue, profile, kind, targetId);
+  submitterId(submitterQueue(), profile, kind, targetId);
 
 /** Where a target's submitter runs: this workflow's task queue (a wait's own is the waits queue). */
 const submitterQueue = (): string => workflowInfo().taskQueue;
@@ -94,7 +94,6 @@ export async function submitUnderLock(
 export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
   const { outageToleranceMs: _, ...args } = input;
   const runOrder = asking(t, input.outageToleranceMs).runOrder;
-  const { kitchen, recipe, variation } = input;
-  const lock = orderSubmitterId(submitterQueue(), input.profile, { kitchen, recipe, variation });
+  const lock = orderSubmitterId(submitterQueue(), input.profile, input);
   return askingSubmitter(() => runOrder({ ...args, lock, submitterQueue: submitterQueue() }));
 }
