@@ -2,7 +2,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { progressQuery, type Progress, type WaitProgress } from '../contract/index.js';
+import { AWAITING_APPROVAL, previewQuery, progressQuery, type Progress, type WaitProgress } from '../contract/index.js';
+import { formatDecisionAsked } from './format.js';
 import { askWorker } from './query.js';
 import { retrying, startInput } from './retrying.js';
 
@@ -92,7 +93,13 @@ export async function follow(
   intervalMs = 1_000,
 ): Promise<void> {
   let last = '';
-  const shown = new Set<string>();
+  const shown = new Set<string>(); // the jobs and previews printed
+  let asked: string | undefined; // the progress update a preview was last read at
+  /** Prints lines above the live one (which a terminal then rewrites below them). */
+  const above = (text: string) => {
+    out.write(`${out.isTTY && last ? '\r\x1b[2K' : ''}${text}\n`);
+    if (out.isTTY) last = '';
+  };
   let input: Promise<unknown> | undefined; // read once, when a submitter is first asked
   const startedWith = () => (input ??= startInput(handle));
   for (;;) {
@@ -106,9 +113,18 @@ export async function follow(
       for (const job of r.progress.jobs)
         if (job.url && !shown.has(job.jobId)) {
           shown.add(job.jobId);
-          out.write(`${out.isTTY && last ? '\r\x1b[2K' : ''}${job.role} job ${job.jobId}: ${job.url}\n`);
-          if (out.isTTY) last = '';
+          above(`${job.role} job ${job.jobId}: ${job.url}`);
         }
+      // A promotion waiting for its decision: its preview and the commands that make it, once per preview (a target
+      // that changed before the apply asks again, with a new one). Read when the stage is entered, not every second.
+      if (r.progress.stage === AWAITING_APPROVAL && r.progress.updatedAt !== asked) {
+        const preview = await askWorker(handle, () => handle.query(previewQuery)).catch(() => null);
+        if (preview) asked = r.progress.updatedAt;
+        if (preview && !shown.has(preview.previewId)) {
+          shown.add(preview.previewId);
+          above(formatDecisionAsked(handle.workflowId, preview));
+        }
+      }
     } catch {
       // Not queryable yet (no worker has run it), or just closed: keep the last line, or say what it waits for.
       const d = await handle.describe().catch(() => undefined);

@@ -157,6 +157,15 @@ export function formatPreview(p: PromotionPreview): string {
   ].join('\n');
 }
 
+/** A preview waiting for its decision, and the two commands that decide it (the approval names the preview). */
+export function formatDecisionAsked(workflowId: string, p: PromotionPreview): string {
+  return [
+    formatPreview(p),
+    `approve: dataops approve ${workflowId} --preview-id ${p.previewId}`,
+    `reject:  dataops reject ${workflowId} --reason "..."`,
+  ].join('\n');
+}
+
 export function formatPromotion(r: PromoteTestDefinitionsResult): string {
   const head = `promotion ${r.status.toUpperCase()}${r.decision ? ` (${r.decision.decision}${r.decision.by ? ` by ${r.decision.by}` : ''}${r.decision.comment ? `: ${r.decision.comment}` : ''})` : ''}`;
   return [head, ...r.diff].join('\n');

@@ -10,6 +10,12 @@ export const progressQuery = defineQuery<Progress>('progress');
 /** The promotion's current preview (null until it exists). */
 export const previewQuery = defineQuery<PromotionPreview | null>('preview');
 
+/**
+ * The `progress` stage of a promotion waiting for its decision: `preview` then answers the preview that `approve`
+ * must name (a new one, and this stage again, when the target changed before an approval was applied).
+ */
+export const AWAITING_APPROVAL = 'awaiting approval';
+
 /** Approves the named preview; refused by the validator when it names another preview than the current one. */
 export const approveUpdate = defineUpdate<DecisionAck, [ApproveInput]>('approve');
 

@@ -18,7 +18,7 @@ import type {
   PromoteTestDefinitionsResult,
   PromotionPreview,
 } from '../contract/index.js';
-import { approveUpdate, previewQuery, rejectUpdate } from '../contract/messages.js';
+import { AWAITING_APPROVAL, approveUpdate, previewQuery, rejectUpdate } from '../contract/messages.js';
 import { PRESETS } from '../contract/presets.js';
 import type { ExportTestDefinitionsInput, ImportReport, PromoteTestDefinitionsInput } from '../contract/promotion.js';
 import { checkedInput } from './input.js';
@@ -181,7 +181,7 @@ async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): Promise
     if (!input.approval.required)
       decision = { decision: 'not_required', by: null, comment: null, at: new Date().toISOString() };
     while (input.approval.required) {
-      t.stage('awaiting approval');
+      t.stage(AWAITING_APPROVAL);
       t.search.set({ stage: 'awaiting_approval' });
       const decided = await condition(() => decision !== null, input.approval.timeoutMs);
       if (!decided) {

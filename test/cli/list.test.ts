@@ -28,6 +28,9 @@ interface Listed {
   workflowId: string;
   type: string;
   status: string;
+  startTime: string;
+  /** null while it runs */
+  closeTime: string | null;
   tableGroupId: string | null;
   testSuiteId: string | null;
   stage: string | null;
@@ -107,13 +110,16 @@ describe('search attributes and dataops list, on the dev server', () => {
           workflowId: undefined,
           type: 'dataops.dataQualityPipeline',
           status: 'COMPLETED',
-          startTime: (passing as { startTime?: string }).startTime,
+          startTime: passing?.startTime,
+          closeTime: passing?.closeTime,
           tableGroupId: TG.finance,
           testSuiteId: TS.financeProd,
           stage: 'test_run',
           verdict: 'passed',
         },
       );
+      // A closed run says when it closed: it completed after it started.
+      assert.ok(Date.parse(passing!.closeTime!) > Date.parse(passing!.startTime), JSON.stringify(passing));
       const failed = await list('--table-group', TG.finance, '--verdict', 'failed');
       assert.deepEqual(
         failed.filter((w) => w.workflowId.endsWith(taskQueue)).map((w) => w.workflowId),
@@ -126,11 +132,18 @@ describe('search attributes and dataops list, on the dev server', () => {
         ),
       );
       assert.equal(waiting.type, 'dataops.promoteTestDefinitions');
+      assert.equal(waiting.closeTime, null, 'still running');
+      const running = await cli(['list', '--stage', 'awaiting_approval', '--test-suite', TS.salesProd], env);
+      assert.match(running.out, new RegExp(`status\\s+RUNNING since ${waiting.startTime}`));
       await promotion.cancel();
 
       const shown = await cli(['list', '--table-group', TG.finance, '--verdict', 'passed'], env);
       assert.match(shown.out, new RegExp(`dataQualityPipeline passing-${taskQueue}`));
       assert.match(shown.out, /verdict\s+passed/);
+      assert.match(
+        shown.out,
+        new RegExp(`status\\s+COMPLETED at ${passing!.closeTime}, started ${passing!.startTime}`),
+      );
     });
   });
 

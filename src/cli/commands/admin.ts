@@ -5,15 +5,23 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import { ownName, progressQuery, type DataQualityPipelineResult } from '../../contract/index.js';
+import {
+  AWAITING_APPROVAL,
+  ownName,
+  previewQuery,
+  progressQuery,
+  type DataQualityPipelineResult,
+} from '../../contract/index.js';
 import { type RootCause, describeRoot, rootCause } from '../failure.js';
 import { follow } from '../follow.js';
 import {
   EXIT,
   type GateLimits,
   failureExit,
+  formatDecisionAsked,
   formatOrder,
   formatPipeline,
+  formatPreview,
   formatProfile,
   formatPromotion,
   formatTestRun,
@@ -114,11 +122,27 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
   const retry = closed ? null : retryingText(await retrying(handle, d, progress?.stage));
   // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
   const kind = ownName(d.type);
+  // A running promotion's preview: what its approver must name, whoever started it (a schedule, another service,
+  // `--no-wait`, a `promote` that gave up waiting or was interrupted). A closed one's is in its result.
+  const promotion = kind === 'promoteTestDefinitions';
+  const preview =
+    promotion && progress && !closed
+      ? await askWorker(handle, () => handle.query(previewQuery)).catch(() => null)
+      : null;
   const exit = f.wait || f.follow ? exitOf(kind, end) : EXIT.ok;
   if (f.json) {
     s.print(
       JSON.stringify(
-        { workflowId, type: d.type, status: d.status.name, progress, retrying: retry, memo: d.memo ?? null, ...end },
+        {
+          workflowId,
+          type: d.type,
+          status: d.status.name,
+          progress,
+          retrying: retry,
+          ...(promotion ? { preview } : {}),
+          memo: d.memo ?? null,
+          ...end,
+        },
         null,
         2,
       ),
@@ -138,7 +162,7 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
             ] as [string, unknown],
           ]),
       ['stage', progress?.stage],
-      ['jobs', progress?.jobs.map((j) => `${j.role} ${j.jobId} ${j.status ?? ''}`).join('; ')],
+      ['jobs', progress?.jobs.map((j) => `${j.role} ${j.jobId} ${j.status ?? ''}`).join('; ') || null],
       // Each job's page in the service's UI: from the progress, or from the memo when no worker answers.
       ['job pages', jobPages(progress?.jobs, d.memo)],
       [
@@ -157,6 +181,8 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
       ['web UI', s.link(workflowId)],
     ]),
   );
+  if (preview)
+    s.print(progress?.stage === AWAITING_APPROVAL ? formatDecisionAsked(workflowId, preview) : formatPreview(preview));
   if (end && 'result' in end) {
     const format = FORMATS[kind];
     // A pipeline's result names its gates' limits; one from before contract 0.3 does not: its input does.

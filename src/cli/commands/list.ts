@@ -69,6 +69,7 @@ export function registerListCommand(program: Command, { starter: s, action }: Co
             type: w.type,
             status: w.status.name,
             startTime: w.startTime.toISOString(),
+            closeTime: w.closeTime?.toISOString() ?? null,
             tableGroupId: sa.get(SA.tableGroupId) ?? null,
             testSuiteId: sa.get(SA.testSuiteId) ?? null,
             stage: sa.get(SA.stage) ?? null,
@@ -82,7 +83,13 @@ export function registerListCommand(program: Command, { starter: s, action }: Co
           s().print(
             table([
               ['workflow', `${r.type} ${r.workflowId}`],
-              ['status', `${r.status} since ${r.startTime}`],
+              // A closed run: when it closed (its status has held since), and when it started.
+              [
+                'status',
+                r.closeTime
+                  ? `${r.status} at ${r.closeTime}, started ${r.startTime}`
+                  : `${r.status} since ${r.startTime}`,
+              ],
               ['about', [r.tableGroupId, r.testSuiteId].filter(Boolean).join(', ') || null],
               ['stage', r.stage],
               ['verdict', r.verdict],

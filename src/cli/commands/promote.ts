@@ -13,7 +13,7 @@ import {
   rejectUpdate,
   type PromoteTestDefinitionsResult,
 } from '../../contract/index.js';
-import { formatPreview, formatPromotion, promotionExit } from '../format.js';
+import { formatDecisionAsked, formatPromotion, promotionExit } from '../format.js';
 import { checked, profileOption, runOptions, type RunFlags } from '../inputs.js';
 import { UsageError, parseDurationMs, positiveDurationMs } from '../parsers.js';
 import { askWorker } from '../query.js';
@@ -114,11 +114,7 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
         );
         if (!preview) return;
         if (f.json) s().print(JSON.stringify(preview, null, 2));
-        else {
-          s().print(formatPreview(preview));
-          s().print(`approve: dataops approve ${handle.workflowId} --preview-id ${preview.previewId}`);
-          s().print(`reject:  dataops reject ${handle.workflowId} --reason "..."`);
-        }
+        else s().print(formatDecisionAsked(handle.workflowId, preview));
         return;
       }
       await s().finish<PromoteTestDefinitionsResult>(handle, f, formatPromotion, promotionExit);

@@ -1,0 +1,122 @@
+/**
+ * A promotion decided after the command that started it has gone (`--no-wait`, a schedule, another service, a
+ * `promote` that gave up waiting): `status` shows its preview and the commands that decide it, `--follow` prints them
+ * once per preview, and the printed commands work as they are. Dev server, a simulator of its own (a promotion
+ * changes its target suite).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { follow } from '../../src/cli/follow.js';
+import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { cli, sink } from '../helpers/cli.js';
+import { clientFor, startTestSimulator } from '../helpers/sim.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
+import { eventually } from '../helpers/wait.js';
+
+const { salesDev: DEV, salesProd: PROD } = SEED_IDS.testSuites;
+
+/** The `approve:` line printed for `workflowId`, as the arguments of the command it names. */
+function approveCommand(out: string, workflowId: string): string[] | undefined {
+  const line = new RegExp(`^approve: dataops (approve ${workflowId} --preview-id \\S+)$`, 'm').exec(out)?.[1];
+  return line?.split(' ');
+}
+
+describe('a promotion decided later, from status and --follow, on the dev server', () => {
+  let t: TestEnv;
+  let sim: RunningSimulator;
+  let env: Record<string, string>;
+  before(async () => {
+    t = await startDevServerEnv();
+    ({ sim } = await startTestSimulator());
+    env = { TEMPORAL_ADDRESS: t.env.connection.options.address, DATAOPS_TEMPORAL_UI_URL: '' };
+  });
+  after(async () => {
+    await sim?.close();
+    await t?.env.teardown();
+  });
+
+  test('status shows the preview waiting for its decision and the commands that make it; --follow prints them once per preview', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `decide-later-${taskQueue}`;
+      const promote = ['promote', '--from-suite', DEV, '--to-suite', PROD, '--preset', 'promotion', '--no-wait'];
+      const started = await cli([...promote, '--workflow-id', workflowId], { ...env, TEMPORAL_TASK_QUEUE: taskQueue });
+      assert.equal(started.code, 0, started.err);
+      const handle = t.env.client.workflow.getHandle(workflowId);
+      let followed = '';
+      const following = follow(
+        handle,
+        sink((s) => (followed += s)),
+        100,
+      );
+      try {
+        await decide(workflowId, () => followed);
+      } finally {
+        // A failed assertion leaves it waiting for a decision: end it, so that the follow ends before the server.
+        await handle.terminate('test over').catch(() => undefined);
+        await following;
+      }
+    });
+  });
+
+  /** Decides the promotion `workflowId` from what `status` and the follow (its output so far: `followed`) print. */
+  async function decide(workflowId: string, followed: () => string) {
+    const first = await eventually('status naming the preview and its approval', async () => {
+      const r = await cli(['status', workflowId], env);
+      return approveCommand(r.out, workflowId) && r;
+    });
+    assert.equal(first.code, 0, first.err);
+    assert.match(first.out, /^stage\s+awaiting approval$/m);
+    assert.match(first.out, /^jobs\s+-$/m, 'no job: a dash, as every empty row');
+    assert.match(
+      first.out,
+      /^preview \S+ \(9 definitions, overwrite_unlocked\/create_and_lock\/do_nothing, mode apply\)$/m,
+    );
+    assert.match(first.out, /^preview: 3 created, 3 updated, 3 skipped, 0 deleted$/m);
+    assert.match(first.out, new RegExp(`^reject:  dataops reject ${workflowId} --reason "\\.\\.\\."$`, 'm'));
+    const json = JSON.parse((await cli(['status', workflowId, '--json'], env)).out) as {
+      preview: { previewId: string } | null;
+    };
+    const approveFirst = approveCommand(first.out, workflowId)!;
+    assert.equal(json.preview?.previewId, approveFirst.at(-1));
+
+    // Meanwhile someone else adds the new definitions to the target: the approval of the first preview gets a new
+    // one, which is asked for again, and shown.
+    const other = await clientFor(sim);
+    await other.testDefinitions.import(
+      PROD,
+      { mode: 'apply', on_match: 'skip', on_new: 'create', on_absence: 'do_nothing' },
+      await other.testDefinitions.export(DEV, { origin: 'both' }),
+    );
+    const approved = await cli(approveFirst, env);
+    assert.equal(approved.code, 0, approved.err);
+    // --follow prints the new preview's commands once it is asked for; status shows the same.
+    const second = await eventually('--follow naming the new preview', async () => {
+      const asked = followed()
+        .split('\n')
+        .filter((l) => l.startsWith('approve: '));
+      return asked.length === 2 && { command: asked[1]!.replace(/^approve: dataops /, '').split(' ') };
+    });
+    assert.notEqual(second.command.at(-1), approveFirst.at(-1));
+    const again = await cli(['status', workflowId], env);
+    assert.deepEqual(approveCommand(again.out, workflowId), second.command);
+    assert.match(again.out, /^preview: 0 created, /m, 'the fresh preview shows what the approver has not seen');
+    const applied = await cli(second.command, env);
+    assert.equal(applied.code, 0, applied.err);
+
+    const waited = await cli(['status', workflowId, '--wait'], env);
+    assert.equal(waited.code, 0, waited.err);
+    assert.match(waited.out, /^promotion APPLIED \(approved/m);
+    assert.doesNotMatch(waited.out, /^approve:/m, 'a closed promotion asks for nothing');
+    const closed = JSON.parse((await cli(['status', workflowId, '--json'], env)).out) as { preview: unknown };
+    assert.equal(closed.preview, null, "a closed one's preview is in its result");
+    // Each preview's commands, once each.
+    assert.deepEqual(
+      followed()
+        .split('\n')
+        .filter((l) => l.startsWith('approve: ')),
+      [`approve: dataops ${approveFirst.join(' ')}`, `approve: dataops ${second.command.join(' ')}`],
+    );
+  }
+});
