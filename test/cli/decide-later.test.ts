@@ -5,6 +5,7 @@
  * changes its target suite).
  */
 import assert from 'node:assert/strict';
+import { userInfo } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
@@ -60,6 +61,28 @@ describe('a promotion decided later, from status and --follow, on the dev server
     });
   });
 
+  test('a promotion rejected with the command status prints: the decision names the user the CLI ran as; nothing is applied', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `reject-later-${taskQueue}`;
+      const promote = ['promote', '--from-suite', DEV, '--to-suite', PROD, '--preset', 'upsert', '--no-wait'];
+      const started = await cli([...promote, '--workflow-id', workflowId], { ...env, TEMPORAL_TASK_QUEUE: taskQueue });
+      assert.equal(started.code, 0, started.err);
+      const before = sim.controls.definitions(PROD);
+      const shown = await eventually('status naming the reject command', async () => {
+        const r = await cli(['status', workflowId], env);
+        return new RegExp(`^reject:  dataops (reject ${workflowId}) --reason`, 'm').exec(r.out)?.[1];
+      });
+      const rejected = await cli([...shown.split(' '), '--reason', 'not today'], env);
+      assert.equal(rejected.code, 0, rejected.err);
+      const waited = await cli(['status', workflowId, '--wait', '--json'], env);
+      assert.equal(waited.code, 5, waited.err);
+      const { result } = JSON.parse(waited.out) as { result: { status: string; decision: { by: string | null } } };
+      assert.equal(result.status, 'rejected');
+      assert.equal(result.decision.by, userInfo().username);
+      assert.deepEqual(sim.controls.definitions(PROD), before, 'nothing applied');
+    });
+  });
+
   /** Decides the promotion `workflowId` from what `status` and the follow (its output so far: `followed`) print. */
   async function decide(workflowId: string, followed: () => string) {
     const first = await eventually('status naming the preview and its approval', async () => {
@@ -107,7 +130,8 @@ describe('a promotion decided later, from status and --follow, on the dev server
 
     const waited = await cli(['status', workflowId, '--wait'], env);
     assert.equal(waited.code, 0, waited.err);
-    assert.match(waited.out, /^promotion APPLIED \(approved/m);
+    // Without --by, the decision names the user the CLI ran as.
+    assert.match(waited.out, new RegExp(`^promotion APPLIED \\(approved by ${userInfo().username}\\)$`, 'm'));
     assert.doesNotMatch(waited.out, /^approve:/m, 'a closed promotion asks for nothing');
     const closed = JSON.parse((await cli(['status', workflowId, '--json'], env)).out) as { preview: unknown };
     assert.equal(closed.preview, null, "a closed one's preview is in its result");

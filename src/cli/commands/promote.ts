@@ -1,6 +1,7 @@
 /**
  * The promotion commands: `promote` (export → preview → approval → apply), `approve` and `reject`.
  */
+import { userInfo } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { type Command, Option } from 'commander';
@@ -19,6 +20,18 @@ import { UsageError, parseDurationMs, positiveDurationMs } from '../parsers.js';
 import { askWorker } from '../query.js';
 import { durationText } from '../schedule-spec.js';
 import type { CommandContext } from '../runner.js';
+
+/**
+ * Who decides, unless `--by` says: the user the CLI runs as (as git names an author), so that the decision on record
+ * names someone. None where the system has no name for it (a container's numeric user).
+ */
+function runningAs(): string | undefined {
+  try {
+    return userInfo().username || undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** How long `promote` waits for the preview before it leaves the promotion running and says how to find it. */
 const PREVIEW_WAIT_MS = 5 * 60_000;
@@ -125,17 +138,16 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
     .command('approve <workflowId>')
     .description('approve a waiting promotion; --preview-id must name the preview you reviewed')
     .requiredOption('--preview-id <id>', 'the preview being approved (from the preview)')
-    .option('--by <name>', 'who approves')
+    .option('--by <name>', 'who approves (default: the user this runs as)')
     .option('--comment <text>', 'comment')
     .action(
       action(async (workflowId: string, f: { previewId: string; by?: string; comment?: string }) => {
         const handle = (await s().connect()).workflow.getHandle(workflowId);
+        const by = f.by ?? runningAs();
         await s().update(
           () =>
             handle.executeUpdate(approveUpdate, {
-              args: [
-                { previewId: f.previewId, ...(f.by ? { by: f.by } : {}), ...(f.comment ? { comment: f.comment } : {}) },
-              ],
+              args: [{ previewId: f.previewId, ...(by ? { by } : {}), ...(f.comment ? { comment: f.comment } : {}) }],
             }),
           (ack) => `${ack.decision}: preview ${ack.previewId}`,
         );
@@ -146,17 +158,16 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
     .command('reject <workflowId>')
     .description('reject a waiting promotion; nothing is applied')
     .requiredOption('--reason <text>', 'why')
-    .option('--by <name>', 'who rejects')
+    .option('--by <name>', 'who rejects (default: the user this runs as)')
     .option('--preview-id <id>', 'the preview being rejected')
     .action(
       action(async (workflowId: string, f: { reason: string; by?: string; previewId?: string }) => {
         const handle = (await s().connect()).workflow.getHandle(workflowId);
+        const by = f.by ?? runningAs();
         await s().update(
           () =>
             handle.executeUpdate(rejectUpdate, {
-              args: [
-                { reason: f.reason, ...(f.by ? { by: f.by } : {}), ...(f.previewId ? { previewId: f.previewId } : {}) },
-              ],
+              args: [{ reason: f.reason, ...(by ? { by } : {}), ...(f.previewId ? { previewId: f.previewId } : {}) }],
             }),
           (ack) => ack.decision,
         );
