@@ -39,6 +39,29 @@ describe('end to end: separate processes on the dev server', () => {
   });
   const simControl = simControls(() => sim.url);
 
+  /**
+   * Where a run that does not move is stuck, for a failure message: who polls its task queue for workflow tasks,
+   * whether the simulator answers, and the last of what each worker printed.
+   */
+  async function whereStuck(taskQueue: string, procs: Proc[]): Promise<string> {
+    const pollers = await t.env.client.workflowService
+      .describeTaskQueue({ namespace: t.env.namespace ?? 'default', taskQueue: { name: taskQueue }, taskQueueType: 1 })
+      .then(
+        (r) => (r.pollers ?? []).map((p) => p.identity).join(', ') || 'none',
+        (e: Error) => `unknown (${e.message})`,
+      );
+    const simulator = await fetch(`${sim.url}/_sim/counters`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => `answers ${r.status}`,
+      (e: Error) => `does not answer (${e.message})`,
+    );
+    const tails = procs.map(
+      (p, i) =>
+        `--- worker ${i + 1} (pid ${p.child.pid}, ${p.child.exitCode ?? p.child.signalCode ?? 'running'}), its last output:\n` +
+        p.output().slice(-3_000),
+    );
+    return [`workflow-task pollers of ${taskQueue}: ${pollers}`, `the simulator: ${simulator}`, ...tails].join('\n');
+  }
+
   before(async () => {
     t = await startDevServerEnv();
     address = t.env.connection.options.address;
@@ -83,8 +106,10 @@ describe('end to end: separate processes on the dev server', () => {
         '--json',
       ],
       { TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue },
+      // Stopped before the test's own time limit, so that a run that hangs says where.
+      240_000,
     );
-    assert.equal(run.code, 0, run.out);
+    if (run.code !== 0) assert.fail(`exit ${run.code}: ${run.out}\n${await whereStuck(taskQueue, [worker])}`);
     const json = run.out.slice(run.out.indexOf('{\n'));
     const result = JSON.parse(json) as DataQualityPipelineResult;
     assert.equal(result.status, 'passed');
@@ -158,7 +183,7 @@ describe('end to end: separate processes on the dev server', () => {
         return d.raw.pendingActivities?.find(
           (p) => p.activityType?.name === 'dataops.submitAndWaitForJob' && p.lastWorkerIdentity,
         );
-      });
+      }).catch(async (err: Error) => assert.fail(`${err.message}\n${await whereStuck(taskQueue, [a, b])}`));
       const pid = Number(waiting.lastWorkerIdentity!.split('@')[0]);
       const victim = [a, b].find((w) => w.child.pid === pid);
       assert.ok(victim, `the waiting worker ${waiting.lastWorkerIdentity} is one of ours`);
