@@ -2,9 +2,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { AWAITING_APPROVAL, previewQuery, progressQuery, type Progress, type WaitProgress } from '../contract/index.js';
+import { AWAITING_APPROVAL, progressQuery, type Progress, type WaitProgress } from '../contract/index.js';
 import { formatDecisionAsked } from './format.js';
-import { askWorker } from './query.js';
+import { askPreview, askWorker } from './query.js';
 import { retrying, startInput } from './retrying.js';
 
 interface Live {
@@ -118,7 +118,7 @@ export async function follow(
       // A promotion waiting for its decision: its preview and the commands that make it, once per preview (a target
       // that changed before the apply asks again, with a new one). Read when the stage is entered, not every second.
       if (r.progress.stage === AWAITING_APPROVAL && r.progress.updatedAt !== asked) {
-        const preview = await askWorker(handle, () => handle.query(previewQuery)).catch(() => null);
+        const preview = await askPreview(handle);
         if (preview) asked = r.progress.updatedAt;
         if (preview && !shown.has(preview.previewId)) {
           shown.add(preview.previewId);

@@ -7,6 +7,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
+import { previewQuery, type PromotionPreview } from '../contract/index.js';
 
 /** How long one query may wait for a worker. */
 export const QUERY_WAIT_MS = 5_000;
@@ -14,6 +15,10 @@ export const QUERY_WAIT_MS = 5_000;
 /** Runs `ask` (queries of `handle`'s workflow) with a deadline of QUERY_WAIT_MS; it fails when that passes. */
 export const askWorker = <T>(handle: WorkflowHandle, ask: () => Promise<T>): Promise<T> =>
   handle.client.withDeadline(Date.now() + QUERY_WAIT_MS, ask);
+
+/** A promotion's current preview, as its worker answers within QUERY_WAIT_MS; null when it has none, or none answers. */
+export const askPreview = (handle: WorkflowHandle): Promise<PromotionPreview | null> =>
+  askWorker(handle, () => handle.query(previewQuery)).catch(() => null);
 
 /** How long a run waited for may go without any worker taking it up before the CLI says so. */
 export const FIRST_TASK_WAIT_MS = 10_000;

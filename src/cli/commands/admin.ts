@@ -5,13 +5,7 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
-import {
-  AWAITING_APPROVAL,
-  ownName,
-  previewQuery,
-  progressQuery,
-  type DataQualityPipelineResult,
-} from '../../contract/index.js';
+import { AWAITING_APPROVAL, ownName, progressQuery, type DataQualityPipelineResult } from '../../contract/index.js';
 import { type RootCause, describeRoot, rootCause } from '../failure.js';
 import { follow } from '../follow.js';
 import {
@@ -30,7 +24,7 @@ import {
   promotionExit,
   table,
 } from '../format.js';
-import { QUERY_WAIT_MS, askWorker, resultOrNoWorker } from '../query.js';
+import { QUERY_WAIT_MS, askPreview, askWorker, resultOrNoWorker } from '../query.js';
 import { retrying, retryingText, startInput } from '../retrying.js';
 import { NotFound, type CommandContext, type Starter } from '../runner.js';
 
@@ -125,10 +119,7 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
   // A running promotion's preview: what its approver must name, whoever started it (a schedule, another service,
   // `--no-wait`, a `promote` that gave up waiting or was interrupted). A closed one's is in its result.
   const promotion = kind === 'promoteTestDefinitions';
-  const preview =
-    promotion && progress && !closed
-      ? await askWorker(handle, () => handle.query(previewQuery)).catch(() => null)
-      : null;
+  const preview = promotion && progress && !closed ? await askPreview(handle) : null;
   const exit = f.wait || f.follow ? exitOf(kind, end) : EXIT.ok;
   if (f.json) {
     s.print(

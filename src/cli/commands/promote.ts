@@ -10,14 +10,13 @@ import {
   PromoteTestDefinitionsInput,
   WORKFLOW_TYPES,
   approveUpdate,
-  previewQuery,
   rejectUpdate,
   type PromoteTestDefinitionsResult,
 } from '../../contract/index.js';
 import { formatDecisionAsked, formatPromotion, promotionExit } from '../format.js';
 import { checked, profileOption, runOptions, type RunFlags } from '../inputs.js';
 import { UsageError, parseDurationMs, positiveDurationMs } from '../parsers.js';
-import { askWorker } from '../query.js';
+import { askPreview } from '../query.js';
 import { durationText } from '../schedule-spec.js';
 import type { CommandContext } from '../runner.js';
 
@@ -182,7 +181,7 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
 async function waitForPreview(handle: WorkflowHandle, waitMs: number, taskQueue: string) {
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
-    const preview = await askWorker(handle, () => handle.query(previewQuery)).catch(() => null);
+    const preview = await askPreview(handle);
     if (preview) return preview;
     const d = await handle.describe();
     if (d.status.name !== 'RUNNING') await handle.result(); // surfaces the failure
