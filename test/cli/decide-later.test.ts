@@ -9,7 +9,9 @@ import { userInfo } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
+import type { WorkflowHandle } from '@temporalio/client';
 import { follow } from '../../src/cli/follow.js';
+import { AWAITING_APPROVAL, previewQuery, progressQuery } from '../../src/contract/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { cli, sink } from '../helpers/cli.js';
 import { clientFor, startTestSimulator } from '../helpers/sim.js';
@@ -80,6 +82,51 @@ describe('a promotion decided later, from status and --follow, on the dev server
       assert.equal(result.status, 'rejected');
       assert.equal(result.decision.by, userInfo().username);
       assert.deepEqual(sim.controls.definitions(PROD), before, 'nothing applied');
+    });
+  });
+
+  test('--follow of a promotion waiting for its decision asks its worker nothing more until something happens', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `follow-quietly-${taskQueue}`;
+      const promote = ['promote', '--from-suite', DEV, '--to-suite', PROD, '--preset', 'upsert', '--no-wait'];
+      const started = await cli([...promote, '--workflow-id', workflowId], { ...env, TEMPORAL_TASK_QUEUE: taskQueue });
+      assert.equal(started.code, 0, started.err);
+      const handle = t.env.client.workflow.getHandle(workflowId);
+      await eventually('the promotion waiting for its decision', async () => {
+        const p = await handle.query(progressQuery);
+        return p.stage === AWAITING_APPROVAL;
+      });
+      // The follow's handle, counting what it asks: each query is a billed action on Temporal Cloud, a describe is not.
+      const asked = { describes: 0, queries: new Map<string, number>() };
+      const counted: WorkflowHandle = {
+        ...handle,
+        describe: () => (asked.describes++, handle.describe()),
+        query: ((def: { name: string }, ...args: unknown[]) => {
+          asked.queries.set(def.name, (asked.queries.get(def.name) ?? 0) + 1);
+          return handle.query(def as never, ...(args as []));
+        }) as WorkflowHandle['query'],
+      };
+      let followed = '';
+      const following = follow(
+        counted,
+        sink((s) => (followed += s)),
+        50,
+      );
+      try {
+        const command = await eventually('--follow naming the approval', async () =>
+          asked.describes >= 40 ? approveCommand(followed, workflowId) : undefined,
+        );
+        // Forty looks at a history that has not grown: the progress read once, the preview once.
+        assert.deepEqual(Object.fromEntries(asked.queries), { [progressQuery.name]: 1, [previewQuery.name]: 1 });
+        assert.equal((await cli(command, env)).code, 0);
+        await following;
+      } finally {
+        await handle.terminate('test over').catch(() => undefined);
+        await following;
+      }
+      // What happened next was read, and shown: the follow ended on the promotion's last stage.
+      assert.ok(asked.queries.get(progressQuery.name)! > 1);
+      assert.match(followed.trimEnd().split('\n').at(-1)!, /\] done · /);
     });
   });
 

@@ -25,7 +25,7 @@ function handleAt(
   const pendingActivities = beat ? [{ heartbeatDetails: { payloads: [defaultPayloadConverter.toPayload(beat)] } }] : [];
   return {
     query: async () => progress,
-    describe: async () => ({ status: { name: 'RUNNING' }, raw: { pendingActivities } }),
+    describe: async () => ({ status: { name: 'RUNNING' }, historyLength: 3, raw: { pendingActivities } }),
   } as unknown as WorkflowHandle;
 }
 
@@ -81,7 +81,11 @@ test("--follow prints each job's page in the service's UI once, as soon as the j
         { role: 'profiling', jobId: 'p-1' },
       ],
     }),
-    describe: async () => ({ status: { name: ++calls >= 3 ? 'COMPLETED' : 'RUNNING' }, raw: {} }),
+    describe: async () => ({
+      status: { name: ++calls >= 3 ? 'COMPLETED' : 'RUNNING' },
+      historyLength: 3 + calls,
+      raw: {},
+    }),
   } as unknown as WorkflowHandle;
   const written: string[] = [];
   const out = { isTTY: false, write: (s: string) => written.push(s) } as unknown as NodeJS.WriteStream;
