@@ -135,11 +135,13 @@ describe('search attributes and dataops list, on the dev server', () => {
       assert.equal(waiting.closeTime, null, 'still running');
       const running = await cli(['list', '--stage', 'awaiting_approval', '--test-suite', TS.salesProd], env);
       assert.match(running.out, new RegExp(`status\\s+RUNNING since ${waiting.startTime}`));
+      assert.match(running.out, /^stage\s+awaiting_approval$/m);
       await promotion.cancel();
 
       const shown = await cli(['list', '--table-group', TG.finance, '--verdict', 'passed'], env);
       assert.match(shown.out, new RegExp(`dataQualityPipeline passing-${taskQueue}`));
       assert.match(shown.out, /verdict\s+passed/);
+      assert.match(shown.out, /^last stage\s+test_run$/m, 'where a closed run ended, not where it is');
       assert.match(
         shown.out,
         new RegExp(`status\\s+COMPLETED at ${passing!.closeTime}, started ${passing!.startTime}`),

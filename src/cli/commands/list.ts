@@ -52,7 +52,12 @@ export function registerListCommand(program: Command, { starter: s, action }: Co
     .description("list this project's runs, newest first, by what they are about (the search attributes)")
     .option('--table-group <id>', 'runs about this table group', id)
     .option('--test-suite <id>', 'runs about this test suite (pipelines, test runs; promotions: the target)', id)
-    .addOption(new Option('--stage <stage>', 'the last stage reached').choices(STAGES))
+    .addOption(
+      new Option(
+        '--stage <stage>',
+        'the last stage reached (a closed run keeps its own: --status Running for runs still there)',
+      ).choices(STAGES),
+    )
     .addOption(new Option('--verdict <verdict>', "the gates' or the promotion's outcome").choices(VERDICTS))
     .addOption(new Option('--status <status>', 'execution status').choices(STATUSES))
     .addOption(new Option('--type <workflowType>', 'one workflow type').choices(TYPES))
@@ -91,7 +96,8 @@ export function registerListCommand(program: Command, { starter: s, action }: Co
                   : `${r.status} since ${r.startTime}`,
               ],
               ['about', [r.tableGroupId, r.testSuiteId].filter(Boolean).join(', ') || null],
-              ['stage', r.stage],
+              // A closed run's stage is where it ended ("applying" for an applied promotion), not where it is.
+              [r.closeTime ? 'last stage' : 'stage', r.stage],
               ['verdict', r.verdict],
             ]) + '\n',
           );
