@@ -20,6 +20,36 @@ export const askWorker = <T>(handle: WorkflowHandle, ask: () => Promise<T>): Pro
 export const askPreview = (handle: WorkflowHandle): Promise<PromotionPreview | null> =>
   askWorker(handle, () => handle.query(previewQuery)).catch(() => null);
 
+/**
+ * Polls `handle`'s promotion until it has a preview, surfacing the failure if it ends first; gives up after `waitMs`,
+ * by the clock. It looks with a describe every 500 ms and asks the worker (a query: a billed action on Temporal Cloud)
+ * only when the history has grown since its last answer: an export of a large suite, which takes minutes, costs a
+ * query per step of the workflow, not two a second.
+ */
+export async function waitForPreview(
+  handle: WorkflowHandle,
+  waitMs: number,
+  taskQueue: string,
+): Promise<PromotionPreview> {
+  const deadline = Date.now() + waitMs;
+  let answeredAt: number | undefined; // the history length the worker last answered "no preview yet" at
+  while (Date.now() < deadline) {
+    const d = await handle.describe();
+    if (d.status.name !== 'RUNNING') await handle.result(); // surfaces the failure
+    if (d.historyLength !== answeredAt) {
+      // undefined: no answer (no worker within QUERY_WAIT_MS), asked again next time whatever the history.
+      const preview = await askWorker(handle, () => handle.query(previewQuery)).catch(() => undefined);
+      if (preview) return preview;
+      if (preview === null) answeredAt = d.historyLength;
+    }
+    await delay(500);
+  }
+  throw new Error(
+    `no preview within --preview-wait ${Math.round(waitMs / 1000)} s (is a worker polling task queue ${taskQueue}?); ` +
+      `the promotion goes on: dataops status ${handle.workflowId}`,
+  );
+}
+
 /** How long a run waited for may go without any worker taking it up before the CLI says so. */
 export const FIRST_TASK_WAIT_MS = 10_000;
 

@@ -11,7 +11,8 @@ import type { RunningSimulator } from '../../src/simulator/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { follow } from '../../src/cli/follow.js';
-import { AWAITING_APPROVAL, previewQuery, progressQuery } from '../../src/contract/index.js';
+import { waitForPreview } from '../../src/cli/query.js';
+import { AWAITING_APPROVAL, WORKFLOW_TYPES, previewQuery, progressQuery } from '../../src/contract/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { cli, sink } from '../helpers/cli.js';
 import { clientFor, startTestSimulator } from '../helpers/sim.js';
@@ -127,6 +128,40 @@ describe('a promotion decided later, from status and --follow, on the dev server
       // What happened next was read, and shown: the follow ended on the promotion's last stage.
       assert.ok(asked.queries.get(progressQuery.name)! > 1);
       assert.match(followed.trimEnd().split('\n').at(-1)!, /\] done · /);
+    });
+  });
+
+  test("promote's wait for the preview asks the worker once per step of the workflow, not twice a second", async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      // The export held 4 s: the workflow sits in one step, its history unchanged, for eight of the wait's looks.
+      sim.controls.addFault({ kind: 'delay', delay_ms: 4_000, method: 'GET', path: 'test-definition-export' });
+      const handle = await t.env.client.workflow.start(WORKFLOW_TYPES.promoteTestDefinitions, {
+        taskQueue,
+        workflowId: `preview-wait-${taskQueue}`,
+        args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'upsert' }],
+      });
+      // Each query, with the history length of the describe before it.
+      let length = -1;
+      const asked: number[] = [];
+      let describes = 0;
+      const counted: WorkflowHandle = {
+        ...handle,
+        describe: async () => {
+          describes++;
+          const d = await handle.describe();
+          length = d.historyLength;
+          return d;
+        },
+        query: ((def: { name: string }) => (asked.push(length), handle.query(def as never))) as WorkflowHandle['query'],
+      };
+      try {
+        const preview = await waitForPreview(counted, 60_000, taskQueue);
+        assert.equal(preview.definitions, 9);
+        assert.deepEqual(asked, [...new Set(asked)], 'never asked twice at one history length');
+        assert.ok(describes >= asked.length + 6, `${describes} looks, ${asked.length} queries: the export's hold`);
+      } finally {
+        await handle.terminate('test over').catch(() => undefined);
+      }
     });
   });
 

@@ -2,8 +2,6 @@
  * The promotion commands: `promote` (export → preview → approval → apply), `approve` and `reject`.
  */
 import { userInfo } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
-import type { WorkflowHandle } from '@temporalio/client';
 import { type Command, Option } from 'commander';
 import {
   APPROVAL_TIMEOUT_MS,
@@ -16,7 +14,7 @@ import {
 import { formatDecisionAsked, formatPromotion, promotionExit } from '../format.js';
 import { checked, profileOption, runOptions, type RunFlags } from '../inputs.js';
 import { UsageError, parseDurationMs, positiveDurationMs } from '../parsers.js';
-import { askPreview } from '../query.js';
+import { waitForPreview } from '../query.js';
 import { durationText } from '../schedule-spec.js';
 import type { CommandContext } from '../runner.js';
 
@@ -172,23 +170,4 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
         );
       }),
     );
-}
-
-/**
- * Polls the preview query until the promotion has one, surfacing the failure if the workflow ends first. Gives up
- * after `waitMs`, by the clock.
- */
-async function waitForPreview(handle: WorkflowHandle, waitMs: number, taskQueue: string) {
-  const deadline = Date.now() + waitMs;
-  while (Date.now() < deadline) {
-    const preview = await askPreview(handle);
-    if (preview) return preview;
-    const d = await handle.describe();
-    if (d.status.name !== 'RUNNING') await handle.result(); // surfaces the failure
-    await delay(500);
-  }
-  throw new Error(
-    `no preview within --preview-wait ${Math.round(waitMs / 1000)} s (is a worker polling task queue ${taskQueue}?); ` +
-      `the promotion goes on: dataops status ${handle.workflowId}`,
-  );
 }
