@@ -43,10 +43,7 @@ describe('a promotion decided later, from status and --follow, on the dev server
 
   test('status shows the preview waiting for its decision and the commands that make it; --follow prints them once per preview', async () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const workflowId = `decide-later-${taskQueue}`;
-      const promote = ['promote', '--from-suite', DEV, '--to-suite', PROD, '--preset', 'promotion', '--no-wait'];
-      const started = await cli([...promote, '--workflow-id', workflowId], { ...env, TEMPORAL_TASK_QUEUE: taskQueue });
-      assert.equal(started.code, 0, started.err);
+      const workflowId = await promoteLater(`decide-later-${taskQueue}`, 'promotion', taskQueue);
       const handle = t.env.client.workflow.getHandle(workflowId);
       let followed = '';
       const following = follow(
@@ -66,10 +63,7 @@ describe('a promotion decided later, from status and --follow, on the dev server
 
   test('a promotion rejected with the command status prints: the decision names the user the CLI ran as; nothing is applied', async () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const workflowId = `reject-later-${taskQueue}`;
-      const promote = ['promote', '--from-suite', DEV, '--to-suite', PROD, '--preset', 'upsert', '--no-wait'];
-      const started = await cli([...promote, '--workflow-id', workflowId], { ...env, TEMPORAL_TASK_QUEUE: taskQueue });
-      assert.equal(started.code, 0, started.err);
+      const workflowId = await promoteLater(`reject-later-${taskQueue}`, 'upsert', taskQueue);
       const before = sim.controls.definitions(PROD);
       const shown = await eventually('status naming the reject command', async () => {
         const r = await cli(['status', workflowId], env);
@@ -88,10 +82,7 @@ describe('a promotion decided later, from status and --follow, on the dev server
 
   test('--follow of a promotion waiting for its decision asks its worker nothing more until something happens', async () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      const workflowId = `follow-quietly-${taskQueue}`;
-      const promote = ['promote', '--from-suite', DEV, '--to-suite', PROD, '--preset', 'upsert', '--no-wait'];
-      const started = await cli([...promote, '--workflow-id', workflowId], { ...env, TEMPORAL_TASK_QUEUE: taskQueue });
-      assert.equal(started.code, 0, started.err);
+      const workflowId = await promoteLater(`follow-quietly-${taskQueue}`, 'upsert', taskQueue);
       const handle = t.env.client.workflow.getHandle(workflowId);
       await eventually('the promotion waiting for its decision', async () => {
         const p = await handle.query(progressQuery);
@@ -164,6 +155,14 @@ describe('a promotion decided later, from status and --follow, on the dev server
       }
     });
   });
+
+  /** Starts a promotion of DEV into PROD with `promote --no-wait`, as `workflowId`, and returns its id. */
+  async function promoteLater(workflowId: string, preset: string, taskQueue: string): Promise<string> {
+    const promote = ['promote', '--from-suite', DEV, '--to-suite', PROD, '--preset', preset, '--no-wait'];
+    const started = await cli([...promote, '--workflow-id', workflowId], { ...env, TEMPORAL_TASK_QUEUE: taskQueue });
+    assert.equal(started.code, 0, started.err);
+    return workflowId;
+  }
 
   /** Decides the promotion `workflowId` from what `status` and the follow (its output so far: `followed`) print. */
   async function decide(workflowId: string, followed: () => string) {
