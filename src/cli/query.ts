@@ -21,8 +21,8 @@ export const askPreview = (handle: WorkflowHandle): Promise<PromotionPreview | n
   askWorker(handle, () => handle.query(previewQuery)).catch(() => null);
 
 /**
- * Polls `handle`'s promotion until it has a preview, surfacing the failure if it ends first; gives up after `waitMs`,
- * by the clock. It looks with a describe every 500 ms and asks the worker (a query: a billed action on Temporal Cloud)
+ * Polls `handle`'s promotion until it has a preview, surfacing the failure if it ends first; null if it ended without
+ * one (decided or timed out before this saw its preview: its result says how); gives up after `waitMs`, by the clock. It looks with a describe every 500 ms and asks the worker (a query: a billed action on Temporal Cloud)
  * only when the history has grown since its last answer: an export of a large suite, which takes minutes, costs a
  * query per step of the workflow, not two a second.
  */
@@ -30,12 +30,15 @@ export async function waitForPreview(
   handle: WorkflowHandle,
   waitMs: number,
   taskQueue: string,
-): Promise<PromotionPreview> {
+): Promise<PromotionPreview | null> {
   const deadline = Date.now() + waitMs;
   let answeredAt: number | undefined; // the history length the worker last answered "no preview yet" at
   while (Date.now() < deadline) {
     const d = await handle.describe();
-    if (d.status.name !== 'RUNNING') await handle.result(); // surfaces the failure
+    if (d.status.name !== 'RUNNING') {
+      await handle.result(); // surfaces the failure
+      return null; // a preview now would ask for a decision that can no longer be made
+    }
     if (d.historyLength !== answeredAt) {
       // undefined: no answer (no worker within QUERY_WAIT_MS), asked again next time whatever the history.
       const preview = await askWorker(handle, () => handle.query(previewQuery)).catch(() => undefined);

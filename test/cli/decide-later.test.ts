@@ -147,12 +147,28 @@ describe('a promotion decided later, from status and --follow, on the dev server
       };
       try {
         const preview = await waitForPreview(counted, 60_000, taskQueue);
-        assert.equal(preview.definitions, 9);
+        assert.equal(preview?.definitions, 9);
         assert.deepEqual(asked, [...new Set(asked)], 'never asked twice at one history length');
         assert.ok(describes >= asked.length + 6, `${describes} looks, ${asked.length} queries: the export's hold`);
       } finally {
         await handle.terminate('test over').catch(() => undefined);
       }
+    });
+  });
+
+  test('a promotion that ended before the wait saw its preview asks for no decision: its result is shown', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const handle = await t.env.client.workflow.start(WORKFLOW_TYPES.promoteTestDefinitions, {
+        taskQueue,
+        workflowId: `timed-out-${taskQueue}`,
+        args: [
+          { source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'upsert', approval: { timeoutMs: 1_000 } },
+        ],
+      });
+      assert.equal((await handle.result()).status, 'timed_out');
+      // Its preview is still there to query: printed, it would ask for an approval that can no longer be made.
+      assert.notEqual(await handle.query(previewQuery), null);
+      assert.equal(await waitForPreview(handle, 60_000, taskQueue), null);
     });
   });
 

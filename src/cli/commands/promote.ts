@@ -116,13 +116,18 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
     action(async (f: PromoteFlags) => {
       const handle = await s().start(WORKFLOW_TYPES.promoteTestDefinitions, promotionInput(f), f);
       if (f.approval && f.wait !== false && !f.follow) {
-        // A promotion that fails or is cancelled before its preview reads as any other workflow's end.
+        // A promotion that fails or is cancelled before its preview reads as any other workflow's end, and so does one
+        // decided (or timed out) before this command saw its preview.
         const preview = await waitForPreview(handle, f.previewWait, s().config.temporal.taskQueue).catch(
           (err: unknown) => {
             s().exitCode = s().failure(err, f);
           },
         );
-        if (!preview) return;
+        if (preview === undefined) return;
+        if (preview === null) {
+          await s().finish<PromoteTestDefinitionsResult>(handle, f, formatPromotion, promotionExit);
+          return;
+        }
         if (f.json) s().print(JSON.stringify(preview, null, 2));
         else s().print(formatDecisionAsked(handle.workflowId, preview));
         return;
