@@ -4,7 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AWAITING_APPROVAL, progressQuery, type Progress, type WaitProgress } from '../contract/index.js';
 import { formatDecisionAsked } from './format.js';
-import { askPreview, askWorker } from './query.js';
+import { askPreview, askWorker, askedOnGrowth } from './query.js';
 import { retrying, startInput } from './retrying.js';
 
 interface Live {
@@ -20,29 +20,21 @@ interface Live {
 /** The details a waiting activity heartbeats: its counts so far and the status it last saw. */
 type Beat = Pick<WaitProgress, 'lastStatus' | 'polls'> & Partial<Pick<WaitProgress, 'interrupts'>>;
 
-/** The progress last read, and the length of the history it was read at. */
-export interface Read {
-  historyLength: number;
-  progress: Progress;
-}
-
 /**
  * Progress from the query, made live with the waiting activity's heartbeat details (status, polls, interrupts), which
  * cost no history. The query's counts already hold the running wait's last report (`currentWait`); of the two, the
  * one with more polls is the newer (the server keeps heartbeats throttled, so either can be), and it alone counts.
  *
- * The query is asked only when the history has grown since `last` was read: its answer is the workflow's state, which
- * only new events change, and each query is a billed action on Temporal Cloud, where a describe is not. A promotion
- * waiting a day for its approval, or a job wait between two status reports, is then followed by describes alone.
+ * `progressAt` asks the query (askedOnGrowth: again only once the history has grown), so that a promotion waiting a day
+ * for its approval, or a job wait between two status reports, is followed by describes alone.
  */
 export async function liveProgress(
   handle: WorkflowHandle,
   input?: () => Promise<unknown>,
-  last?: Read,
-): Promise<{ live: Live; progress: Progress; closed: boolean; read: Read }> {
+  progressAt: (historyLength: number) => Promise<Progress> = () => handle.query(progressQuery),
+): Promise<{ live: Live; progress: Progress; closed: boolean }> {
   const description = await handle.describe();
-  const { historyLength } = description;
-  const progress = last?.historyLength === historyLength ? last.progress : await handle.query(progressQuery);
+  const progress = await progressAt(description.historyLength);
   let beat: Beat | undefined;
   for (const activity of description.raw.pendingActivities ?? []) {
     const payload = activity.heartbeatDetails?.payloads?.[0];
@@ -64,7 +56,6 @@ export async function liveProgress(
   return {
     progress,
     closed,
-    read: { historyLength, progress },
     live: {
       stage: beat && beat.polls > 0 ? waitingStage(progress.stage) : progress.stage,
       status,
@@ -109,7 +100,7 @@ export async function follow(
   let last = '';
   const shown = new Set<string>(); // the jobs and previews printed
   let asked: string | undefined; // the progress update a preview was last read at
-  let read: Read | undefined; // the progress last read, asked again only once the history grows
+  const progressAt = askedOnGrowth(() => handle.query(progressQuery));
   /** Prints lines above the live one (which a terminal then rewrites below them). */
   const above = (text: string) => {
     out.write(`${out.isTTY && last ? '\r\x1b[2K' : ''}${text}\n`);
@@ -121,8 +112,7 @@ export async function follow(
     let line: string;
     let closed: boolean;
     try {
-      const r = await askWorker(handle, () => liveProgress(handle, startedWith, read));
-      read = r.read;
+      const r = await askWorker(handle, () => liveProgress(handle, startedWith, progressAt));
       line = describeLive(r.live);
       closed = r.closed;
       // Each job's page in the service's UI, once, as soon as the job is known.

@@ -21,10 +21,23 @@ export const askPreview = (handle: WorkflowHandle): Promise<PromotionPreview | n
   askWorker(handle, () => handle.query(previewQuery)).catch(() => null);
 
 /**
+ * A query of a workflow, asked again only once its history has grown past the length its last answer was read at
+ * (`historyLength`, from a describe): the answer is the workflow's state, which only new events change, and each query
+ * is a billed action on Temporal Cloud, where a describe is not. A failed ask is not kept: the next call asks again.
+ */
+export function askedOnGrowth<T>(ask: () => Promise<T>): (historyLength: number) => Promise<T> {
+  let last: { at: number; answer: T } | undefined;
+  return async (historyLength) => {
+    if (last?.at !== historyLength) last = { at: historyLength, answer: await ask() };
+    return last.answer;
+  };
+}
+
+/**
  * Polls `handle`'s promotion until it has a preview, surfacing the failure if it ends first; null if it ended without
- * one (decided or timed out before this saw its preview: its result says how); gives up after `waitMs`, by the clock. It looks with a describe every 500 ms and asks the worker (a query: a billed action on Temporal Cloud)
- * only when the history has grown since its last answer: an export of a large suite, which takes minutes, costs a
- * query per step of the workflow, not two a second.
+ * one (decided or timed out before this saw its preview: its result says how); gives up after `waitMs`, by the clock.
+ * It looks with a describe every 500 ms and asks the worker only when the history has grown (askedOnGrowth): an export
+ * of a large suite, which takes minutes, costs a query per step of the workflow, not two a second.
  */
 export async function waitForPreview(
   handle: WorkflowHandle,
@@ -32,19 +45,16 @@ export async function waitForPreview(
   taskQueue: string,
 ): Promise<PromotionPreview | null> {
   const deadline = Date.now() + waitMs;
-  let answeredAt: number | undefined; // the history length the worker last answered "no preview yet" at
+  const previewAt = askedOnGrowth(() => askWorker(handle, () => handle.query(previewQuery)));
   while (Date.now() < deadline) {
     const d = await handle.describe();
     if (d.status.name !== 'RUNNING') {
       await handle.result(); // surfaces the failure
       return null; // a preview now would ask for a decision that can no longer be made
     }
-    if (d.historyLength !== answeredAt) {
-      // undefined: no answer (no worker within QUERY_WAIT_MS), asked again next time whatever the history.
-      const preview = await askWorker(handle, () => handle.query(previewQuery)).catch(() => undefined);
-      if (preview) return preview;
-      if (preview === null) answeredAt = d.historyLength;
-    }
+    // No answer (no worker within QUERY_WAIT_MS) is asked again next time, whatever the history.
+    const preview = await previewAt(d.historyLength).catch(() => null);
+    if (preview) return preview;
     await delay(500);
   }
   throw new Error(

@@ -88,15 +88,13 @@ describe('a promotion decided later, from status and --follow, on the dev server
         const p = await handle.query(progressQuery);
         return p.stage === AWAITING_APPROVAL;
       });
-      // The follow's handle, counting what it asks: each query is a billed action on Temporal Cloud, a describe is not.
-      const asked = { describes: 0, queries: new Map<string, number>() };
-      const counted: WorkflowHandle = {
-        ...handle,
-        describe: () => (asked.describes++, handle.describe()),
-        query: ((def: { name: string }, ...args: unknown[]) => {
-          asked.queries.set(def.name, (asked.queries.get(def.name) ?? 0) + 1);
-          return handle.query(def as never, ...(args as []));
-        }) as WorkflowHandle['query'],
+      // Each query is a billed action on Temporal Cloud, a describe is not.
+      const { counted, asked } = counting(handle);
+      /** How many queries of each name the follow asked. */
+      const queries = () => {
+        const n: Record<string, number> = {};
+        for (const q of asked.queries) n[q.name] = (n[q.name] ?? 0) + 1;
+        return n;
       };
       let followed = '';
       const following = follow(
@@ -109,7 +107,7 @@ describe('a promotion decided later, from status and --follow, on the dev server
           asked.describes >= 40 ? approveCommand(followed, workflowId) : undefined,
         );
         // Forty looks at a history that has not grown: the progress read once, the preview once.
-        assert.deepEqual(Object.fromEntries(asked.queries), { [progressQuery.name]: 1, [previewQuery.name]: 1 });
+        assert.deepEqual(queries(), { [progressQuery.name]: 1, [previewQuery.name]: 1 });
         assert.equal((await cli(command, env)).code, 0);
         await following;
       } finally {
@@ -117,7 +115,7 @@ describe('a promotion decided later, from status and --follow, on the dev server
         await following;
       }
       // What happened next was read, and shown: the follow ended on the promotion's last stage.
-      assert.ok(asked.queries.get(progressQuery.name)! > 1);
+      assert.ok(queries()[progressQuery.name]! > 1);
       assert.match(followed.trimEnd().split('\n').at(-1)!, /\] done · /);
     });
   });
@@ -131,25 +129,16 @@ describe('a promotion decided later, from status and --follow, on the dev server
         workflowId: `preview-wait-${taskQueue}`,
         args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'upsert' }],
       });
-      // Each query, with the history length of the describe before it.
-      let length = -1;
-      const asked: number[] = [];
-      let describes = 0;
-      const counted: WorkflowHandle = {
-        ...handle,
-        describe: async () => {
-          describes++;
-          const d = await handle.describe();
-          length = d.historyLength;
-          return d;
-        },
-        query: ((def: { name: string }) => (asked.push(length), handle.query(def as never))) as WorkflowHandle['query'],
-      };
+      const { counted, asked } = counting(handle);
       try {
         const preview = await waitForPreview(counted, 60_000, taskQueue);
         assert.equal(preview?.definitions, 9);
-        assert.deepEqual(asked, [...new Set(asked)], 'never asked twice at one history length');
-        assert.ok(describes >= asked.length + 6, `${describes} looks, ${asked.length} queries: the export's hold`);
+        const at = asked.queries.map((q) => q.historyLength);
+        assert.deepEqual(at, [...new Set(at)], 'never asked twice at one history length');
+        assert.ok(
+          asked.describes >= at.length + 6,
+          `${asked.describes} looks, ${at.length} queries: the export's hold`,
+        );
       } finally {
         await handle.terminate('test over').catch(() => undefined);
       }
@@ -171,6 +160,25 @@ describe('a promotion decided later, from status and --follow, on the dev server
       assert.equal(await waitForPreview(handle, 60_000, taskQueue), null);
     });
   });
+
+  /** `handle`, counting its describes and its queries, each with the history length of the describe before it. */
+  function counting(handle: WorkflowHandle) {
+    const asked = { describes: 0, historyLength: -1, queries: [] as { name: string; historyLength: number }[] };
+    const counted: WorkflowHandle = {
+      ...handle,
+      describe: async () => {
+        asked.describes++;
+        const d = await handle.describe();
+        asked.historyLength = d.historyLength;
+        return d;
+      },
+      query: ((def: { name: string }, ...args: unknown[]) => {
+        asked.queries.push({ name: def.name, historyLength: asked.historyLength });
+        return handle.query(def as never, ...(args as []));
+      }) as WorkflowHandle['query'],
+    };
+    return { counted, asked };
+  }
 
   /** Starts a promotion of DEV into PROD with `promote --no-wait`, as `workflowId`, and returns its id. */
   async function promoteLater(workflowId: string, preset: string, taskQueue: string): Promise<string> {
