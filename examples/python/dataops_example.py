@@ -15,8 +15,9 @@ import asyncio
 import os
 import sys
 import uuid
+from typing import Generic, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError, CancelledError
 
@@ -31,14 +32,33 @@ from dataops_models.PromoteTestDefinitionsResult import PromoteTestDefinitionsRe
 from dataops_models.RunTestSuiteInput import RunTestSuiteInput
 from dataops_models.RunTestSuiteResult import RunTestSuiteResult
 
+M = TypeVar("M", bound=BaseModel)
+
 
 def payload(model) -> dict:
     """What to send: only the fields set (the worker applies its own defaults), in JSON form."""
     return model.model_dump(mode="json", exclude_unset=True)
 
 
-async def progress(handle: WorkflowHandle) -> Progress:
-    return Progress.model_validate(await handle.query("progress"))
+class Watch(Generic[M]):
+    """A query of a running workflow, asked again only once its history has grown.
+
+    `progress` and `preview` answer from the workflow's state, which changes only with its history; each query is a
+    billed action on Temporal Cloud and a describe is not. So every look describes the run, and queries it only at a
+    history length it has not answered yet: a promotion waiting a day for its approval costs no query.
+    """
+
+    def __init__(self, handle: WorkflowHandle, query: str, model: type[M]) -> None:
+        self.handle, self.query, self.model = handle, query, model
+        self.answered_at: int | None = None
+        self.answer: M | None = None
+
+    async def read(self) -> M:
+        length = (await self.handle.describe()).history_length
+        if self.answer is None or length != self.answered_at:
+            self.answer = self.model.model_validate(await self.handle.query(self.query))
+            self.answered_at = length
+        return self.answer
 
 
 async def test_run(client: Client, args: argparse.Namespace) -> None:
@@ -46,9 +66,10 @@ async def test_run(client: Client, args: argparse.Namespace) -> None:
     handle = await client.start_workflow(
         "dataops.runTestSuite", payload(request), id=f"py-tests-{uuid.uuid4()}", task_queue=args.task_queue
     )
+    progress = Watch(handle, "progress", Progress)
     seen: list[str] = []
     while True:
-        p = await progress(handle)
+        p = await progress.read()
         status = p.jobs[0].status if p.jobs else None
         if status and (not seen or seen[-1] != status):
             seen.append(status)
@@ -66,7 +87,8 @@ async def cancel_profiling(client: Client, args: argparse.Namespace) -> None:
     handle = await client.start_workflow(
         "dataops.profileTableGroup", payload(request), id=f"py-profile-{uuid.uuid4()}", task_queue=args.task_queue
     )
-    while not (p := await progress(handle)).jobs or p.jobs[0].status != "running":
+    progress = Watch(handle, "progress", Progress)
+    while not (p := await progress.read()).jobs or p.jobs[0].status != "running":
         await asyncio.sleep(0.2)
     await handle.cancel()
     try:
@@ -74,7 +96,7 @@ async def cancel_profiling(client: Client, args: argparse.Namespace) -> None:
         raise AssertionError("a cancelled workflow returned a result")
     except WorkflowFailureError as err:
         assert isinstance(err.cause, CancelledError), f"expected a cancellation, got {err.cause!r}"
-    p = await progress(handle)
+    p = Progress.model_validate(await handle.query("progress"))
     assert p.remoteCancel is not None and p.remoteCancel.confirmed, p.remoteCancel
     print(f"profiling: cancelled; remote job {p.remoteCancel.jobId} {p.remoteCancel.finalStatus}")
 
@@ -86,10 +108,9 @@ async def promote(client: Client, args: argparse.Namespace) -> None:
     handle = await client.start_workflow(
         "dataops.promoteTestDefinitions", payload(request), id=f"py-promote-{uuid.uuid4()}", task_queue=args.task_queue
     )
-    preview = PreviewQueryResult.model_validate(await handle.query("preview"))
-    while preview.root is None:
+    previews = Watch(handle, "preview", PreviewQueryResult)
+    while (preview := await previews.read()).root is None:
         await asyncio.sleep(0.2)
-        preview = PreviewQueryResult.model_validate(await handle.query("preview"))
     print(f"promotion: preview {preview.root.previewId}: {', '.join(preview.root.diff)}")
     try:
         await handle.execute_update("approve", payload(ApproveInput(previewId="not-the-current-one")))

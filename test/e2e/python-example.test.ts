@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
-import { runProcess } from '../helpers/processes.js';
+import { freePort, runProcess } from '../helpers/processes.js';
+import { delta, scrape } from '../../bench/scale/server-metrics.js';
 import { PREVIEW, withAddedFields } from '../helpers/contract-samples.js';
 import { PromotionPreview } from '../../src/contract/promotion.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -98,8 +99,11 @@ describe(
     describe('against the dev server, the simulator and a worker', () => {
       let t: TestEnv;
       let sim: RunningSimulator;
+      let metricsUrl: string;
       before(async () => {
-        t = await startDevServerEnv();
+        const metricsPort = await freePort();
+        metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+        t = await startDevServerEnv({}, { metricsPort });
         ({ sim } = await startTestSimulator({ jobDurations: FAST }));
       });
       after(async () => {
@@ -108,8 +112,11 @@ describe(
       });
 
       test('starts, follows, cancels and approves, as the contract says', async () => {
-        // The profiling run the script cancels runs long enough to be cancelled mid-flight.
+        // The profiling run the script cancels runs long enough to be cancelled mid-flight; the test run it follows
+        // runs for 5 s, during which its history does not grow (the job's status is reported once, as it starts).
         sim.controls.planJobs({ job_key: 'run-profile', durations: { runMs: 600_000 } });
+        sim.controls.planJobs({ job_key: 'run-tests', durations: { runMs: 5_000 } });
+        const before = await scrape(metricsUrl);
         const run = await withProjectWorker(t.env, await simDeps(sim), (taskQueue) =>
           runProcess(
             join(venv(), 'bin', 'python'),
@@ -134,6 +141,15 @@ describe(
         assert.match(run.out, /^promotion: stale approval refused: StalePreview$/m);
         assert.match(run.out, /^promotion: approved, applied: /m);
         assert.match(run.out, /^all steps behaved as the contract says$/m);
+        // It follows the contract's advice: a look describes the run, and queries it only once its history has
+        // grown. Only the script asks this server anything of the kind.
+        const asked = delta(before, await scrape(metricsUrl));
+        const queries = asked.get('service_requests:QueryWorkflow') ?? 0;
+        const looks = asked.get('service_requests:DescribeWorkflowExecution') ?? 0;
+        assert.ok(queries >= 3, `the progress and the preview were queried: ${queries} queries`);
+        // Measured: 7 queries for 32 looks; each look querying, 29 for 31 (the worker's own describes are a few, one
+        // per submission; the progress read after the cancel is a query without a look).
+        assert.ok(queries * 2 <= looks, `${queries} queries for ${looks} looks: asked at a history it had answered`);
       });
     });
   }),

@@ -67,11 +67,15 @@ export async function startTimeSkippingEnv(): Promise<TestEnv> {
  */
 export async function startDevServerEnv(
   serverConfig: Record<string, string | number> = {},
-  options: { searchAttributes?: boolean } = {},
+  options: { searchAttributes?: boolean; metricsPort?: number } = {},
 ): Promise<TestEnv> {
   quietRuntime();
   const server = installedUnderCi(resolveDevServer(localServersConfig()), 'the Temporal CLI dev server');
-  const extraArgs = Object.entries(serverConfig).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]);
+  const extraArgs = [
+    ...Object.entries(serverConfig).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]),
+    // Its Prometheus endpoint (`/metrics`), for a test that counts what the server was asked.
+    ...(options.metricsPort === undefined ? [] : ['--metrics-port', String(options.metricsPort)]),
+  ];
   // Registered at launch, as `dataops setup search-attributes` would: known to every frontend at once.
   const searchAttributes = options.searchAttributes ? { searchAttributes: Object.values(SEARCH_ATTRIBUTES) } : {};
   const env = await starting(() =>
