@@ -10,15 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import { EXIT, formatPromotion } from './cli/format.js';
 import { localServersConfig } from './config/local-servers.js';
 import { loadWorkerConfig } from './config/worker.js';
+import { waitsTaskQueue } from './contract/activity-options.js';
 import { previewQuery, type PromoteTestDefinitionsResult } from './contract/index.js';
 import { resolveDevServer } from './local/temporal-servers.js';
 import { SEED_IDS, SEED_USERS, startSimulator } from './simulator/index.js';
 import { runCli } from './starter.js';
 import { createWorker } from './worker.js';
+import { WorkerLogger } from './telemetry/worker-logger.js';
 import { isEntryPoint } from './local/entry-point.js';
 import { freePort } from './local/free-ports.js';
 
@@ -27,7 +29,7 @@ const TASK_QUEUE = 'dataops-demo';
 export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStream } = {}): Promise<number> {
   const out = options.out ?? process.stdout;
   const say = (line = '') => out.write(`${line}\n`);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new WorkerLogger('WARN', waitsTaskQueue(TASK_QUEUE)) });
 
   const server = resolveDevServer(localServersConfig());
   const uiPort = await freePort();

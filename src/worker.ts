@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
-  DefaultLogger,
   makeTelemetryFilterString,
   NativeConnection,
   Runtime,
@@ -23,6 +22,7 @@ import { TemporalConnectError, connectingTo } from './config/temporal.js';
 import { countFailures } from './telemetry/activity-failures.js';
 import { watchCredentialLifetimes } from './telemetry/credential-lifetime.js';
 import { observeServiceCalls } from './telemetry/service-calls.js';
+import { WorkerLogger } from './telemetry/worker-logger.js';
 import { startConfiguredTracing } from './setup/optional-packages.js';
 import { openLineage } from './setup/lineage.js';
 import type { Tracing } from './telemetry/tracing.js';
@@ -127,10 +127,6 @@ export function jsonLogLine(entry: LogEntry): string {
   );
 }
 
-function jsonLogger(level: WorkerConfig['logLevel']): DefaultLogger {
-  return new DefaultLogger(level, (entry: LogEntry) => console.log(jsonLogLine(entry)));
-}
-
 /**
  * Installs the SDK runtime once per process: logger, and Prometheus metrics when configured. Core's own logs (the
  * Rust side: polling, connections, nondeterminism) are forwarded to the same logger, so they come out in the same
@@ -140,7 +136,11 @@ function jsonLogger(level: WorkerConfig['logLevel']): DefaultLogger {
 export function installRuntime(config: WorkerConfig): void {
   const coreLevel = config.logLevel === 'DEBUG' || config.logLevel === 'TRACE' ? config.logLevel : 'WARN';
   Runtime.install({
-    logger: config.logFormat === 'json' ? jsonLogger(config.logLevel) : new DefaultLogger(config.logLevel),
+    logger: new WorkerLogger(
+      config.logLevel,
+      config.waitsTaskQueue,
+      config.logFormat === 'json' ? (entry: LogEntry) => console.log(jsonLogLine(entry)) : undefined,
+    ),
     telemetryOptions: {
       logging: { forward: {}, filter: makeTelemetryFilterString({ core: coreLevel, other: 'ERROR' }) },
       ...(config.prometheusAddress ? { metrics: { prometheus: { bindAddress: config.prometheusAddress } } } : {}),

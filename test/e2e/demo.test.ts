@@ -20,6 +20,11 @@ test('npm start runs the pipeline and the promotion to the end, then removes its
   assert.match(out, /promotion APPLIED \(approved by demo\)/);
   assert.match(out, /stopped the worker, the simulator and the dev server/);
   assert.doesNotMatch(out, /level=WARN/, "the dev server's start-up warnings (a generated cluster id) are not shown");
+  assert.doesNotMatch(
+    out,
+    /\[WARN\]/,
+    'a run that went as planned shows no warning (the waits worker has no workflows)',
+  );
   assert.deepEqual(
     left.filter((f) => f.startsWith('dataops-demo-')),
     [],

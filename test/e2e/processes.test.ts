@@ -136,6 +136,13 @@ describe('end to end: separate processes on the dev server', () => {
       .split('\n')
       .find((l) => l.includes('"worker configuration"'));
     assert.ok(logLine && JSON.parse(logLine).level === 'INFO', 'LOG_FORMAT=json writes one JSON object per line');
+    // The waits queue's worker runs activities only: the SDK's warning about it is kept for DEBUG.
+    const noWorkflows = worker
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('No workflows registered'))
+      .map((l) => JSON.parse(l) as { level: string; taskQueue: string });
+    assert.deepEqual(noWorkflows, [{ ...noWorkflows[0], level: 'DEBUG', taskQueue: `${taskQueue}-waits` }]);
     assert.equal(await worker.stop('SIGTERM'), 0, 'graceful shutdown on SIGTERM');
     // Every line, Core's own logs included (forwarded, not Rust's console format), is one JSON object.
     const lines = worker
