@@ -3,7 +3,7 @@
  * polling the task queue the server gives up only after 30 s: `status`, `--follow` and `promote`'s wait for the
  * preview would each sit that long without a word. Bounded, they can say that no worker answers, and name the task
  * queue. A wait for a workflow's result has no bound (a run takes as long as it takes), so it says once when no worker
- * has taken the run up at all.
+ * has taken the run up at all; a decision (`approve`, `reject`) says once when no worker has answered it.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
@@ -71,30 +71,71 @@ export const noWorkerYet = (d: WorkflowExecutionDescription): boolean =>
   d.status.name === 'RUNNING' && d.historyLength <= 2;
 
 /**
- * `handle.result()`, saying once on `err` when no worker has taken up the run within `afterMs`: with no worker on its
- * task queue (a worker not started, another --task-queue or namespace) the wait would be silent for ever.
+ * `answer`, saying once on `err` what `stalled` makes of the run's description when it has not come within `afterMs`
+ * (nothing, when it returns undefined): with no worker on the run's task queue (a worker not started, another
+ * --task-queue or namespace) the wait would be silent for ever.
  */
-export async function resultOrNoWorker(
+async function sayingWhenStalled<T>(
   handle: WorkflowHandle,
+  answer: () => Promise<T>,
   err: NodeJS.WritableStream,
-  afterMs = FIRST_TASK_WAIT_MS,
-): Promise<unknown> {
+  stalled: (d: WorkflowExecutionDescription) => string | undefined,
+  afterMs: number,
+): Promise<T> {
   const settled = new AbortController();
   const look = async () => {
     await delay(afterMs, undefined, { signal: settled.signal });
     const d = await handle.describe();
-    if (settled.signal.aborted || !noWorkerYet(d)) return;
-    err.write(
-      `warning: no worker has taken up ${handle.workflowId} in ${afterMs / 1000} s: is one polling task queue ` +
-        `${d.taskQueue} of this namespace? It runs once one does (Ctrl+C leaves it waiting; dataops status ` +
-        `${handle.workflowId})\n`,
-    );
+    const said = settled.signal.aborted ? undefined : stalled(d);
+    if (said) err.write(`${said}\n`);
   };
-  // Aborted once the result is in, or a describe that failed: the wait itself says what went wrong.
+  // Aborted once the answer is in, or a describe that failed: the wait itself says what went wrong.
   void look().catch(() => undefined);
   try {
-    return await handle.result();
+    return await answer();
   } finally {
     settled.abort();
   }
 }
+
+/** `handle.result()`, saying once when no worker has taken up the run within `afterMs`. */
+export const resultOrNoWorker = (
+  handle: WorkflowHandle,
+  err: NodeJS.WritableStream,
+  afterMs = FIRST_TASK_WAIT_MS,
+): Promise<unknown> =>
+  sayingWhenStalled(
+    handle,
+    () => handle.result(),
+    err,
+    (d) =>
+      noWorkerYet(d)
+        ? `warning: no worker has taken up ${handle.workflowId} in ${afterMs / 1000} s: is one polling task queue ` +
+          `${d.taskQueue} of this namespace? It runs once one does (Ctrl+C leaves it waiting; dataops status ` +
+          `${handle.workflowId})`
+        : undefined,
+    afterMs,
+  );
+
+/**
+ * A decision's answer (an update of a running workflow), saying once when none has come within `afterMs`: only a
+ * worker answers it, and the server holds it for the next one only while the sender waits.
+ */
+export const decisionOrNoWorker = <T>(
+  handle: WorkflowHandle,
+  decide: () => Promise<T>,
+  err: NodeJS.WritableStream,
+  afterMs = FIRST_TASK_WAIT_MS,
+): Promise<T> =>
+  sayingWhenStalled(
+    handle,
+    decide,
+    err,
+    (d) =>
+      d.status.name === 'RUNNING'
+        ? `warning: no worker has answered the decision for ${handle.workflowId} in ${afterMs / 1000} s: is one ` +
+          `polling task queue ${d.taskQueue} of this namespace? The server holds it for the next worker while this ` +
+          `waits (Ctrl+C stops waiting and may drop it; dataops status ${handle.workflowId} shows what was decided)`
+        : undefined,
+    afterMs,
+  );

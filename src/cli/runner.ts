@@ -26,7 +26,7 @@ import {
 } from '../contract/index.js';
 import { describeRoot, rootCause } from './failure.js';
 import { follow } from './follow.js';
-import { resultOrNoWorker } from './query.js';
+import { decisionOrNoWorker, resultOrNoWorker } from './query.js';
 import { EXIT, failureExit, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
 import { UsageError } from './parsers.js';
@@ -41,7 +41,10 @@ export interface CliIO {
   env?: Env;
 }
 
-/** An id that names no workflow or schedule, or a closed workflow where a running one is needed (exit 6). */
+/**
+ * An id that names no workflow or schedule, a closed workflow where a running one is needed, or a run of another type
+ * than the command decides (exit 6).
+ */
 export class NotFound extends Error {
   override readonly name = 'NotFound';
 
@@ -187,12 +190,27 @@ export class Starter {
     }
   }
 
-  /** Runs an update; a refusal prints its type and reason (not just "Workflow Update failed") and exits 1. */
-  async update<T>(run: () => Promise<T>, show: (ack: T) => string): Promise<void> {
+  /**
+   * Runs an update of a workflow of type `type`; a refusal prints its type and reason (not just "Workflow Update
+   * failed") and exits 7. One sent to a workflow of another type, which has no handler for it, says what that
+   * workflow is and exits 6, as for an id that names no such workflow.
+   */
+  async update<T>(
+    handle: WorkflowHandle,
+    type: string,
+    run: () => Promise<T>,
+    show: (ack: T) => string,
+  ): Promise<void> {
     try {
-      this.print(show(await run()));
+      this.print(show(await decisionOrNoWorker(handle, run, this.io.err)));
     } catch (err) {
       if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+      const actual = await handle.describe().then(
+        (d) => d.type,
+        () => undefined,
+      );
+      if (actual !== undefined && actual !== type)
+        throw new NotFound(`workflow ${handle.workflowId} is a ${actual}: only a ${type} takes this decision`);
       // The workflow refused the update and goes on (a stale or missing preview, a decision already made).
       this.io.err.write(`refused: ${describeRoot(rootCause(err))}\n`);
       this.exitCode = EXIT.refused;

@@ -126,6 +126,31 @@ describe('CLI outcomes on the dev server', () => {
     }
   });
 
+  test('approve and reject of a running workflow that is not a promotion exit 6, naming what it is', async () => {
+    sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.sales, durations: { runMs: 60_000 } });
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const workflowId = `cli-not-a-promotion-${taskQueue}`;
+      const started = await pipeline(taskQueue, workflowId, TG.sales, ['--no-wait']);
+      assert.equal(started.code, 0, started.err);
+      for (const args of [
+        ['approve', workflowId, '--preview-id', 'p'],
+        ['reject', workflowId, '--reason', 'r'],
+      ]) {
+        const r = await cli(args, env);
+        assert.equal(r.code, 6, `${args[0]}: ${r.err}`);
+        assert.match(
+          r.err,
+          new RegExp(
+            `^error: workflow ${workflowId} is a dataops\\.dataQualityPipeline: only a dataops\\.promoteTestDefinitions takes this decision$`,
+            'm',
+          ),
+          `${args[0]}: not the SDK's "No registered handler for update"`,
+        );
+      }
+      assert.equal((await cli(['cancel', workflowId, '--wait'], env)).code, 4, 'the pipeline went on until cancelled');
+    });
+  });
+
   test('status prints the result of a completed workflow', async () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
       const workflowId = `cli-ok-${taskQueue}`;

@@ -185,4 +185,42 @@ describe('waiting for a run started elsewhere', () => {
       await promotion.terminate('test over');
     });
   });
+
+  // An approval or rejection with no worker on the run's queue waited in silence for ever.
+  test('a decision no worker answers says so once, naming the task queue, and is answered once one polls', async () => {
+    const taskQueue = `decide-nobody-${process.pid}`;
+    const workflowId = `cli-decide-${taskQueue}`;
+    let out = '';
+    let err = '';
+    const io = {
+      out: sink((s) => (out += s)),
+      err: sink((s) => (err += s)),
+      env: { ...env(), DATAOPS_SEARCH_ATTRIBUTES: 'off' },
+    };
+    const promote = ['promote', '--from-suite', TS.salesDev, '--to-suite', TS.salesProd, '--preset', 'upsert'];
+    const flags = ['--task-queue', taskQueue];
+    assert.equal(await runCli([...flags, ...promote, '--no-wait', '--workflow-id', workflowId], io), 0, err);
+    const deciding = runCli(['reject', workflowId, '--reason', 'not this week'], io);
+    const warning =
+      `warning: no worker has answered the decision for ${workflowId} in 10 s: is one polling task queue ` +
+      `${taskQueue} of this namespace? The server holds it for the next worker while this waits (Ctrl+C stops ` +
+      `waiting and may drop it; dataops status ${workflowId} shows what was decided)\n`;
+    await eventually('the warning', () => err === warning || undefined, { tries: 300, delayMs: 100 });
+    await withProjectWorker(
+      s.d.env,
+      await simDeps(s.sim),
+      async () => {
+        // The worker that polls answers the decision that waited: the promotion, only just starting, refuses it.
+        assert.equal(await deciding, 7, err);
+        assert.match(err, /^refused: PreviewNotReady: /m);
+        assert.equal(err.split('warning:').length, 2, 'said once');
+        await eventually('the preview', async () =>
+          (await cli(['status', workflowId], env())).out.includes('preview '),
+        );
+        assert.equal(await runCli(['reject', workflowId, '--reason', 'not this week'], io), 0, err);
+        assert.equal((await cli(['status', workflowId, '--wait'], env())).code, 5, 'rejected');
+      },
+      taskQueue,
+    );
+  });
 });

@@ -147,6 +147,8 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
         const handle = (await s().connect()).workflow.getHandle(workflowId);
         const by = f.by ?? runningAs();
         await s().update(
+          handle,
+          WORKFLOW_TYPES.promoteTestDefinitions,
           () =>
             handle.executeUpdate(approveUpdate, {
               args: [{ previewId: f.previewId, ...(by ? { by } : {}), ...(f.comment ? { comment: f.comment } : {}) }],
@@ -167,6 +169,8 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
         const handle = (await s().connect()).workflow.getHandle(workflowId);
         const by = f.by ?? runningAs();
         await s().update(
+          handle,
+          WORKFLOW_TYPES.promoteTestDefinitions,
           () =>
             handle.executeUpdate(rejectUpdate, {
               args: [{ reason: f.reason, ...(by ? { by } : {}), ...(f.previewId ? { previewId: f.previewId } : {}) }],
