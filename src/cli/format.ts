@@ -22,6 +22,7 @@ export const EXIT = {
   notApplied: 5,
   notFound: 6,
   refused: 7,
+  orderRunFailed: 8,
 } as const;
 
 /** A finished pipeline's exit code: its gates passed, or not (a report-only run that failed its gates included). */
@@ -33,6 +34,15 @@ export function failureExit(root: Pick<RootCause, 'cancelled' | 'type'>): number
   if (root.cancelled) return EXIT.cancelled;
   return root.type === 'QualityGateFailed' ? EXIT.gateFailed : EXIT.failed;
 }
+
+/**
+ * A finished order's exit code: its run, when waited for, completed or not (`SERVING_ERROR`, `STOPPED_SERVING`,
+ * `SERVING_RERAN`), by the rule that fails a pipeline's order with `OrderFailed`; the order alone reports the run's
+ * status and completes, and a script that goes on after `dataops order --wait-for-run` must not take a failed run
+ * for a good one.
+ */
+export const orderExit = (r: Pick<RunOrderResult, 'orderRun'>): number =>
+  r.orderRun && r.orderRun.status !== 'COMPLETED_SERVING' ? EXIT.orderRunFailed : EXIT.ok;
 
 /** A finished promotion's exit code: applied, or not (rejected, or its approval timed out). */
 export const promotionExit = (r: Pick<PromoteTestDefinitionsResult, 'status'>): number =>

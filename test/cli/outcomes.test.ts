@@ -151,6 +151,25 @@ describe('CLI outcomes on the dev server', () => {
     });
   });
 
+  test('an order whose run did not complete exits 8, from order --wait-for-run and from status --wait', async () => {
+    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
+      const order = (variation: string) =>
+        cli(
+          ['order', '--kitchen', 'staging', '--recipe', 'load-warehouse', '--variation', variation, '--wait-for-run'],
+          { ...env, TEMPORAL_TASK_QUEUE: taskQueue },
+        );
+      const failed = await order('broken');
+      assert.equal(failed.code, 8, failed.out + failed.err);
+      assert.match(failed.out, /^order run +\S+ SERVING_ERROR$/m);
+      const workflowId = /^started dataops\.runOrder (\S+)$/m.exec(failed.out)?.[1];
+      assert.ok(workflowId, failed.out);
+      assert.equal((await cli(['status', workflowId, '--wait'], env)).code, 8, 'as the command that started it');
+      const completed = await order('daily');
+      assert.equal(completed.code, 0, completed.out + completed.err);
+      assert.match(completed.out, /^order run +\S+ COMPLETED_SERVING$/m);
+    });
+  });
+
   test('status prints the result of a completed workflow', async () => {
     await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
       const workflowId = `cli-ok-${taskQueue}`;

@@ -20,6 +20,7 @@ import {
   formatPromotion,
   formatTestRun,
   jobPages,
+  orderExit,
   pipelineExit,
   promotionExit,
   table,
@@ -53,6 +54,7 @@ async function outcome(result: Promise<unknown>): Promise<{ result: unknown } | 
 const RESULT_EXITS: Record<string, (r: any) => number> = {
   dataQualityPipeline: pipelineExit,
   promoteTestDefinitions: promotionExit,
+  runOrder: orderExit,
 };
 
 type PipelineIn = { gates?: GateLimits } | undefined;

@@ -12,7 +12,7 @@ import {
   type RunOrderResult,
   type RunTestSuiteResult,
 } from '../../contract/index.js';
-import { formatOrder, formatPipeline, formatProfile, formatTestRun, pipelineExit } from '../format.js';
+import { formatOrder, formatPipeline, formatProfile, formatTestRun, orderExit, pipelineExit } from '../format.js';
 import {
   checked,
   jobInput,
@@ -80,7 +80,7 @@ export function registerRunCommands(program: Command, { starter: s, action }: Co
       .requiredOption('--recipe <name>', 'recipe')
       .requiredOption('--variation <name>', 'variation')
       .option('--param <name=value>', 'runtime override (repeatable)', paramArg)
-      .option('--wait-for-run', 'wait for the order run to finish'),
+      .option('--wait-for-run', 'wait for the order run to finish; exit 8 when it did not complete'),
   ).action(
     action(async (f: OrderFlags) => {
       const input = checked(RunOrderInput, {
@@ -91,7 +91,7 @@ export function registerRunCommands(program: Command, { starter: s, action }: Co
         parameters: f.param ?? {},
         wait: Boolean(f.waitForRun),
       });
-      await s().finish<RunOrderResult>(await s().start(WORKFLOW_TYPES.runOrder, input, f), f, formatOrder);
+      await s().finish<RunOrderResult>(await s().start(WORKFLOW_TYPES.runOrder, input, f), f, formatOrder, orderExit);
     }),
   );
 }
