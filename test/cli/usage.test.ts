@@ -4,6 +4,7 @@ import { flagged, pipelineInput } from '../../src/cli/inputs.js';
 import { parseDurationMs, positiveDurationMs } from '../../src/cli/parsers.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { cli } from '../helpers/cli.js';
+import { listQuery, statusArg, workflowTypeArg } from '../../src/cli/commands/list.js';
 import { dist, freePort, runProcess } from '../helpers/processes.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -215,5 +216,19 @@ describe('starter CLI usage', () => {
     assert.equal(parseDurationMs('0s'), 0, 'zero is a duration; the input check decides whether it is allowed');
     assert.equal(positiveDurationMs('1h'), 3_600_000);
     assert.throws(() => positiveDurationMs('0.1ms'), /expected a duration above zero/, 'rounds to zero');
+  });
+  // `--type runOrder`, the name the contract and `status` use, was refused: only `dataops.runOrder` was a choice.
+  test('list takes a workflow type by its own name or its registered one, and a status in any case', () => {
+    assert.equal(workflowTypeArg('runOrder'), 'dataops.runOrder');
+    assert.equal(workflowTypeArg('dataops.runOrder'), 'dataops.runOrder');
+    assert.equal(statusArg('running'), 'Running');
+    assert.equal(statusArg('TimedOut'), 'TimedOut');
+    assert.equal(
+      listQuery({ type: workflowTypeArg('promoteTestDefinitions'), status: statusArg('RUNNING') }),
+      'WorkflowType IN ("dataops.promoteTestDefinitions") AND ExecutionStatus = "Running"',
+    );
+    assert.throws(() => workflowTypeArg('order'), /expected one of dataQualityPipeline, profileTableGroup, /);
+    assert.throws(() => workflowTypeArg('other.runOrder'), /expected one of/);
+    assert.throws(() => statusArg('done'), /expected one of Running, Completed, /);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { SEARCH_ATTRIBUTES as SA, STAGES, VERDICTS } from '../../contract/search-attributes.js';
-import { WORKFLOW_TYPES } from '../../contract/index.js';
+import { WORKFLOW_TYPES, ownName } from '../../contract/index.js';
 import { table } from '../format.js';
 import { intArg } from '../parsers.js';
 import type { CommandContext } from '../runner.js';
@@ -27,6 +27,20 @@ const ID = /^[\w.:@/-]+$/;
 const id = (value: string): string => {
   if (!ID.test(value)) throw new InvalidArgumentError(`expected an id (letters, digits, . : @ / - _), got '${value}'`);
   return value;
+};
+
+/** `--type`: a workflow type by its own name (`runOrder`, as the contract names it) or its registered one. */
+export const workflowTypeArg = (value: string): string => {
+  const type = TYPES.find((t) => t === value || ownName(t) === value);
+  if (!type) throw new InvalidArgumentError(`expected one of ${TYPES.map(ownName).join(', ')}`);
+  return type;
+};
+
+/** `--status`: an execution status in any case (`running`, as `temporal workflow list` prints it, or `Running`). */
+export const statusArg = (value: string): string => {
+  const status = STATUSES.find((x) => x.toLowerCase() === value.toLowerCase());
+  if (!status) throw new InvalidArgumentError(`expected one of ${STATUSES.join(', ')}`);
+  return status;
 };
 
 /** A value for the visibility query (checked again here, for callers of listQuery). */
@@ -59,8 +73,8 @@ export function registerListCommand(program: Command, { starter: s, action }: Co
       ).choices(STAGES),
     )
     .addOption(new Option('--verdict <verdict>', "the gates' or the promotion's outcome").choices(VERDICTS))
-    .addOption(new Option('--status <status>', 'execution status').choices(STATUSES))
-    .addOption(new Option('--type <workflowType>', 'one workflow type').choices(TYPES))
+    .option('--status <status>', `execution status: ${STATUSES.join(', ')}`, statusArg)
+    .option('--type <workflowType>', `one workflow type: ${TYPES.map(ownName).join(', ')}`, workflowTypeArg)
     .option('--limit <n>', 'at most this many', intArg(1, 1000), 20)
     .option('--json', 'print as JSON')
     .action(
