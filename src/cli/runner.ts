@@ -95,7 +95,20 @@ export class Starter {
         (d) => d.status.name,
         () => undefined,
       );
-    if (!status) return new NotFound(`no workflow ${err.workflowId} in namespace ${ns}`);
+    if (!status) {
+      // `status nightly` for the schedule `nightly`: its runs have ids of their own.
+      const schedule = await this.client?.schedule
+        .getHandle(err.workflowId)
+        .describe()
+        .then(
+          () => true,
+          () => false,
+        );
+      const hint = schedule
+        ? ` (a schedule has that id: dataops schedule describe ${err.workflowId} lists its runs)`
+        : '';
+      return new NotFound(`no workflow ${err.workflowId} in namespace ${ns}${hint}`);
+    }
     return status === 'RUNNING' ? err : NotFound.closed(err.workflowId, status);
   }
 

@@ -118,6 +118,24 @@ describe('CLI outcomes on the dev server', () => {
     const none = await cli(['schedule', 'list'], env);
     assert.equal(none.code, 0, none.err);
     assert.equal(none.out, 'no schedules in namespace default\n', 'an empty list says so');
+    // A schedule's id given where a run's is needed: its runs have ids of their own, and the error says where to look.
+    const scheduleId = `cli-not-a-run-${process.pid}`;
+    const flags = ['--every', '1h', '--paused', '--table-group', TG.finance, '--test-suite', TS.financeProd];
+    assert.equal((await cli(['schedule', 'create', scheduleId, ...flags], env)).code, 0);
+    try {
+      const r = await cli(['status', scheduleId], env);
+      assert.equal(r.code, 6, r.err);
+      assert.match(
+        r.err,
+        new RegExp(
+          `^error: no workflow ${scheduleId} in namespace default \\(a schedule has that id: dataops schedule ` +
+            `describe ${scheduleId} lists its runs\\)$`,
+          'm',
+        ),
+      );
+    } finally {
+      assert.equal((await cli(['schedule', 'delete', scheduleId], env)).code, 0);
+    }
     for (const command of ['describe', 'trigger', 'pause', 'unpause', 'delete']) {
       const r = await cli(['schedule', command, 'no-such-schedule'], env);
       assert.equal(r.code, 6, `schedule ${command}: ${r.err}`);
