@@ -40,7 +40,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 }
 
 if (isEntryPoint(import.meta.url)) {
-  runCli(process.argv.slice(2), { out: process.stdout, err: process.stderr }).then(
+  runCli(process.argv.slice(2), { out: process.stdout, err: process.stderr, ownsProcess: true }).then(
     (code) => process.exit(code),
     (err: unknown) => {
       console.error(err);

@@ -23,6 +23,8 @@ export const EXIT = {
   notFound: 6,
   refused: 7,
   orderRunFailed: 8,
+  /** Ctrl+C while waiting (128 + SIGINT, as a shell reports it); the run goes on. */
+  interrupted: 130,
 } as const;
 
 /** A finished pipeline's exit code: its gates passed, or not (a report-only run that failed its gates included). */

@@ -39,6 +39,11 @@ export interface CliIO {
   err: NodeJS.WriteStream;
   /** The environment the configuration is read from. @default the process environment */
   env?: Env;
+  /**
+   * The process is the CLI's own (`dataops`): Ctrl+C during a wait says that the run goes on, and exits 130. Not for
+   * a host that runs commands in its own process (the demo), whose Ctrl+C is its own.
+   */
+  ownsProcess?: boolean;
 }
 
 /**
@@ -191,15 +196,38 @@ export class Starter {
       return undefined;
     }
     // With --json, the live lines go to stderr: stdout stays one JSON document.
-    if (flags.follow) await follow(handle, flags.json ? this.io.err : this.io.out);
+    if (flags.follow) await this.interruptible(handle, () => follow(handle, flags.json ? this.io.err : this.io.out));
     try {
-      const result = (await resultOrNoWorker(handle, this.io.err)) as T;
+      const result = (await this.interruptible(handle, () => resultOrNoWorker(handle, this.io.err))) as T;
       this.print(flags.json ? JSON.stringify(result, null, 2) : format(result));
       this.exitCode = failed(result);
       return result;
     } catch (err) {
       this.exitCode = this.failure(err, flags);
       return undefined;
+    }
+  }
+
+  /**
+   * Runs `wait`, a wait on a run; Ctrl+C during it says that only the wait stopped (the run goes on, and how to follow
+   * or cancel it), and exits 130 as a shell expects of an interrupted command. Before, the CLI ended silently, and a
+   * user could not tell whether the pipeline had been cancelled with it.
+   */
+  async interruptible<T>(handle: WorkflowHandle, wait: () => Promise<T>): Promise<T> {
+    if (!this.io.ownsProcess) return wait();
+    const id = handle.workflowId;
+    const interrupted = () => {
+      this.io.err.write(
+        `\nstopped waiting; ${id} goes on (dataops status ${id} --follow follows it again, dataops cancel ${id} ` +
+          `cancels it)\n`,
+      );
+      process.exit(EXIT.interrupted);
+    };
+    process.once('SIGINT', interrupted);
+    try {
+      return await wait();
+    } finally {
+      process.off('SIGINT', interrupted);
     }
   }
 

@@ -11,7 +11,9 @@ import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { describeLive, liveProgress } from '../../src/cli/follow.js';
 import { noWorkerYet } from '../../src/cli/query.js';
 import { runCli } from '../../src/starter.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { cli, sink } from '../helpers/cli.js';
+import { dist, failIfExited, startProcess } from '../helpers/processes.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -222,5 +224,36 @@ describe('waiting for a run started elsewhere', () => {
       },
       taskQueue,
     );
+  });
+  // Ctrl+C ended the CLI in silence: nobody could tell whether the pipeline had been cancelled with it.
+  test('Ctrl+C while a command waits says the run goes on and how to follow or cancel it, and exits 130', async () => {
+    const taskQueue = `interrupted-${process.pid}`; // no worker: the run waits as long as the test needs
+    const workflowId = `cli-interrupted-${taskQueue}`;
+    const processEnv = { ...env(), TEMPORAL_TASK_QUEUE: taskQueue, DATAOPS_SEARCH_ATTRIBUTES: 'off' };
+    const flags = ['--table-group', TG.finance, '--test-suite', TS.financeProd, '--workflow-id', workflowId];
+    const said =
+      `stopped waiting; ${workflowId} goes on (dataops status ${workflowId} --follow follows it again, ` +
+      `dataops cancel ${workflowId} cancels it)`;
+    for (const [args, ready] of [
+      [['pipeline', ...flags, '--follow'], 'started dataops.dataQualityPipeline'],
+      [['status', workflowId, '--wait'], ''],
+    ] as const) {
+      const waiting = startProcess([dist('starter.js'), ...args], processEnv);
+      try {
+        await eventually(`${args[0]} waiting`, () => {
+          failIfExited(waiting.child, args[0], waiting.output());
+          return waiting.output().includes(ready) || undefined;
+        });
+        await delay(1_000); // into its wait
+        waiting.child.kill('SIGINT');
+        assert.equal(await waiting.exited, 130, waiting.output());
+        assert.ok(waiting.output().includes(`\n${said}\n`), waiting.output());
+      } finally {
+        await waiting.stop();
+      }
+    }
+    const handle = s.d.env.client.workflow.getHandle(workflowId);
+    assert.equal((await handle.describe()).status.name, 'RUNNING', 'the run goes on');
+    await handle.terminate('test over');
   });
 });

@@ -107,10 +107,11 @@ interface StatusFlags {
 async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise<number> {
   const workflowId = handle.workflowId;
   // With --json, the live lines go to stderr: stdout stays one JSON document.
-  if (f.follow) await follow(handle, f.json ? s.io.err : s.io.out);
+  if (f.follow) await s.interruptible(handle, () => follow(handle, f.json ? s.io.err : s.io.out));
   // Waited for, its outcome is read once, here; else only once it is seen closed.
   // Waiting, it says when no worker has taken the run up; a closed run's result is read at once.
-  const waited = f.wait && !f.follow ? await outcome(resultOrNoWorker(handle, s.io.err)) : null;
+  const waited =
+    f.wait && !f.follow ? await s.interruptible(handle, () => outcome(resultOrNoWorker(handle, s.io.err))) : null;
   const d = await handle.describe();
   const progress = await askWorker(handle, () => handle.query(progressQuery)).catch(() => null);
   const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';

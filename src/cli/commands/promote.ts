@@ -118,11 +118,12 @@ export function registerPromoteCommands(program: Command, { starter: s, action }
       if (f.approval && f.wait !== false && !f.follow) {
         // A promotion that fails or is cancelled before its preview reads as any other workflow's end, and so does one
         // decided (or timed out) before this command saw its preview.
-        const preview = await waitForPreview(handle, f.previewWait, s().config.temporal.taskQueue).catch(
-          (err: unknown) => {
+        const waiting = () => waitForPreview(handle, f.previewWait, s().config.temporal.taskQueue);
+        const preview = await s()
+          .interruptible(handle, waiting)
+          .catch((err: unknown) => {
             s().exitCode = s().failure(err, f);
-          },
-        );
+          });
         if (preview === undefined) return;
         if (preview === null) {
           await s().finish<PromoteTestDefinitionsResult>(handle, f, formatPromotion, promotionExit);
