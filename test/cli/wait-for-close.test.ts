@@ -11,7 +11,6 @@ import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { describeLive, liveProgress } from '../../src/cli/follow.js';
 import { noWorkerYet } from '../../src/cli/query.js';
 import { runCli } from '../../src/starter.js';
-import { setTimeout as delay } from 'node:timers/promises';
 import { cli, sink } from '../helpers/cli.js';
 import { dist, failIfExited, startProcess } from '../helpers/processes.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
@@ -235,8 +234,10 @@ describe('waiting for a run started elsewhere', () => {
       `stopped waiting; ${workflowId} goes on (dataops status ${workflowId} --follow follows it again, ` +
       `dataops cancel ${workflowId} cancels it)`;
     for (const [args, ready] of [
-      [['pipeline', ...flags, '--follow'], 'started dataops.dataQualityPipeline'],
-      [['status', workflowId, '--wait'], ''],
+      // Each marker is printed from inside the wait: the follow's line while no worker answers, and the warning
+      // that no worker has taken the run up (after 10 s).
+      [['pipeline', ...flags, '--follow'], '[waiting] no worker has answered yet'],
+      [['status', workflowId, '--wait'], 'warning: no worker has taken up'],
     ] as const) {
       const waiting = startProcess([dist('starter.js'), ...args], processEnv);
       try {
@@ -244,7 +245,6 @@ describe('waiting for a run started elsewhere', () => {
           failIfExited(waiting.child, args[0], waiting.output());
           return waiting.output().includes(ready) || undefined;
         });
-        await delay(1_000); // into its wait
         waiting.child.kill('SIGINT');
         assert.equal(await waiting.exited, 130, waiting.output());
         assert.ok(waiting.output().includes(`\n${said}\n`), waiting.output());
