@@ -25,6 +25,20 @@ describe('waiting for a run started elsewhere', () => {
   });
   const env = () => ({ TEMPORAL_ADDRESS: s.d.env.connection.options.address, DATAOPS_TEMPORAL_UI_URL: '' });
 
+  /**
+   * Runs in-process CLI commands with their output kept (search attributes off: no worker has registered them on this
+   * server yet, and the refusal would be a warning too).
+   */
+  const capturing = () => {
+    const seen = { out: '', err: '' };
+    const io = {
+      out: sink((t) => (seen.out += t)),
+      err: sink((t) => (seen.err += t)),
+      env: { ...env(), DATAOPS_SEARCH_ATTRIBUTES: 'off' },
+    };
+    return { seen, io };
+  };
+
   /** Starts a finance pipeline without waiting; `more` are further flags. */
   const startPipeline = async (taskQueue: string, workflowId: string, more: string[] = []) => {
     const flags = `--table-group ${TG.finance} --test-suite ${TS.financeProd} --test-generation skip --poll-interval 100ms`;
@@ -140,24 +154,17 @@ describe('waiting for a run started elsewhere', () => {
   test('a wait says once when no worker has taken the run up, naming the task queue, and ends with the run once one has', async () => {
     const taskQueue = `wait-nobody-${process.pid}`;
     const workflowId = `cli-wait-${taskQueue}`;
-    let out = '';
-    let err = '';
-    // Its attributes off: no worker has registered them on this server yet, and the refusal would be a warning too.
-    const io = {
-      out: sink((s) => (out += s)),
-      err: sink((s) => (err += s)),
-      env: { ...env(), DATAOPS_SEARCH_ATTRIBUTES: 'off' },
-    };
+    const { seen, io } = capturing();
     const starting = runCli(
       ['--task-queue', taskQueue, 'profile', '--table-group', TG.finance, '--workflow-id', workflowId],
       io,
     );
-    await eventually('the start', () => out.includes('started') || undefined);
+    await eventually('the start', () => seen.out.includes('started') || undefined);
     const waiting = runCli(['status', workflowId, '--wait'], io); // a run started elsewhere, waited for
     const warning =
       `warning: no worker has taken up ${workflowId} in 10 s: is one polling task queue ${taskQueue} of this ` +
       `namespace? It runs once one does (Ctrl+C leaves it waiting; dataops status ${workflowId})\n`;
-    await eventually('both warnings', () => err === warning.repeat(2) || undefined, { tries: 300, delayMs: 100 });
+    await eventually('both warnings', () => seen.err === warning.repeat(2) || undefined, { tries: 300, delayMs: 100 });
     const handle = s.d.env.client.workflow.getHandle(workflowId);
     assert.equal(noWorkerYet(await handle.describe()), true);
     const codes = await withProjectWorker(
@@ -166,11 +173,11 @@ describe('waiting for a run started elsewhere', () => {
       () => Promise.all([starting, waiting]),
       taskQueue,
     );
-    assert.deepEqual(codes, [0, 0], err);
-    assert.match(out, /^job +[\w-]+ completed$/m);
-    assert.match(out, /^status +COMPLETED$/m);
+    assert.deepEqual(codes, [0, 0], seen.err);
+    assert.match(seen.out, /^job +[\w-]+ completed$/m);
+    assert.match(seen.out, /^status +COMPLETED$/m);
     assert.equal(noWorkerYet(await handle.describe()), false, 'closed');
-    assert.equal(err, warning.repeat(2), 'each said once');
+    assert.equal(seen.err, warning.repeat(2), 'each said once');
     // Taken up and still running (a promotion waiting for its approval): no warning is due.
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (queue) => {
       const promotion = await s.d.env.client.workflow.start('dataops.promoteTestDefinitions', {
@@ -191,34 +198,28 @@ describe('waiting for a run started elsewhere', () => {
   test('a decision no worker answers says so once, naming the task queue, and is answered once one polls', async () => {
     const taskQueue = `decide-nobody-${process.pid}`;
     const workflowId = `cli-decide-${taskQueue}`;
-    let out = '';
-    let err = '';
-    const io = {
-      out: sink((s) => (out += s)),
-      err: sink((s) => (err += s)),
-      env: { ...env(), DATAOPS_SEARCH_ATTRIBUTES: 'off' },
-    };
+    const { seen, io } = capturing();
     const promote = ['promote', '--from-suite', TS.salesDev, '--to-suite', TS.salesProd, '--preset', 'upsert'];
     const flags = ['--task-queue', taskQueue];
-    assert.equal(await runCli([...flags, ...promote, '--no-wait', '--workflow-id', workflowId], io), 0, err);
+    assert.equal(await runCli([...flags, ...promote, '--no-wait', '--workflow-id', workflowId], io), 0, seen.err);
     const deciding = runCli(['reject', workflowId, '--reason', 'not this week'], io);
     const warning =
       `warning: no worker has answered the decision for ${workflowId} in 10 s: is one polling task queue ` +
       `${taskQueue} of this namespace? The server holds it for the next worker while this waits (Ctrl+C stops ` +
       `waiting and may drop it; dataops status ${workflowId} shows what was decided)\n`;
-    await eventually('the warning', () => err === warning || undefined, { tries: 300, delayMs: 100 });
+    await eventually('the warning', () => seen.err === warning || undefined, { tries: 300, delayMs: 100 });
     await withProjectWorker(
       s.d.env,
       await simDeps(s.sim),
       async () => {
         // The worker that polls answers the decision that waited: the promotion, only just starting, refuses it.
-        assert.equal(await deciding, 7, err);
-        assert.match(err, /^refused: PreviewNotReady: /m);
-        assert.equal(err.split('warning:').length, 2, 'said once');
+        assert.equal(await deciding, 7, seen.err);
+        assert.match(seen.err, /^refused: PreviewNotReady: /m);
+        assert.equal(seen.err.split('warning:').length, 2, 'said once');
         await eventually('the preview', async () =>
           (await cli(['status', workflowId], env())).out.includes('preview '),
         );
-        assert.equal(await runCli(['reject', workflowId, '--reason', 'not this week'], io), 0, err);
+        assert.equal(await runCli(['reject', workflowId, '--reason', 'not this week'], io), 0, seen.err);
         assert.equal((await cli(['status', workflowId, '--wait'], env())).code, 5, 'rejected');
       },
       taskQueue,
