@@ -250,7 +250,8 @@ export class Starter {
         (d) => d.type,
         () => undefined,
       );
-      if (actual !== undefined && actual !== type)
+      // By own name: a 0.x run still draining has its type without the `dataops.` prefix, and decides as well.
+      if (actual !== undefined && ownName(actual) !== ownName(type))
         throw new NotFound(`workflow ${handle.workflowId} is a ${actual}: only a ${type} takes this decision`);
       // The workflow refused the update and goes on (a stale or missing preview, a decision already made).
       this.io.err.write(`refused: ${describeRoot(rootCause(err))}\n`);
