@@ -47,6 +47,8 @@ export interface SimControls {
   /** An OAuth refresh token for a user and client (30 days by default), for the `/oauth/token` endpoint. */
   issueRefreshToken(grant: { username: string; clientId: string; clientSecret?: string; lifetimeMs?: number }): string;
   addFault(fault: FaultInput): Fault;
+  /** What delay fault `id` holds goes on now, and what it holds later at once (a hold a test ends when it is ready). */
+  releaseFault(id: string): void;
   clearFaults(): void;
   faults(): Fault[];
   requests(): RequestLogEntry[];
@@ -148,6 +150,9 @@ export function createControls(
       return issueRefreshToken(ctx, { ...grant, lifetimeMs: grant.lifetimeMs ?? 30 * 24 * HOUR });
     },
     addFault: (f) => faults.add(f),
+    releaseFault: (id) => {
+      if (!faults.release(id)) throw notFound(`fault ${id}`);
+    },
     clearFaults: () => faults.clear(),
     faults: () => faults.list(),
     requests: deps.requests,
@@ -281,6 +286,10 @@ export async function controlRoutes(app: FastifyInstance, { controls: c }: { con
     }
   });
   app.get('/_sim/faults', async () => c.faults());
+  app.post<IdParams>('/_sim/faults/:id/release', async (req) => {
+    c.releaseFault(req.params.id);
+    return { ok: true };
+  });
   app.delete('/_sim/faults', async () => {
     c.clearFaults();
     return { ok: true };

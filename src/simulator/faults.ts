@@ -11,7 +11,7 @@ export const FaultSpec = z
       'rate_limit',
       /** Close the connection without an answer. */
       'reset',
-      /** Hold the request `delay_ms` before handling it (to go past a client's timeout). */
+      /** Hold the request `delay_ms` before handling it (to go past a client's timeout), or until released. */
       'delay',
       /** Answer 200 with a body that is not valid JSON. */
       'malformed_json',
@@ -51,6 +51,8 @@ export interface Fault extends FaultSpec {
 
 export class FaultBook {
   private faults: Fault[] = [];
+  /** Per fault, the gate that `release` opens: what a `delay` fault holds goes on then. */
+  private gates = new Map<string, { opened: Promise<void>; open: () => void }>();
 
   add(input: FaultInput): Fault {
     const spec = FaultSpec.parse(input);
@@ -73,12 +75,37 @@ export class FaultBook {
     return fault;
   }
 
+  /** Settles once fault `id` is released: a request it holds goes on then, whatever is left of its delay. */
+  released(id: string): Promise<void> {
+    return this.gate(id).opened;
+  }
+
+  /** Releases fault `id`: the requests it holds go on now, and those it holds later at once. False if unknown. */
+  release(id: string): boolean {
+    if (!this.faults.some((f) => f.id === id)) return false;
+    this.gate(id).open();
+    return true;
+  }
+
+  private gate(id: string) {
+    let gate = this.gates.get(id);
+    if (!gate) {
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gate = { opened, open };
+      this.gates.set(id, gate);
+    }
+    return gate;
+  }
+
   list(): Fault[] {
     return this.faults.map((f) => ({ ...f }));
   }
 
   clear(): void {
+    for (const f of this.faults) this.gate(f.id).open();
     this.faults = [];
+    this.gates.clear();
   }
 }
 

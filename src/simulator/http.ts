@@ -133,7 +133,7 @@ export function installHttp(app: FastifyInstance, deps: HttpDeps): { requests: (
   });
   app.addHook('preHandler', async (req) => {
     if (req.simFault?.kind !== 'delay') return;
-    await delay(req.simFault.delay_ms, undefined, { ref: false });
+    await Promise.race([delay(req.simFault.delay_ms, undefined, { ref: false }), faults.released(req.simFault.id)]);
     tick();
   });
   app.addHook('onSend', async (req, _reply, payload) => {

@@ -121,17 +121,28 @@ describe('a promotion decided later, from status and --follow, on the dev server
   });
 
   test("promote's wait for the preview asks the worker once per step of the workflow, not twice a second", async () => {
-    await withProjectWorker(t.env, await simDeps(sim), async (taskQueue) => {
-      // The export held 4 s: the workflow sits in one step, its history unchanged, for eight of the wait's looks.
-      sim.controls.addFault({ kind: 'delay', delay_ms: 4_000, method: 'GET', path: 'test-definition-export' });
+    // The export's client waits out the hold below (the tests' own timeout is 5 s).
+    await withProjectWorker(t.env, await simDeps(sim, { timeoutMs: 120_000 }), async (taskQueue) => {
+      // The export held for eight of the wait's looks: the workflow sits in one step, its history unchanged.
+      const hold = sim.controls.addFault({
+        kind: 'delay',
+        delay_ms: 100_000,
+        method: 'GET',
+        path: 'test-definition-export',
+      });
       const handle = await t.env.client.workflow.start(WORKFLOW_TYPES.promoteTestDefinitions, {
         taskQueue,
         workflowId: `preview-wait-${taskQueue}`,
         args: [{ source: { testSuiteId: DEV }, targetTestSuiteId: PROD, preset: 'upsert' }],
       });
       const { counted, asked } = counting(handle);
+      // Released after eight looks (or when the wait for them gives up, and the count below fails).
+      const released = eventually('eight looks while the export is held', () => asked.describes >= 8)
+        .catch(() => undefined)
+        .then(() => sim.controls.releaseFault(hold.id));
       try {
         const preview = await waitForPreview(counted, 60_000, taskQueue);
+        await released;
         assert.equal(preview?.definitions, 9);
         const at = asked.queries.map((q) => q.historyLength);
         assert.deepEqual(at, [...new Set(at)], 'never asked twice at one history length');

@@ -25,8 +25,8 @@ describe('a worker that dies in the middle of a batch of sends', () => {
     const queue = 'death-batch';
     const path = `/table-groups/${ids.tableGroup}/profiling-runs`;
     const submitterId = `dataops-submit/${queue}/default/profiling/${ids.tableGroup}`;
-    // Held requests are still in flight when it dies: its timeout is longer than the hold.
-    const slow = { DATAOPS_TIMEOUT_MS: '10000' };
+    // Held requests are still in flight when it dies: its timeout is longer than the holds.
+    const slow = { DATAOPS_TIMEOUT_MS: '60000' };
     const victim = w.startWorker(queue, slow);
     const start = (n: number) =>
       w.client.workflow.start('dataops.profileTableGroup', {
@@ -37,8 +37,8 @@ describe('a worker that dies in the middle of a batch of sends', () => {
         ],
       });
     const hits = async (id: string) => (await w.controls.faults()).find((f) => f.id === id)?.hits ?? 0;
-    // The first send is held, so that the next three queue behind it and go in one batch.
-    const first = await w.controls.addFault({ kind: 'delay', delay_ms: 3_000, method: 'POST', path });
+    // The first send is held until the next three have queued behind it, so that they go in one batch.
+    const first = await w.controls.addFault({ kind: 'delay', delay_ms: 50_000, method: 'POST', path });
     const handles = [await start(0)];
     await eventually('the first send held', async () => (await hits(first.id)) === 1, { tries: 600, delayMs: 50 });
     handles.push(...(await Promise.all([1, 2, 3].map(start))));
@@ -49,6 +49,7 @@ describe('a worker that dies in the middle of a batch of sends', () => {
     );
     // In the batch of three, the first goes through and the second is held: the worker dies while the service has it.
     const second = await w.controls.addFault({ kind: 'delay', delay_ms: 4_000, method: 'POST', path, skip: 1 });
+    await w.controls.releaseFault(first.id);
     await eventually("the batch's second send held", async () => (await hits(second.id)) === 1, {
       tries: 1_200,
       delayMs: 50,

@@ -12,12 +12,16 @@ import { withWorker } from './temporal.js';
 
 export const harnessPath = fileURLToPath(new URL('../fixtures/workflows/activity-harness.js', import.meta.url));
 
-/** Activity dependencies for a simulator: profile "default" (admin, project DEMO) plus any extra. */
+/**
+ * Activity dependencies for a simulator: profile "default" (admin, project DEMO, its client's request timeout
+ * `timeoutMs`, 5 s when not given) plus any extra.
+ */
 export async function simDeps(
   sim: RunningSimulator,
-  extra: Partial<ActivityDeps> & { user?: UserKey; projectCode?: string | null } = {},
+  extra: Partial<ActivityDeps> & { user?: UserKey; projectCode?: string | null; timeoutMs?: number } = {},
 ): Promise<ActivityDeps> {
-  const client = await clientFor(sim, extra.user ?? 'admin');
+  const timeout = extra.timeoutMs !== undefined ? { timeoutMs: extra.timeoutMs } : {};
+  const client = await clientFor(sim, extra.user ?? 'admin', timeout);
   const projectCode = extra.projectCode === null ? undefined : (extra.projectCode ?? 'DEMO');
   return {
     profiles: { default: { client, ...(projectCode ? { projectCode } : {}) }, ...extra.profiles },

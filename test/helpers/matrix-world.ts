@@ -42,6 +42,8 @@ export class SimControls {
   }
   addFault = (f: FaultInput) => this.call<Fault>('POST', '/_sim/faults', f);
   faults = () => this.call<Fault[]>('GET', '/_sim/faults');
+  /** What delay fault `id` holds goes on now. */
+  releaseFault = (id: string) => this.call('POST', `/_sim/faults/${id}/release`, {});
   /** How many requests fault `id` took so far. */
   hits = async (id: string) => (await this.faults()).find((f) => f.id === id)?.hits ?? 0;
   clearFaults = () => this.call('DELETE', '/_sim/faults');

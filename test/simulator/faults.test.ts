@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SEED_IDS, SEED_USERS, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { FROZEN, startTestSimulator, type SimHttp } from '../helpers/sim.js';
+import { FROZEN, faultHits, startTestSimulator, type SimHttp } from '../helpers/sim.js';
+import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -55,6 +56,23 @@ describe('simulator faults and controls', () => {
       name: 'TimeoutError',
     });
     assert.equal((await fetch(`${sim.url}/api/v1/health`)).status, 200);
+  });
+
+  test('a delay released before it ends: what it holds goes on then, and what it holds later at once', async () => {
+    const hold = sim.controls.addFault({ kind: 'delay', delay_ms: 600_000, path: '/health', count: 2 });
+    let answered = false;
+    const held = fetch(`${sim.url}/api/v1/health`).then((res) => {
+      answered = true;
+      return res.status;
+    });
+    await eventually('the request held', () => faultHits(sim, hold) === 1);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(answered, false, 'held until released');
+    sim.controls.releaseFault(hold.id);
+    assert.equal(await held, 200);
+    assert.equal((await fetch(`${sim.url}/api/v1/health`)).status, 200, 'its second hit is not held');
+    assert.equal(faultHits(sim, hold), 2);
+    assert.throws(() => sim.controls.releaseFault('no-such-fault'), /no-such-fault/);
   });
 
   test('a malformed JSON body', async () => {
@@ -113,6 +131,12 @@ describe('simulator faults and controls', () => {
     assert.equal((await post('/_sim/faults', { kind: 'status', status: 500, path: '/health', count: 1 })).status, 201);
     assert.equal((await http.request('GET', '/_sim/faults')).body.length >= 1, true);
     assert.equal((await http.request('GET', '/api/v1/health')).status, 500);
+    const hold = (await post('/_sim/faults', { kind: 'delay', delay_ms: 600_000, path: '/health' })).body;
+    const held = http.request('GET', '/api/v1/health');
+    await eventually('the request held', () => faultHits(sim, hold) === 1);
+    assert.equal((await post(`/_sim/faults/${hold.id}/release`)).status, 200);
+    assert.equal((await held).status, 200);
+    assert.equal((await post('/_sim/faults/no-such-fault/release')).status, 404);
     assert.equal((await http.request('DELETE', '/_sim/faults')).status, 200);
 
     const job = await http.as('admin', 'POST', `/api/v1/table-groups/${TG.finance}/profiling-runs`);

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { HELD_AT_MOST, type WriteAnswer } from '../../src/contract/submitter.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
-import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
-import { SLOW_JOBS, queuingBehindOne } from '../helpers/submitter.js';
+import { SLOW_JOBS, deps, queuingBehindOne } from '../helpers/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -25,7 +25,7 @@ describe("a target's submitter, in batches", () => {
   };
 
   test('the requests that queued behind a send go in one batch, each answered with a job of its own', async () => {
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
       const { answers, created, batches } = await queuedBehindOne(taskQueue, TG.finance, 5);
       const jobs = answers.map(jobOf);
       assert.equal(new Set(jobs).size, 5, 'five jobs, one per request');
@@ -35,7 +35,7 @@ describe("a target's submitter, in batches", () => {
   });
 
   test('more requesters than Temporal admits updates in flight: only the first few wait in one, each gets a job', async () => {
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
       // Fifteen behind a held send, where Temporal admits 10 updates in flight per workflow: the requests are queued by
       // signal, and only those near their turn wait for their answer in an update.
       const { answers, created, held } = await queuedBehindOne(taskQueue, TG.finance, 16);
@@ -47,7 +47,7 @@ describe("a target's submitter, in batches", () => {
   });
 
   test('a request refused for good is answered with its failure, and the batch goes on', async () => {
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
       const path = `/table-groups/${TG.sales}/profiling-runs`;
       // Behind the held send, the second of the batch is refused (409): not retried, and not the others' answer.
       const { answers, created, batches } = await queuedBehindOne(taskQueue, TG.sales, 4, () =>
@@ -64,7 +64,7 @@ describe("a target's submitter, in batches", () => {
   });
 
   test('a failure a retry may mend stops the batch there; its retry sends from it, and nothing twice', async () => {
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
       const path = `/table-groups/${TG.salesDev}/profiling-runs`;
       // Behind the held send, the second of the batch answers 503 (nothing created, but it may have been): the batch
       // attempt ends there, its retry looks for that send's job, finds none, and sends it and the rest.
@@ -78,7 +78,7 @@ describe("a target's submitter, in batches", () => {
   });
 
   test('an undo that fails for a requester that is gone stops the batch there; its retry finds the job and cancels it', async () => {
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
       // Behind the held send, one of the next batch is for a requester that is gone: its job is cancelled, and the
       // first cancel answers 503. The failed undo ends the attempt; the retry finds that job, cancels it, and sends
       // the rest.

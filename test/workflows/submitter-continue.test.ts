@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SEED_IDS } from '../../src/simulator/index.js';
-import { simDeps, withProjectWorker } from '../helpers/activities.js';
+import { withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
-import { SLOW_JOBS, queuingBehindOne } from '../helpers/submitter.js';
+import { SLOW_JOBS, deps, queuingBehindOne } from '../helpers/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -18,7 +18,7 @@ describe("a target's submitter that continues as new", () => {
   const queuedBehindOne = queuingBehindOne(s);
 
   test('carries its queue into the next run: each request answered once, with a job of its own', async () => {
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
       const { answers, created } = await queuedBehindOne(taskQueue, TG.finance, 12);
       const jobs = answers.map((a) => {
         assert.ok('result' in a, JSON.stringify(a));

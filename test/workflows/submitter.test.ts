@@ -12,7 +12,7 @@ import type { WriteRequest } from '../../src/contract/submitter.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
-import { askSubmitter } from '../helpers/submitter.js';
+import { HOLD_AT_MOST_MS, askSubmitter, deps } from '../helpers/submitter.js';
 import { uniqueTaskQueue } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 import { faultHits } from '../helpers/sim.js';
@@ -69,11 +69,12 @@ describe("a target's submitter", () => {
   });
 
   test('what it sends for a workflow that is gone is cancelled', async () => {
-    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
       const requester = await requesterOn(taskQueue, 'gone');
+      // Held until the requester is gone.
       const held = s.sim.controls.addFault({
         kind: 'delay',
-        delay_ms: 2_000,
+        delay_ms: HOLD_AT_MOST_MS,
         method: 'POST',
         path: `/table-groups/${TG.sales}/profiling-runs`,
       });
@@ -85,7 +86,7 @@ describe("a target's submitter", () => {
       });
       const answer = ask(taskQueue, id, r);
       await eventually('the send held', () => faultHits(s.sim, held) === 1);
-      await requester.terminate('the requester is gone');
+      await requester.terminate('the requester is gone').finally(() => s.sim.controls.releaseFault(held.id));
       const a = await answer;
       assert.ok('failure' in a && a.failure.type === 'RequesterGone', JSON.stringify(a));
       const created = profiling(TG.sales).filter((j) => !before.has(j.id));
