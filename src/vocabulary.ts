@@ -47,6 +47,14 @@ export function isTerminalOrderRunStatus(status: string): boolean {
   return (TERMINAL_ORDER_RUN_STATUSES as readonly string[]).includes(status);
 }
 
+/**
+ * Whether an order run completed: only `COMPLETED_SERVING`; a stopped, failed or re-run one did not. The one rule that
+ * fails a pipeline's order (`OrderFailed`) and sets `dataops order --wait-for-run`'s exit code.
+ */
+export function isCompletedOrderRunStatus(status: string): boolean {
+  return status === 'COMPLETED_SERVING';
+}
+
 /** Import `config.mode` (spec section 4.6). */
 export const IMPORT_MODES = ['preview', 'apply', 'apply_strict'] as const;
 /** Import `config.on_match`. */

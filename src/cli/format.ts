@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { appliedGates } from '../contract/gates.js';
 import type { RootCause } from './failure.js';
+import { isCompletedOrderRunStatus } from '../vocabulary.js';
 import type {
   DataQualityPipelineResult,
   Gates,
@@ -44,7 +45,7 @@ export function failureExit(root: Pick<RootCause, 'cancelled' | 'type'>): number
  * for a good one.
  */
 export const orderExit = (r: Pick<RunOrderResult, 'orderRun'>): number =>
-  r.orderRun && r.orderRun.status !== 'COMPLETED_SERVING' ? EXIT.orderRunFailed : EXIT.ok;
+  r.orderRun && !isCompletedOrderRunStatus(r.orderRun.status) ? EXIT.orderRunFailed : EXIT.ok;
 
 /** A finished promotion's exit code: applied, or not (rejected, or its approval timed out). */
 export const promotionExit = (r: Pick<PromoteTestDefinitionsResult, 'status'>): number =>

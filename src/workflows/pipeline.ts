@@ -9,6 +9,7 @@ import { checkedInput } from './input.js';
 import { Tracker } from './shared.js';
 import { generationStep } from './generation.js';
 import { openingSearch } from '../contract/search-attributes.js';
+import { isCompletedOrderRunStatus } from '../vocabulary.js';
 
 /**
  * The data-quality pipeline: an optional order first, then profile the table group (waiting through interrupts),
@@ -23,7 +24,7 @@ async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQ
     // The checks that follow judge the data the order loads: after a failed or stopped run they would judge stale
     // data and could pass. So a run that did not complete fails the pipeline, unless the caller opted to go on.
     const orderRunStatus = order?.orderRun?.status;
-    if (orderRunStatus !== undefined && orderRunStatus !== 'COMPLETED_SERVING') {
+    if (orderRunStatus !== undefined && !isCompletedOrderRunStatus(orderRunStatus)) {
       if (!input.order?.continueOnFailure)
         throw ApplicationFailure.create({
           type: 'OrderFailed',

@@ -15,6 +15,7 @@ import {
   ON_NEW,
   TERMINAL_JOB_STATUSES,
   TERMINAL_ORDER_RUN_STATUSES,
+  isCompletedOrderRunStatus,
 } from '../../src/vocabulary.js';
 
 const sorted = (values: Iterable<string>) => [...values].sort();
@@ -25,6 +26,9 @@ describe('one vocabulary of the service', () => {
   test('terminal job and order-run statuses: the simulator plays the same ones the client waits for', () => {
     assert.deepEqual(sorted(TERMINAL), sorted(TERMINAL_JOB_STATUSES));
     assert.deepEqual(sorted(SERVING_TERMINAL), sorted(TERMINAL_ORDER_RUN_STATUSES));
+    // Of the ends of an order run, one completed it: the rule of OrderFailed and of `order --wait-for-run`'s exit.
+    assert.deepEqual(TERMINAL_ORDER_RUN_STATUSES.filter(isCompletedOrderRunStatus), ['COMPLETED_SERVING']);
+    assert.equal(isCompletedOrderRunStatus('ACTIVE_SERVING'), false);
   });
 
   test('import modes and policies: client, contract and simulator accept exactly the vocabulary', () => {
