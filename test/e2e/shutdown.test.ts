@@ -72,8 +72,14 @@ describe('graceful shutdown of a worker process', () => {
     });
     procs.push(worker);
     await eventually('the worker to start', () => /worker|Worker state changed/i.test(worker.output()));
-    // The service holds the submission for 4 s after its body arrived, then commits it.
-    await control('POST', '/_sim/faults', { kind: 'delay', delay_ms: 4_000, method: 'POST', path: '/profiling-runs' });
+    // The service holds the submission once its body has arrived: until the worker is stopping, with a grace time
+    // (then it commits it), or until the worker has exited, without one.
+    const hold = (await control('POST', '/_sim/faults', {
+      kind: 'delay',
+      delay_ms: 100_000,
+      method: 'POST',
+      path: '/profiling-runs',
+    })) as { id: string };
     submitterId = `dataops-submit/${taskQueue}/default/profiling/${tableGroupId}`;
     const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
       taskQueue,
@@ -81,8 +87,16 @@ describe('graceful shutdown of a worker process', () => {
       args: [{ tableGroupId, pollIntervalMs: 200 }],
     });
     await eventually('the submission to be in flight', submitStarted);
-    await new Promise((r) => setTimeout(r, 1_000));
-    const exit = await worker.stop('SIGTERM');
+    await eventually('the submission held by the service', async () => {
+      const faults = (await control('GET', '/_sim/faults')) as { id: string; hits: number }[];
+      return faults.find((f) => f.id === hold.id)?.hits === 1;
+    });
+    const stopping = worker.stop('SIGTERM');
+    if (graceMs > 0) {
+      await eventually('the worker stopping', () => /STOPPING/.test(worker.output()));
+      await control('POST', `/_sim/faults/${hold.id}/release`);
+    }
+    const exit = await stopping;
     const events = await submitEvents();
     await handle.terminate('test over');
     await control('DELETE', '/_sim/faults');
