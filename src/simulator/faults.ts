@@ -103,7 +103,7 @@ export class FaultBook {
   }
 
   clear(): void {
-    for (const f of this.faults) this.gate(f.id).open();
+    for (const gate of this.gates.values()) gate.open(); // a held request made its fault's gate when it waited
     this.faults = [];
     this.gates.clear();
   }

@@ -15,7 +15,7 @@ import { waitForPreview } from '../../src/cli/query.js';
 import { AWAITING_APPROVAL, WORKFLOW_TYPES, previewQuery, progressQuery } from '../../src/contract/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { cli, sink } from '../helpers/cli.js';
-import { clientFor, startTestSimulator } from '../helpers/sim.js';
+import { HELD_CLIENT_TIMEOUT_MS, HOLD_AT_MOST_MS, clientFor, startTestSimulator } from '../helpers/sim.js';
 import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -122,11 +122,11 @@ describe('a promotion decided later, from status and --follow, on the dev server
 
   test("promote's wait for the preview asks the worker once per step of the workflow, not twice a second", async () => {
     // The export's client waits out the hold below (the tests' own timeout is 5 s).
-    await withProjectWorker(t.env, await simDeps(sim, { timeoutMs: 120_000 }), async (taskQueue) => {
+    await withProjectWorker(t.env, await simDeps(sim, { timeoutMs: HELD_CLIENT_TIMEOUT_MS }), async (taskQueue) => {
       // The export held for eight of the wait's looks: the workflow sits in one step, its history unchanged.
       const hold = sim.controls.addFault({
         kind: 'delay',
-        delay_ms: 100_000,
+        delay_ms: HOLD_AT_MOST_MS,
         method: 'GET',
         path: 'test-definition-export',
       });

@@ -13,6 +13,7 @@ import {
   type Proc,
   simulatorService,
 } from '../helpers/processes.js';
+import { HOLD_AT_MOST_MS } from '../helpers/sim.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -76,7 +77,7 @@ describe('graceful shutdown of a worker process', () => {
     // (then it commits it), or until the worker has exited, without one.
     const hold = (await control('POST', '/_sim/faults', {
       kind: 'delay',
-      delay_ms: 100_000,
+      delay_ms: HOLD_AT_MOST_MS,
       method: 'POST',
       path: '/profiling-runs',
     })) as { id: string };

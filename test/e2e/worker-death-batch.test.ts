@@ -12,6 +12,7 @@ import { requestsQuery } from '../../src/contract/submitter.js';
 import { ending } from '../helpers/ending.js';
 import { cellIds } from '../helpers/matrix.js';
 import { worldOfCells } from '../helpers/matrix-world.js';
+import { HELD_CLIENT_TIMEOUT_MS, HOLD_AT_MOST_MS } from '../helpers/sim.js';
 import { eventually } from '../helpers/wait.js';
 
 const LONG = { timeout: 10 * 60_000 };
@@ -26,7 +27,7 @@ describe('a worker that dies in the middle of a batch of sends', () => {
     const path = `/table-groups/${ids.tableGroup}/profiling-runs`;
     const submitterId = `dataops-submit/${queue}/default/profiling/${ids.tableGroup}`;
     // Held requests are still in flight when it dies: its timeout is longer than the holds.
-    const slow = { DATAOPS_TIMEOUT_MS: '60000' };
+    const slow = { DATAOPS_TIMEOUT_MS: String(HELD_CLIENT_TIMEOUT_MS) };
     const victim = w.startWorker(queue, slow);
     const start = (n: number) =>
       w.client.workflow.start('dataops.profileTableGroup', {
@@ -36,11 +37,13 @@ describe('a worker that dies in the middle of a batch of sends', () => {
           { tableGroupId: ids.tableGroup, pollIntervalMs: 200, maxPollIntervalMs: 400, heartbeatTimeoutMs: 20_000 },
         ],
       });
-    const hits = async (id: string) => (await w.controls.faults()).find((f) => f.id === id)?.hits ?? 0;
     // The first send is held until the next three have queued behind it, so that they go in one batch.
-    const first = await w.controls.addFault({ kind: 'delay', delay_ms: 50_000, method: 'POST', path });
+    const first = await w.controls.addFault({ kind: 'delay', delay_ms: HOLD_AT_MOST_MS, method: 'POST', path });
     const handles = [await start(0)];
-    await eventually('the first send held', async () => (await hits(first.id)) === 1, { tries: 600, delayMs: 50 });
+    await eventually('the first send held', async () => (await w.controls.hits(first.id)) === 1, {
+      tries: 600,
+      delayMs: 50,
+    });
     handles.push(...(await Promise.all([1, 2, 3].map(start))));
     await eventually(
       'three queued behind it',
@@ -50,7 +53,7 @@ describe('a worker that dies in the middle of a batch of sends', () => {
     // In the batch of three, the first goes through and the second is held: the worker dies while the service has it.
     const second = await w.controls.addFault({ kind: 'delay', delay_ms: 4_000, method: 'POST', path, skip: 1 });
     await w.controls.releaseFault(first.id);
-    await eventually("the batch's second send held", async () => (await hits(second.id)) === 1, {
+    await eventually("the batch's second send held", async () => (await w.controls.hits(second.id)) === 1, {
       tries: 1_200,
       delayMs: 50,
     });

@@ -80,7 +80,13 @@ export async function startTestSimulator(
   return { sim, http: new SimHttp(sim) };
 }
 
-/** Durations long enough that nothing moves unless the test advances the clock. */
+/**
+ * How long a `delay` fault holds a request that its test releases once what it waits for is seen: a bound that only
+ * unsticks a test failing anyway. A client that must wait the hold out takes HELD_CLIENT_TIMEOUT_MS.
+ */
+export const HOLD_AT_MOST_MS = 100_000;
+export const HELD_CLIENT_TIMEOUT_MS = 2 * HOLD_AT_MOST_MS;
+
 /** How many requests a fault added with `addFault` has answered so far. */
 export const faultHits = (sim: RunningSimulator, fault: { id: string }): number =>
   sim.controls.faults().find((f) => f.id === fault.id)?.hits ?? 0;
@@ -94,6 +100,7 @@ export const WAITED_ORDER = {
   pollIntervalMs: 200,
 };
 
+/** Durations long enough that nothing moves unless the test advances the clock. */
 export const FROZEN = { pendingMs: 60_000, claimMs: 60_000, runMs: 600_000, cancelMs: 30_000, interruptMs: 30_000 };
 
 /** A ServiceClient for the seed user `user` against a running simulator. */

@@ -7,16 +7,13 @@ import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/co
 import type { DevAndSim } from './dev-and-sim.js';
 import { simDeps } from './activities.js';
 import { eventually } from './wait.js';
-import { faultHits } from './sim.js';
-
-/** How long a test holds a send at most (queuingBehindOne's first): released once what it waits for is done. */
-export const HOLD_AT_MOST_MS = 100_000;
+import { HELD_CLIENT_TIMEOUT_MS, HOLD_AT_MOST_MS, faultHits } from './sim.js';
 
 /**
  * Activity dependencies whose service client waits out a send held up to HOLD_AT_MOST_MS (the tests' own 5 s would
  * time it out, and the send would be looked for as one whose answer was lost).
  */
-export const deps = (s: DevAndSim) => simDeps(s.sim, { timeoutMs: 2 * HOLD_AT_MOST_MS });
+export const deps = (s: DevAndSim) => simDeps(s.sim, { timeoutMs: HELD_CLIENT_TIMEOUT_MS });
 
 /** Jobs that stay pending: what a submitter sends is seen, never ended by the simulator. */
 export const SLOW_JOBS = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };

@@ -12,10 +12,10 @@ import type { WriteRequest } from '../../src/contract/submitter.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
-import { HOLD_AT_MOST_MS, askSubmitter, deps } from '../helpers/submitter.js';
+import { askSubmitter, deps } from '../helpers/submitter.js';
 import { uniqueTaskQueue } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
-import { faultHits } from '../helpers/sim.js';
+import { HOLD_AT_MOST_MS, faultHits } from '../helpers/sim.js';
 
 const TG = SEED_IDS.tableGroups;
 const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
