@@ -3,6 +3,7 @@
  * requests it served and the persistence operations it ran in the `default` namespace, by operation. Where its CPU
  * goes is named by these counts, per pipeline.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Counter values by `<metric>:<operation>` (`action:<action_type>` for the actions). */
 export type Counts = Map<string, number>;
@@ -20,9 +21,31 @@ const WANTED: Record<string, (labels: string) => boolean> = {
   action: (l) => l.includes('namespace="default"'),
 };
 
-/** The counters now. */
+/** The counters now, as the server last published them. */
 export async function scrape(url: string): Promise<Counts> {
   return counters(await (await fetch(url)).text());
+}
+
+/**
+ * How often the server publishes its counters: about once a second, measured on the dev server (a scrape 100–300 ms
+ * after a workflow ends may not show its last actions yet; one a second later does).
+ */
+export const PUBLISHED_EVERY_MS = 1_000;
+
+/**
+ * The counters once the server has published what was done before the call: scrapes, a little more than a publish
+ * apart, until the actions stop changing (at most `tries` more scrapes). A scrape right after a side's last workflow
+ * ended missed that second's actions, which the next side then counted as its own.
+ */
+export async function settledScrape(url: string, tries = 10, everyMs = PUBLISHED_EVERY_MS * 1.2): Promise<Counts> {
+  let last = await scrape(url);
+  for (let i = 0; i < tries; i++) {
+    await sleep(everyMs);
+    const next = await scrape(url);
+    if (total(next, 'action') === total(last, 'action')) return next;
+    last = next;
+  }
+  return last;
 }
 
 /** The wanted counters of a Prometheus text exposition, summed by metric and operation. */

@@ -2,7 +2,7 @@
 import type { World } from '../../test/helpers/matrix-world.js';
 import { cpuSeconds } from './measure.js';
 import type { Timeline } from './phases.js';
-import { delta, scrape, type Counts } from './server-metrics.js';
+import { delta, settledScrape, type Counts } from './server-metrics.js';
 
 export interface Side {
   wallS: number;
@@ -29,7 +29,9 @@ export async function measured<B extends Omit<Side, 'wallS' | 'cpu' | 'requests'
   body: () => Promise<B>,
 ) {
   const p = pids(w, worker);
-  const server0 = await scrape(w.temporalMetricsUrl);
+  // Both ends settled: what the server did before the side (the one before it) is not counted as the side's, and
+  // what the side's last workflows did is (its wall time stops before the wait).
+  const server0 = await settledScrape(w.temporalMetricsUrl);
   const cpu0 = Object.fromEntries(Object.entries(p).map(([k, pid]) => [k, cpuSeconds(pid)]));
   const req0 = (await w.controls.call<{ requests: number }>('GET', '/_sim/counters')).requests;
   const t0 = performance.now();
@@ -37,6 +39,6 @@ export async function measured<B extends Omit<Side, 'wallS' | 'cpu' | 'requests'
   const wallS = (performance.now() - t0) / 1000;
   const cpu = Object.fromEntries(Object.entries(p).map(([k, pid]) => [k, cpuSeconds(pid) - cpu0[k]!]));
   const requests = (await w.controls.call<{ requests: number }>('GET', '/_sim/counters')).requests - req0;
-  const server = delta(server0, await scrape(w.temporalMetricsUrl));
+  const server = delta(server0, await settledScrape(w.temporalMetricsUrl));
   return { ...out, wallS, cpu, requests, server };
 }

@@ -5,7 +5,16 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import { benchOptions, workerEnvOf } from '../../bench/scale/options.js';
 import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { waitsCompleted } from '../../bench/scale/pipelines.js';
-import { counters, delta, perPipeline, persistenceLoad } from '../../bench/scale/server-metrics.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  counters,
+  delta,
+  perPipeline,
+  persistenceLoad,
+  scrape,
+  settledScrape,
+} from '../../bench/scale/server-metrics.js';
 import { actionsLine, costRow, totalActions } from '../../bench/scale/actions.js';
 import { countRetries, retryLine } from '../../bench/scale/retries.js';
 
@@ -150,4 +159,32 @@ test('bench:scale retries: each retried attempt counted by its activity and the 
     'N = 4: 3 retried attempts (0.75 per pipeline): dataops.submitAndWaitForJob after "Failed to query Workflow <- ' +
       'Timeout expired" ×2; dataops.waitForJob after "boom" ×1',
   );
+});
+
+test("bench:scale server metrics: a side's closing read waits until the server has published its last actions", async () => {
+  // As the dev server does: the actions of a side's last second appear about a second after they were taken. Here
+  // the endpoint shows 2 upserts from its second scrape on, 1 before; then nothing changes.
+  let scrapes = 0;
+  const server = createServer((_req, res) => {
+    scrapes++;
+    const upserts = scrapes === 1 ? 1 : 2;
+    res.end(`action{namespace="default",action_type="command_UpsertWorkflowSearchAttributes"} ${upserts}\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+  try {
+    const settled = await settledScrape(url, 10, 10);
+    assert.equal(settled.get('action:command_UpsertWorkflowSearchAttributes'), 2, 'the published count');
+    assert.equal(scrapes, 3, 'read until two reads agree: 1, then 2, then 2');
+    // A plain scrape is what the benchmark read before, and still the first read here.
+    scrapes = 0;
+    assert.equal((await scrape(url)).get('action:command_UpsertWorkflowSearchAttributes'), 1);
+    // A count that never stops changing is read at most `tries` more times.
+    let n = 0;
+    server.removeAllListeners('request');
+    server.on('request', (_req, res) => res.end(`action{namespace="default",action_type="x"} ${++n}\n`));
+    assert.equal((await settledScrape(url, 3, 10)).get('action:x'), 4);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

@@ -62,19 +62,23 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   for (const r of recorded) assert.match(r, /SignalWorkflowExecution 1\.0\b/);
   for (const r of named) assert.match(r, /SignalWorkflowExecution 2\.0\b/);
   for (const r of submitted) assert.doesNotMatch(r, /SignalWorkflowExecution/);
-  // Through its target's submitter: asked by signal-with-start (each target its own submitter here), no lock.
+  // Through its target's submitter: asked by signal-with-start (each target its own submitter here), no lock. A lock
+  // always ends in a terminate, which nothing else here makes; describes are not counted against a side here: our
+  // submitters ask whether their requesters are still there (a describe each, a minute after they went idle), and
+  // the warm-up's fall in whichever side runs then.
   for (const r of submitted) {
     assert.match(r, /SignalWithStartWorkflowExecution 1\.0\b/);
-    assert.doesNotMatch(r, /TerminateWorkflowExecution|DescribeWorkflowExecution/);
+    assert.doesNotMatch(r, /TerminateWorkflowExecution/);
   }
   for (const r of plain) {
     assert.match(r, /StartWorkflowExecution 1\.0\b/);
-    assert.doesNotMatch(r, /TerminateWorkflowExecution|DescribeWorkflowExecution/);
+    assert.doesNotMatch(r, /TerminateWorkflowExecution/);
   }
   for (const r of locked) {
     assert.match(r, /StartWorkflowExecution 3\.0\b/);
     assert.match(r, /TerminateWorkflowExecution 2\.0\b/);
-    assert.match(r, /DescribeWorkflowExecution 2\.0\b/);
+    const describes = Number(/DescribeWorkflowExecution ([\d.]+)/.exec(r)?.[1] ?? 0);
+    assert.ok(describes >= 2, `each lock describes its own workflow after the send: ${describes} per pipeline`);
     // Released by their runs, as target-lock.ts releases: by id alone, the server reads the current run first.
     assert.doesNotMatch(r, /GetCurrentExecution/);
   }
