@@ -5,11 +5,13 @@
  * as the project's worker is by default, DEFAULT_HEARTBEAT_THROTTLE_MS), and takes `locks` of its two submissions'
  * locks (the profiling run's first) the way the project's do: a delayed execution started with
  * `workflowIdConflictPolicy: FAIL`, a describe of its own workflow after the send, and a terminate that records the job.
+ * Shape 6 adds our worker's own input check, as a local activity.
  */
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context, heartbeat } from '@temporalio/activity';
 import { ServiceClient } from '../../src/api/index.js';
+import { inputActivities } from '../../src/activities/inputs.js';
 import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import { isTerminalJobStatus } from '../../src/vocabulary.js';
@@ -61,7 +63,7 @@ async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks, profilingJ
   await service.profilingRuns.summary(profiling.id);
   await service.tableGroups.get(tableGroupId);
   const tests = await locked(locks === 2, testSuiteId, () => service.testRuns.submit(testSuiteId));
-  if (locks === 5) {
+  if (locks >= 5) {
     const { workflowId, runId } = Context.current().info.workflowExecution!;
     await Context.current().client.workflow.getHandle(workflowId, runId).signal(namedSignal, { jobId: tests.id });
   }
@@ -69,6 +71,25 @@ async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks, profilingJ
   await untilTerminal(tests.id, pollMs);
   const summary = await service.testRuns.summary(tests.id);
   return summary.status;
+}
+
+const { checkWorkflowInput } = inputActivities({ searchAttributes: true, lineage: false });
+
+/**
+ * Shape 6's input check (a local activity): our worker's own check, on the input the benchmark gives our pipelines
+ * (pipelines.ts), so that it costs what ours costs; a refusal fails the pipeline as ours would.
+ */
+async function boundInputCheck(args: BoundArgs): Promise<BoundArgs> {
+  const { tableGroupId, testSuiteId, pollMs } = args;
+  const input = {
+    tableGroupId,
+    testSuiteId,
+    pollIntervalMs: pollMs,
+    maxPollIntervalMs: pollMs,
+    onGateFailure: 'report',
+  };
+  await checkWorkflowInput({ workflow: 'dataQualityPipeline', input });
+  return args;
 }
 
 /** Asks the target's submitter (bound-submitter.ts) to submit, starting it when it is not running. */
@@ -103,7 +124,7 @@ try {
   await runBenchWorker('bound', address, {
     taskQueue,
     workflowsPath: fileURLToPath(new URL('./bound-workflow.js', import.meta.url)),
-    activities: { boundSteps, requestSubmission, submitBatch },
+    activities: { boundSteps, requestSubmission, submitBatch, boundInputCheck },
     maxCachedWorkflows: Number(cache),
     maxHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,
     defaultHeartbeatThrottleInterval: DEFAULT_HEARTBEAT_THROTTLE_MS,

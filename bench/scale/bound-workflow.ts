@@ -5,7 +5,14 @@
  * the project's pipeline (no input check, no status report, no second activity) and above the floor (HTTP, polls,
  * heartbeats): what any design of the pipeline with those guarantees can reach on the machine.
  */
-import { defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  defineSignal,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes.js';
 import { submittedThrough, type SubmitRequest } from './bound-submitter.js';
 
 export { boundSubmitter } from './bound-submitter.js';
@@ -19,9 +26,15 @@ export interface BoundArgs {
    * profiling run's only (a test run can be found exactly through its metadata); or 2, both. 3: none, the profiling
    * run goes through its table group's submitter workflow instead (bound-submitter.ts); 4: the same, each send
    * recorded at the submitter before it leaves; 5: that, and the test run named to the workflow once submitted
-   * (`namedSignal`), so that the workflow knows each of its jobs' ids (the profiling run's from its submitter).
+   * (`namedSignal`), so that the workflow knows each of its jobs' ids (the profiling run's from its submitter); 6: that,
+   * carrying what ours carries for issues other than exactly-once, at its cost in actions: the input check as a local
+   * activity in the first workflow task (the project's own `checkWorkflowInput`, one marker: #14 keeps the contract's
+   * schemas out of every workflow's sandbox) and the progress upserts after the opening search attributes (#15: the
+   * stage before the test run, the verdict at the end; here both around the one activity that runs both jobs).
    */
-  locks: 0 | 1 | 2 | 3 | 4 | 5;
+  locks: 0 | 1 | 2 | 3 | 4 | 5 | 6;
+  /** Shape 6: whether it upserts (ours sets search attributes in this run: their opening ones come in the start). */
+  upserts?: boolean;
   /** The profiling run, when a submitter sent it. */
   profilingJobId?: string;
 }
@@ -43,9 +56,20 @@ const { requestSubmission } = proxyActivities<{ requestSubmission(r: SubmitReque
  */
 export const namedSignal = defineSignal<[{ jobId: string }]>('named');
 
-export async function boundPipeline(args: BoundArgs): Promise<string> {
+/** The input check of shape 6: our worker's own, on the input our pipelines are given (bound-worker.ts). */
+const { boundInputCheck } = proxyLocalActivities<{ boundInputCheck(args: BoundArgs): Promise<BoundArgs> }>({
+  startToCloseTimeout: '30 seconds',
+});
+
+export async function boundPipeline(given: BoundArgs): Promise<string> {
+  const args = given.locks === 6 ? await boundInputCheck(given) : given;
+  const upserts = args.upserts === true;
   if (args.locks < 3) return await boundSteps(args);
   const profilingJobId = await submittedThrough(requestSubmission, args.tableGroupId, args.locks >= 4);
   setHandler(namedSignal, () => undefined);
-  return await boundSteps({ ...args, profilingJobId });
+  if (upserts) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.stage, value: 'test_run' }]);
+  const status = await boundSteps({ ...args, profilingJobId });
+  if (upserts)
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.verdict, value: status === 'completed' ? 'passed' : 'failed' }]);
+  return status;
 }

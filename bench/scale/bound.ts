@@ -6,6 +6,7 @@ import type { Target } from './loop.js';
 import { startAndFinish } from './pipelines.js';
 import { measured } from './side.js';
 import type { BoundArgs } from './bound-workflow.js';
+import { openingSearch, searchPairs } from '../../src/contract/search-attributes.js';
 
 const QUEUE = 'scale-bound';
 
@@ -18,6 +19,7 @@ export const boundName = (locks: number) =>
     'one activity, a submitter',
     'one activity, a submitter recording each send',
     'one activity, a submitter recording each send, each job named',
+    'one activity, a submitter recording each send, each job named, the input check and progress upserts',
   ][locks] ?? `${locks} locks`;
 
 /** Starts the bound's worker; answers it once it polls. */
@@ -28,17 +30,27 @@ export async function startBoundWorker(w: World, cache: number): Promise<Proc> {
   return proc;
 }
 
-/** Runs one bound pipeline per target at once; answers how many failed. */
+/**
+ * Runs one bound pipeline per target at once; answers how many failed. `searchAttributes`: whether ours sets them in
+ * this run, and so shape 6 (its opening ones in the start, as ours are started, then its two upserts).
+ */
 export async function runBound(
   w: World,
   label: string,
   batch: Target[],
   pollMs: number,
   locks: BoundArgs['locks'],
+  searchAttributes: boolean,
 ): Promise<{ failures: number }> {
   const ids = batch.map((_, i) => `bound-${label}-${locks}-locks-${i}`);
+  const upserts = locks === 6 && searchAttributes;
   const failed = await startAndFinish(ids, (workflowId, i) =>
-    w.client.workflow.start('boundPipeline', { taskQueue: QUEUE, workflowId, args: [{ ...batch[i]!, pollMs, locks }] }),
+    w.client.workflow.start('boundPipeline', {
+      taskQueue: QUEUE,
+      workflowId,
+      args: [{ ...batch[i]!, pollMs, locks, upserts }],
+      ...(upserts ? { typedSearchAttributes: searchPairs(openingSearch('dataQualityPipeline', batch[i]!)) } : {}),
+    }),
   );
   if (failed.length) console.warn(`bound: ${failed.length} failed, the first: ${String(failed[0])}`);
   return { failures: failed.length };
@@ -56,6 +68,7 @@ export async function boundSides(
   label: string,
   pollMs: number,
   plan: () => Promise<unknown>,
+  searchAttributes: boolean,
 ) {
   const sides = [];
   for (const locks of shapes) {
@@ -63,7 +76,7 @@ export async function boundSides(
     const side = await measured(w, worker.child.pid!, async () => ({
       lags: [],
       timelines: [],
-      ...(await runBound(w, label, batch, pollMs, locks as BoundArgs['locks'])),
+      ...(await runBound(w, label, batch, pollMs, locks as BoundArgs['locks'], searchAttributes)),
     }));
     sides.push({ ...side, name: boundName(locks) });
   }

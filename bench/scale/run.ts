@@ -136,7 +136,9 @@ async function main(): Promise<void> {
         const sides: Record<'loop' | 'worker', Side> = {} as never;
         // The bound goes first, on a dev server that holds no batch yet: the least any design reaches.
         step(`N = ${n}, round ${r + 1}: ${boundWorker ? 'the bound, then ' : ''}the loop and the worker`);
-        const bounds = boundWorker ? await boundSides(w, boundWorker, bound, batch, `n${n}-r${r}`, pollMs, plan) : [];
+        const bounds = boundWorker
+          ? await boundSides(w, boundWorker, bound, batch, `n${n}-r${r}`, pollMs, plan, searchAttributes)
+          : [];
         serverWork.push(
           ...bounds.map(
             (b) =>

@@ -29,6 +29,7 @@ test('bench:scale options: the defaults, and the pairs and JSON it takes', () =>
   assert.deepEqual(benchOptions(['--bound', '3']).bound, [3], 'the submitter shape');
   assert.deepEqual(benchOptions(['--bound', '3,4']).bound, [3, 4], 'the submitter recording each send');
   assert.deepEqual(benchOptions(['--bound', '4,5']).bound, [4, 5], 'and each job named to its workflow');
+  assert.deepEqual(benchOptions(['--bound', '5,6']).bound, [5, 6], 'and our input check and progress upserts');
   assert.equal(o.sameTarget, false);
   assert.equal(benchOptions(['--same-target']).sameTarget, true);
   const given = benchOptions([
@@ -55,9 +56,9 @@ test('bench:scale options: a wrong one is named', () => {
   assert.throws(() => benchOptions(['--bogus']), /bogus/);
   assert.throws(
     () => benchOptions(['--bound', 'yes']),
-    /--bound takes shapes \(0, 1 or 2 locks; 3: a submitter; 4: a submitter recording each send; 5: and each job named to its workflow\) .*not "yes"/,
+    /--bound takes shapes \(0, 1 or 2 locks; 3: a submitter; 4: a submitter recording each send; 5: and each job named to its workflow; 6: and our input check and progress upserts\) .*not "yes"/,
   );
-  assert.throws(() => benchOptions(['--bound', '0,6']), /--bound takes shapes/);
+  assert.throws(() => benchOptions(['--bound', '0,7']), /--bound takes shapes/);
   assert.throws(() => benchOptions(['--bound', '0,']), /--bound takes shapes/, 'an empty count is not 0');
   assert.throws(
     () => benchOptions(['--same-target', '--fresh-targets']),

@@ -14,7 +14,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   const args = [
     ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
     ...['--run-ms', '300', '--run-spread-ms', '400', '--poll-ms', '200', '--input', '{"statusReports":0}'],
-    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2,3,4,5'],
+    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2,3,4,5,6'],
     ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
   // It takes about a minute; one run in 13 once hung with no output. Stopped short of the test's own limit, it prints
@@ -40,6 +40,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     'one activity, a submitter',
     'one activity, a submitter recording each send',
     'one activity, a submitter recording each send, each job named',
+    'one activity, a submitter recording each send, each job named, the input check and progress upserts',
   ]) {
     const rows = table.match(
       new RegExp(`^\\| 2 \\(bound: ${shape}\\) \\| [\\d.]+ s / [\\d.]+ s = \\*\\*[\\d.]+×\\*\\* \\|.*\\| 0 \\|$`, 'gm'),
@@ -52,11 +53,19 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   const recorded = out.match(/^- N = 2, the bound \(one activity, a submitter recording each send\): .*$/gm) ?? [];
   const named =
     out.match(/^- N = 2, the bound \(one activity, a submitter recording each send, each job named\): .*$/gm) ?? [];
+  const featured = (kind: string) =>
+    out.match(
+      new RegExp(
+        `^- N = 2, the bound \\(one activity, a submitter recording each send, each job named, the input check and progress upserts\\)${kind}: .*$`,
+        'gm',
+      ),
+    ) ?? [];
   assert.equal(plain.length, 2, out);
   assert.equal(locked.length, 2, out);
   assert.equal(submitted.length, 2, out);
   assert.equal(recorded.length, 2, out);
   assert.equal(named.length, 2, out);
+  assert.equal(featured('').length, 2, out);
   // Each send recorded at the submitter by a signal before it leaves: one per pipeline; none without the record. And
   // the test run named to its workflow: one more.
   for (const r of recorded) assert.match(r, /SignalWorkflowExecution 1\.0\b/);
@@ -89,6 +98,15 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   const lockedActions = out.match(/^- N = 2, the bound \(one activity, 2 locks\), actions: .*$/gm) ?? [];
   assert.equal(lockedActions.length, 2, out);
   for (const r of lockedActions) assert.match(r, /StartWorkflowExecution 3\.0\b/);
+  // Shape 6 is shape 5 with what ours carries for #14 and #15: one marker (the input check, a local activity in the
+  // first workflow task) and two upserts (the stage before the test run, the verdict), at their cost in actions.
+  const featuredActions = featured(', actions');
+  assert.equal(featuredActions.length, 2, out);
+  for (const r of featuredActions) {
+    assert.match(r, /BatchMarkers 1\.0\b/);
+    assert.match(r, /UpsertWorkflowSearchAttributes 2\.0\b/);
+    assert.match(r, /SignalWorkflowExecution 2\.0\b/);
+  }
   assert.match(
     out,
     /^- N = 2, ours, actions: [\d.]+ actions per pipeline, \$[\d.]+ per 1,000 pipelines \(.*ScheduleActivityTask/m,
