@@ -12,7 +12,7 @@ import { localServersConfig } from '../../src/config/local-servers.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { freePort, runProcess } from '../helpers/processes.js';
-import { delta, scrape } from '../../bench/scale/server-metrics.js';
+import { delta, settledScrape } from '../../bench/scale/server-metrics.js';
 import { PREVIEW, withAddedFields } from '../helpers/contract-samples.js';
 import { PromotionPreview } from '../../src/contract/promotion.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -116,7 +116,7 @@ describe(
         // runs for 5 s, during which its history does not grow (the job's status is reported once, as it starts).
         sim.controls.planJobs({ job_key: 'run-profile', durations: { runMs: 600_000 } });
         sim.controls.planJobs({ job_key: 'run-tests', durations: { runMs: 5_000 } });
-        const before = await scrape(metricsUrl);
+        const before = await settledScrape(metricsUrl);
         const run = await withProjectWorker(t.env, await simDeps(sim), (taskQueue) =>
           runProcess(
             join(venv(), 'bin', 'python'),
@@ -142,8 +142,9 @@ describe(
         assert.match(run.out, /^promotion: approved, applied: /m);
         assert.match(run.out, /^all steps behaved as the contract says$/m);
         // It follows the contract's advice: a look describes the run, and queries it only once its history has
-        // grown. Only the script asks this server anything of the kind.
-        const asked = delta(before, await scrape(metricsUrl));
+        // grown. Only the script asks this server anything of the kind. Read once the server has published its last
+        // requests (about once a second), so the script's last looks and queries are counted.
+        const asked = delta(before, await settledScrape(metricsUrl));
         const queries = asked.get('service_requests:QueryWorkflow') ?? 0;
         const looks = asked.get('service_requests:DescribeWorkflowExecution') ?? 0;
         assert.ok(queries >= 3, `the progress and the preview were queried: ${queries} queries`);
