@@ -18,6 +18,7 @@ import { isTerminalJobStatus } from '../../src/vocabulary.js';
 import { namedSignal, type BoundArgs } from './bound-workflow.js';
 import { sendingSignal, submitSignal, type SubmitRequest } from './bound-submitter.js';
 import { runBenchWorker } from './bench-worker.js';
+import { pipelineInput } from './pipelines.js';
 
 const [address, taskQueue, cache, serviceUrl] = process.argv.slice(2);
 if (!address || !taskQueue || !Number.isInteger(Number(cache)) || !serviceUrl)
@@ -81,13 +82,7 @@ const { checkWorkflowInput } = inputActivities({ searchAttributes: true, lineage
  */
 async function boundInputCheck(args: BoundArgs): Promise<BoundArgs> {
   const { tableGroupId, testSuiteId, pollMs } = args;
-  const input = {
-    tableGroupId,
-    testSuiteId,
-    pollIntervalMs: pollMs,
-    maxPollIntervalMs: pollMs,
-    onGateFailure: 'report',
-  };
+  const input = pipelineInput({ tableGroupId, testSuiteId }, { pollIntervalMs: pollMs });
   await checkWorkflowInput({ workflow: 'dataQualityPipeline', input });
   return args;
 }

@@ -33,6 +33,18 @@ export async function registerSearchAttributes(client: Client, env: Record<strin
   return true;
 }
 
+/** The input every pipeline of the benchmark is given (and shape 6 of the bound checks, bound-worker.ts). */
+export function pipelineInput(target: Target, opts: Omit<PipelineOptions, 'searchAttributes'>) {
+  return {
+    ...opts.extra,
+    ...target,
+    pollIntervalMs: opts.pollIntervalMs,
+    maxPollIntervalMs: opts.pollIntervalMs,
+    onGateFailure: 'report' as const,
+    ...(opts.waitStrategy ? { waitStrategy: opts.waitStrategy } : {}),
+  };
+}
+
 /** A pipeline started: its workflow id and its first run's id. */
 export interface Started {
   workflowId: string;
@@ -54,19 +66,11 @@ export async function startPipelines(
   const ids = targets.map((_, i) => `scale-${label}-${i}`);
   // Through the package's starter, as a caller would.
   const started = await pooled(targets, 100, (target, i) =>
-    startDataops(
-      client,
-      'dataQualityPipeline',
-      {
-        ...opts.extra,
-        ...target,
-        pollIntervalMs: opts.pollIntervalMs,
-        maxPollIntervalMs: opts.pollIntervalMs,
-        onGateFailure: 'report',
-        ...(opts.waitStrategy ? { waitStrategy: opts.waitStrategy } : {}),
-      },
-      { taskQueue, workflowId: ids[i]!, withSearchAttributes: opts.searchAttributes ?? false },
-    ),
+    startDataops(client, 'dataQualityPipeline', pipelineInput(target, opts), {
+      taskQueue,
+      workflowId: ids[i]!,
+      withSearchAttributes: opts.searchAttributes ?? false,
+    }),
   );
   const refused = started.filter((s) => s.status === 'rejected');
   if (refused.length) throw new Error(`${refused.length} starts refused: ${String(refused[0]!.reason)}`);
