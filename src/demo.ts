@@ -4,10 +4,11 @@
  * server (with its Web UI), the simulator with its seed project and a worker; runs a data-quality pipeline with live
  * progress and prints its summary and gate verdict; previews a promotion between two seed suites, prints the diff,
  * approves and applies it; then shuts everything down and removes its working directory (or stays up with --keep).
+ * `--lineage FILE` appends the run's OpenLineage events to FILE.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime } from '@temporalio/worker';
@@ -26,7 +27,14 @@ import { freePort } from './local/free-ports.js';
 
 const TASK_QUEUE = 'dataops-demo';
 
-export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStream } = {}): Promise<number> {
+export async function runDemo(
+  options: {
+    keep?: boolean;
+    out?: NodeJS.WriteStream;
+    /** A file the run's OpenLineage events are appended to, one JSON line each (`--lineage FILE`). */
+    lineage?: string;
+  } = {},
+): Promise<number> {
   const out = options.out ?? process.stdout;
   const say = (line = '') => out.write(`${line}\n`);
   Runtime.install({ logger: new WorkerLogger('WARN', waitsTaskQueue(TASK_QUEUE)) });
@@ -61,6 +69,7 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
     DATAOPS_BLOB_DIR: join(work, 'blobs'),
     DATAOPS_EXPORT_DIR: join(work, 'exports'),
     DATAOPS_HEARTBEAT_THROTTLE_MS: '1000',
+    ...(options.lineage ? { DATAOPS_LINEAGE: 'file', DATAOPS_LINEAGE_FILE: resolve(options.lineage) } : {}),
   });
   const { worker, deps } = await createWorker(config, env.nativeConnection);
   const cliEnv = { TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: TASK_QUEUE, DATAOPS_TEMPORAL_UI_URL: uiUrl };
@@ -131,22 +140,37 @@ export async function runDemo(options: { keep?: boolean; out?: NodeJS.WriteStrea
       }
     });
   } finally {
-    await deps.close();
+    await deps.close(); // sends the lineage events still queued
     await sim.close();
     await env.teardown();
     rmSync(work, { recursive: true, force: true }); // the claim checks and exports of this run only
     say('stopped the worker, the simulator and the dev server');
   }
+  if (options.lineage) say(`OpenLineage events of this run: appended to ${resolve(options.lineage)}`);
   return code;
 }
 
 if (isEntryPoint(import.meta.url)) {
-  const { values } = parseArgs({ options: { keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  let values: { keep?: boolean; lineage?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: { keep: { type: 'boolean' }, lineage: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (err) {
+    console.error(`npm start: ${(err as Error).message} (npm start -- --help)`);
+    process.exit(EXIT.usage);
+  }
   if (values.help) {
-    console.log('usage: npm start [-- --keep]   (runs the demo on a local dev server and the simulator)');
+    console.log(
+      [
+        'usage: npm start [-- --keep] [-- --lineage FILE]   (runs the demo on a local dev server and the simulator)',
+        '  --keep           leave everything up (Ctrl+C stops it) and print how the CLI reaches it',
+        "  --lineage FILE   append the run's OpenLineage events to FILE, one JSON line each",
+      ].join('\n'),
+    );
     process.exit(0);
   }
-  runDemo({ keep: Boolean(values.keep) }).then(
+  runDemo({ keep: Boolean(values.keep), ...(values.lineage ? { lineage: values.lineage } : {}) }).then(
     (code) => process.exit(code),
     (err: unknown) => {
       console.error(err);

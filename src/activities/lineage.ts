@@ -2,10 +2,14 @@
  * `emitLineage`, run by the workflows as a local activity at each transition of their run and of their remote jobs:
  * it hands the transitions to the worker's lineage emitter (src/lineage/emitter.ts) and returns at once. What a
  * completed job found in each table (a profiling run's column profiles, a test run's per-test outcomes) is read from
- * the service, where it lists them (TestGen 5.134), by the emitter before it sends the event: a read that fails or is
- * refused leaves the tables out (the table group stands for them), and nothing waits on it.
+ * the service, where it lists them (TestGen 5.134), by the emitter before it sends the event, and each table is named
+ * as OpenLineage names it in the database its table group's connection reaches (src/lineage/datasources.ts). A run's
+ * own end lists the tables of its completed jobs (read again only when this worker did not keep them). A read that
+ * fails or is refused leaves the tables out, and nothing waits on it.
  */
 import type { LineageTransition } from '../contract/lineage.js';
+import { NotFound, PermissionDenied } from '../api/errors.js';
+import type { Datasources, DatasourceReader, Resolved } from '../lineage/datasources.js';
 import type { LineageEmitter } from '../lineage/emitter.js';
 import { runEvent, type LineageSettings, type TableFacts } from '../lineage/events.js';
 import type { ActivityContext } from './context.js';
@@ -13,6 +17,8 @@ import type { ActivityContext } from './context.js';
 export interface LineageDeps {
   emitter: LineageEmitter;
   settings: LineageSettings;
+  /** Where each table group's tables live (their dataset names). @default tables named `schema.table` */
+  datasources?: Datasources;
   /** The worker's logger: events are built after the activity has returned, outside its context. */
   log: (message: string, meta: Record<string, unknown>) => void;
 }
@@ -93,18 +99,91 @@ async function tablesOf(
   }
 }
 
+/** The tables each job found, kept for the run's own end (the last KEPT_JOBS jobs this worker read). */
+const KEPT_JOBS = 500;
+
+/** A read the service does not serve, or shows to nobody: an answer (null), not a failure. */
+const absent = <T>(read: Promise<T>): Promise<T | null> =>
+  read.catch((err: unknown) => {
+    if (err instanceof NotFound || err instanceof PermissionDenied) return null;
+    throw err;
+  });
+
 export function lineageActivities(ctx: ActivityContext, lineage: LineageDeps | undefined) {
+  const kept = new Map<string, TableFacts[] | undefined>();
+  const keep = (jobId: string, tables: TableFacts[] | undefined) => {
+    kept.set(jobId, tables);
+    if (kept.size > KEPT_JOBS) kept.delete(kept.keys().next().value!);
+  };
+
+  /** Each table's dataset name by its table group's connection; the tables as they are where it cannot be told. */
+  async function named(profile: string, tableGroupId: string | undefined, tables: TableFacts[]): Promise<TableFacts[]> {
+    if (!lineage?.datasources || !tableGroupId || !tables.length) return tables;
+    const client = ctx.profile(profile).client;
+    const reader: DatasourceReader = {
+      tableGroup: (id) => absent(client.tableGroups.get(id)),
+      connection: (id) => absent(client.connections.get(id)),
+    };
+    let resolved: Resolved;
+    try {
+      resolved = await lineage.datasources.resolve(profile, tableGroupId, reader);
+    } catch (err) {
+      resolved = { problem: `its connection could not be read: ${(err as Error).message}` };
+    }
+    if ('problem' in resolved) {
+      lineage.log('lineage: tables named schema.table in the dataset namespace', {
+        tableGroupId,
+        reason: resolved.problem,
+      });
+      return tables;
+    }
+    return tables.map((t) => ({ ...t, dataset: resolved.naming(t.schema ?? resolved.schema, t.table) }));
+  }
+
+  /** What a completed job found in each table, kept for its run's end. */
+  async function jobTables(profile: string, job: { role: string; jobId: string }): Promise<TableFacts[] | undefined> {
+    if (kept.has(job.jobId)) return kept.get(job.jobId);
+    const tables = await tablesOf(ctx, lineage!, profile, job);
+    keep(job.jobId, tables);
+    return tables;
+  }
+
+  /** The tables of a run's end: each of its completed jobs', one dataset per table with all they found there. */
+  async function runTables(profile: string, jobs: { role: string; jobId: string }[]): Promise<TableFacts[]> {
+    const byName = new Map<string, TableFacts>();
+    for (const job of jobs)
+      for (const t of (await jobTables(profile, job)) ?? []) {
+        const key = `${t.schema ?? ''}.${t.table}`;
+        const seen = byName.get(key);
+        if (!seen) byName.set(key, { ...t });
+        else {
+          if (t.columns) seen.columns = [...(seen.columns ?? []), ...t.columns];
+          if (t.assertions) seen.assertions = [...(seen.assertions ?? []), ...t.assertions];
+        }
+      }
+    return [...byName.values()];
+  }
+
+  /** The tables a transition's event lists, named, or none. */
+  async function tablesFor(profile: string, t: LineageTransition): Promise<TableFacts[] | undefined> {
+    const job = t.job;
+    const tableGroupId =
+      t.facts?.testRun?.tableGroupId ?? t.facts?.profiling?.tableGroupId ?? t.workflow.target.tableGroupId;
+    if (job && t.eventType === 'COMPLETE' && (job.role === 'test_run' || job.role === 'profiling')) {
+      const tables = await jobTables(profile, job);
+      return tables && named(profile, tableGroupId ?? undefined, tables);
+    }
+    if (!job && t.inputJobs?.length)
+      return named(profile, tableGroupId ?? undefined, await runTables(profile, t.inputJobs));
+    return undefined;
+  }
+
   return {
     /** Queues the transitions' OpenLineage events; never fails a workflow for lineage's sake. */
     emitLineage: async (input: { profile: string; transitions: LineageTransition[] }): Promise<void> => {
       if (!lineage?.emitter.enabled) return;
-      for (const t of input.transitions) {
-        const job = t.job;
-        const readsTables = job && t.eventType === 'COMPLETE' && (job.role === 'test_run' || job.role === 'profiling');
-        lineage.emitter.emit(async () => [
-          runEvent(t, lineage.settings, readsTables ? await tablesOf(ctx, lineage, input.profile, job) : undefined),
-        ]);
-      }
+      for (const t of input.transitions)
+        lineage.emitter.emit(async () => [runEvent(t, lineage.settings, await tablesFor(input.profile, t))]);
     },
   };
 }

@@ -19,6 +19,7 @@ import {
   profilingRunsResource,
   testDefinitionsResource,
   tableGroupsResource,
+  connectionsResource,
   testGenerationResource,
   testRunsResource,
   type ApiRequest,
@@ -45,6 +46,7 @@ export class ServiceClient {
   readonly testRuns;
   readonly testGeneration;
   readonly tableGroups;
+  readonly connections;
   readonly jobs;
   readonly testDefinitions;
 
@@ -78,6 +80,7 @@ export class ServiceClient {
     this.testRuns = testRunsResource(caller);
     this.testGeneration = testGenerationResource(caller);
     this.tableGroups = tableGroupsResource(caller);
+    this.connections = connectionsResource(caller);
     this.jobs = jobsResource(caller);
     this.testDefinitions = testDefinitionsResource(caller);
   }

@@ -21,6 +21,7 @@ import {
   ProfilingColumnPage,
   ProfilingRunPage,
   TableGroup,
+  Connection,
   OrderRuns,
   ProfilingSummary,
   TestResultPage,
@@ -221,6 +222,19 @@ export function tableGroupsResource(c: Caller) {
           signal: opts.signal,
         })
       ).total,
+  };
+}
+
+export function connectionsResource(c: Caller) {
+  return {
+    /** A connection: its type and where it reaches its data source, no credentials (TestGen 5.134; not every deployment serves it). */
+    get: async (connectionId: string, opts: CallOptions = {}): Promise<Connection> =>
+      c.call(Connection, {
+        method: 'GET',
+        surface: 'api',
+        path: `/api/v1/connections/${seg(connectionId)}`,
+        signal: opts.signal,
+      }),
   };
 }
 

@@ -236,9 +236,28 @@ export const ImportResult = z.looseObject({
 });
 export type ImportResult = z.infer<typeof ImportResult>;
 
-/** A table group as TestGen 5.134 describes it; `default_test_suite_id` is where profiling's follow-up generation goes. */
-export const TableGroup = z.looseObject({ default_test_suite_id: z.string().nullable().optional() });
+/**
+ * A table group as TestGen 5.134 describes it: `default_test_suite_id` is where profiling's follow-up generation goes;
+ * its connection and schema say where its tables live (lineage's dataset names).
+ */
+export const TableGroup = z.looseObject({
+  default_test_suite_id: z.string().nullable().optional(),
+  connection_id: z.union([z.number().int(), z.string()]).nullable().optional(),
+  schema_name: z.string().nullable().optional(),
+});
 export type TableGroup = z.infer<typeof TableGroup>;
+
+/**
+ * A connection as TestGen 5.134 describes it (`GET connections/{id}`): its type (`PostgreSQL`, `Snowflake`, …) and
+ * the settings that reach its data source (host, port, database, catalog, …), never its credentials.
+ */
+export const Connection = z.looseObject({
+  connection_id: z.union([z.number().int(), z.string()]),
+  connection_name: z.string().nullable().optional(),
+  connection_type: z.string(),
+  settings: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+export type Connection = z.infer<typeof Connection>;
 
 /** A page of a table group's profiling runs (TestGen 5.134); only the total is read. */
 export const ProfilingRunPage = z.looseObject({ total: z.number().int().nonnegative() });

@@ -1,18 +1,69 @@
 /**
  * The worker's lineage and link settings: where OpenLineage events go (DATAOPS_LINEAGE: off, file or http), the
- * namespace of their jobs and datasets, and the service UI whose pages each job links to (DATAOPS_SERVICE_UI_URL).
+ * namespace of their jobs, how tables are named per connection, and the service UI whose pages each job links to
+ * (DATAOPS_SERVICE_UI_URL).
  * The endpoint's API key is a secret (DATAOPS_LINEAGE_API_KEY or _FILE) and is never shown.
  */
 import type { JobLinks } from '../contract/job-links.js';
+import { z } from 'zod';
+import type { ConnectionSettings } from '../lineage/datasources.js';
 import type { LineageTransport } from '../lineage/emitter.js';
-import { type Env, type Problems, type ReadFile, httpUrl, int, oneOf, readEnv, secret, text } from './env.js';
+import { type Env, type Problems, type ReadFile, httpUrl, int, oneOf, readEnv, secret, text, textOr } from './env.js';
 
 export interface LineageConfig {
   transport: LineageTransport;
-  /** @default $DATAOPS_LINEAGE_NAMESPACE, else `dataops://<host of the service's /api/v1>` */
+  /**
+   * The jobs' namespace: the scheduler that runs them, named by configuration, never by an address (which changes
+   * when the worker reaches a server another way). @default $DATAOPS_LINEAGE_NAMESPACE, else
+   * `temporal://<the Temporal namespace>`
+   */
   namespace: string;
-  /** Where the tables live, e.g. `postgres://warehouse:5432`. @default $DATAOPS_LINEAGE_DATASET_NAMESPACE, else namespace */
+  /**
+   * Where tables live when their connection does not name them (see connections), e.g. `postgres://warehouse:5432`.
+   * @default $DATAOPS_LINEAGE_DATASET_NAMESPACE, else namespace
+   */
   datasetNamespace?: string;
+  /**
+   * Per connection (by TestGen connection id, connection name, or `*` for any): its type and what the service does
+   * not show, such as BigQuery's `project` (src/lineage/naming.ts). @default $DATAOPS_LINEAGE_CONNECTIONS (JSON), else {}
+   */
+  connections: ConnectionSettings;
+  /** The language of the service that runs the remote jobs (a job's own failure). @default $DATAOPS_LINEAGE_SERVICE_LANGUAGE, else Python */
+  serviceLanguage: string;
+}
+
+/** One connection's entry in DATAOPS_LINEAGE_CONNECTIONS: every field optional, nothing else. */
+const ConnectionEntry = z.strictObject({
+  type: z.string().min(1).optional(),
+  host: z.string().min(1).optional(),
+  port: z
+    .union([z.string().min(1), z.number().int().positive()])
+    .transform(String)
+    .optional(),
+  database: z.string().min(1).optional(),
+  account: z.string().min(1).optional(),
+  project: z.string().min(1).optional(),
+  cluster: z.string().min(1).optional(),
+  region: z.string().min(1).optional(),
+  url: z.string().min(1).optional(),
+});
+
+/** DATAOPS_LINEAGE_CONNECTIONS: each problem named by its connection and field. */
+function readConnections(json: string | undefined, problems: Problems): ConnectionSettings {
+  if (json === undefined) return {};
+  const example = '{"42": {"type": "Google BigQuery", "project": "my-project"}}';
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    problems.add('DATAOPS_LINEAGE_CONNECTIONS', `must be a JSON object by connection, e.g. ${example}`);
+    return {};
+  }
+  const parsed = z.record(z.string().min(1), ConnectionEntry).safeParse(raw);
+  if (parsed.success) return parsed.data;
+  for (const i of parsed.error.issues)
+    problems.add('DATAOPS_LINEAGE_CONNECTIONS', `${i.path.join('.') || '(value)'}: ${i.message} (e.g. ${example})`);
+  return {};
 }
 
 /** TestGen's pages of a profiling run and a test run, under its UI address. */
@@ -21,8 +72,13 @@ const TESTGEN_PAGES = {
   test_run: '/test-runs:results?run_id={job_id}',
 } as const;
 
-/** Where lineage events go, and their namespace; `apiBase`: the service's `/api/v1` address (the default namespace). */
-export function readLineageConfig(env: Env, read: ReadFile, problems: Problems, apiBase: string): LineageConfig {
+/** Where lineage events go, and their names; `temporalNamespace`: the worker's (the jobs' default namespace). */
+export function readLineageConfig(
+  env: Env,
+  read: ReadFile,
+  problems: Problems,
+  temporalNamespace: string,
+): LineageConfig {
   const v = readEnv(
     {
       DATAOPS_LINEAGE: oneOf(['off', 'file', 'http'], 'off'),
@@ -30,6 +86,8 @@ export function readLineageConfig(env: Env, read: ReadFile, problems: Problems, 
       DATAOPS_LINEAGE_FILE: text(),
       DATAOPS_LINEAGE_NAMESPACE: text(),
       DATAOPS_LINEAGE_DATASET_NAMESPACE: text(),
+      DATAOPS_LINEAGE_CONNECTIONS: text(),
+      DATAOPS_LINEAGE_SERVICE_LANGUAGE: textOr('Python'),
       DATAOPS_LINEAGE_TIMEOUT_MS: int({ fallback: 5_000, min: 1, max: 600_000 }),
       DATAOPS_LINEAGE_RETRIES: int({ fallback: 5, min: 0, max: 20 }),
     },
@@ -37,14 +95,8 @@ export function readLineageConfig(env: Env, read: ReadFile, problems: Problems, 
     problems,
   );
   const apiKey = secret('DATAOPS_LINEAGE_API_KEY', env, read, problems);
-  let namespace = v.DATAOPS_LINEAGE_NAMESPACE;
-  if (!namespace) {
-    try {
-      namespace = `dataops://${new URL(apiBase).host}`;
-    } catch {
-      namespace = 'dataops'; // the base address's own problem is reported where it is read
-    }
-  }
+  const namespace = v.DATAOPS_LINEAGE_NAMESPACE ?? `temporal://${temporalNamespace}`;
+  const connections = readConnections(v.DATAOPS_LINEAGE_CONNECTIONS, problems);
   const kind = v.DATAOPS_LINEAGE;
   if (kind === 'http' && !v.DATAOPS_LINEAGE_URL)
     problems.add('DATAOPS_LINEAGE_URL', 'required with DATAOPS_LINEAGE=http (the OpenLineage endpoint events go to)');
@@ -73,6 +125,8 @@ export function readLineageConfig(env: Env, read: ReadFile, problems: Problems, 
     transport,
     namespace,
     ...(v.DATAOPS_LINEAGE_DATASET_NAMESPACE ? { datasetNamespace: v.DATAOPS_LINEAGE_DATASET_NAMESPACE } : {}),
+    connections,
+    serviceLanguage: v.DATAOPS_LINEAGE_SERVICE_LANGUAGE,
   };
 }
 

@@ -211,8 +211,7 @@ export function loadWorkerConfig(env: Env = processEnv(), read: ReadFile = readF
   const v = readEnv(workerEnv, env, problems);
   const tracing = readTracingConfig(env, problems, 'dataops-temporal-worker');
   const objectStore = readObjectStoreConfig(env, problems);
-  const apiBase = env.DATAOPS_API_BASE_URL || env.DATAOPS_BASE_URL || 'http://127.0.0.1:8700';
-  const lineage = readLineageConfig(env, read, problems, apiBase);
+  const lineage = readLineageConfig(env, read, problems, temporal.namespace);
   const jobLinks = readJobLinks(env, problems);
   if (Boolean(env.DATAOPS_DEPLOYMENT_NAME) !== Boolean(env.DATAOPS_BUILD_ID))
     problems.add('DATAOPS_DEPLOYMENT_NAME and DATAOPS_BUILD_ID', 'set both (a versioned worker) or neither');

@@ -23,8 +23,8 @@ export interface LineageFacts {
   testRun?: TestRunSummary;
   gates?: { passed: boolean; violations: string[] };
   orderId?: string;
-  /** The order's run, as its wait saw it end, with its page where the deployment has one. */
-  orderRun?: { orderRunId: string; url?: string };
+  /** The order's run, as its wait saw it end (its status), with its page where the deployment has one. */
+  orderRun?: { orderRunId: string; url?: string; status?: string };
 }
 
 /** One transition: of the workflow's own run (no `job`), or of one of its remote jobs. */
@@ -37,6 +37,10 @@ export interface LineageTransition {
   facts?: LineageFacts;
   /** FAIL: what went wrong. */
   error?: string;
+  /** FAIL: the failure's type (JobFailed, OrderFailed, QualityGateFailed, NotFound, …), which says what failed. */
+  failureType?: string;
+  /** The run's own end: its jobs that completed, whose tables its event lists as its inputs. */
+  inputJobs?: { role: string; jobId: string }[];
 }
 
 /** The package's published copy of a custom facet's JSON Schema (contract/lineage/): what its `_schemaURL` names. */
@@ -60,6 +64,24 @@ export const DataopsRunFacet = z
       .string()
       .optional()
       .describe("The order run's page in the service's UI, where the deployment has one"),
+    orderRunStatus: z.string().optional().describe("An order workflow that waited for its order's run: how it ended"),
+    target: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe(
+        "What the workflow works on, by its input's field names (tableGroupId, testSuiteId, an order's kitchen, recipe and variation, …): the job's name carries only what it checks",
+      ),
+    failure: z
+      .object({
+        kind: z
+          .enum(['job', 'order_run', 'quality_gates', 'workflow'])
+          .describe(
+            "What failed: the remote job itself, the order's run, the quality gates, or the workflow (a refusal, a timeout, an error of ours)",
+          ),
+        type: z.string().describe('The failure type, as the workflow failed with it (contract/failures.json)'),
+      })
+      .optional()
+      .describe('FAIL: what failed'),
   })
   .describe('dataops-temporal: the Temporal workflow run, and the remote job of the service');
 

@@ -24,12 +24,20 @@ const FACET_SCHEMAS = {
 } as const;
 
 export interface LineageSettings {
-  /** The jobs' namespace: the deployment's (DATAOPS_LINEAGE_NAMESPACE, else from its address). */
+  /** The jobs' namespace: the deployment's (DATAOPS_LINEAGE_NAMESPACE, else from its Temporal namespace). */
   namespace: string;
-  /** The tables' namespace: where they live (DATAOPS_LINEAGE_DATASET_NAMESPACE, e.g. postgres://host:5432). @default namespace */
+  /**
+   * The tables' namespace where their connection does not name them (src/lineage/naming.ts): where they live
+   * (DATAOPS_LINEAGE_DATASET_NAMESPACE, e.g. postgres://host:5432). @default namespace
+   */
   datasetNamespace?: string;
   /** This package and its version: the events' and facets' `producer`. */
   producerVersion: string;
+  /**
+   * The language of the service that runs the remote jobs, for the `errorMessage` of a job's own failure
+   * (DATAOPS_LINEAGE_SERVICE_LANGUAGE). @default Python (TestGen, the quality-job API's reference implementation)
+   */
+  serviceLanguage?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -56,6 +64,8 @@ export interface ColumnFacts {
 export interface TableFacts {
   schema?: string;
   table: string;
+  /** Its OpenLineage dataset name, from its connection (src/lineage/naming.ts); else `schema.table` in datasetNamespace. */
+  dataset?: { namespace: string; name: string };
   columns?: ColumnFacts[];
   assertions?: TestAssertion[];
 }
@@ -92,10 +102,34 @@ const targetPath = (target: Record<string, string>, keys = Object.keys(target)):
     .map((k) => `${TARGET_NAMES[k] ?? k}=${target[k]}`)
     .join('.');
 
-/** A workflow's job name: its type and target, e.g. `dataQualityPipeline.table_group=tg-1.test_suite=ts-1`. */
+/**
+ * What names a workflow's job, where not all of its target does: a pipeline is the same job whatever order runs
+ * before it (the order is in its `dataops_run` facet's `target`).
+ */
+const NAMED_BY: Record<string, string[]> = { dataQualityPipeline: ['tableGroupId', 'testSuiteId'] };
+
+/** A workflow's job name: its type and what it checks, e.g. `dataQualityPipeline.table_group=tg-1.test_suite=ts-1`. */
 export function workflowJobName(w: LineageWorkflow): string {
-  const path = targetPath(w.target);
+  const path = targetPath(w.target, NAMED_BY[w.workflowType]);
   return path ? `${w.workflowType}.${path}` : w.workflowType;
+}
+
+/** What failed, by the failure's type: the remote job, the order's run, the gates, or the workflow itself. */
+export function failureKind(type: string | undefined): 'job' | 'order_run' | 'quality_gates' | 'workflow' {
+  if (type === 'JobFailed' || type === 'JobCanceled') return 'job';
+  if (type === 'OrderFailed') return 'order_run';
+  if (type === 'QualityGateFailed') return 'quality_gates';
+  return 'workflow';
+}
+
+/**
+ * The language of the system whose failure an `errorMessage` reports: the service's for a job's own failure, none
+ * known for an order's run (its recipe's steps run anything), ours for what our workflow decided or met.
+ */
+function failureLanguage(kind: ReturnType<typeof failureKind>, s: LineageSettings): string {
+  if (kind === 'job') return s.serviceLanguage ?? 'Python';
+  if (kind === 'order_run') return 'unknown';
+  return 'TypeScript';
 }
 
 /** A remote job's name: its role and the one target it runs on. */
@@ -138,38 +172,19 @@ function tableDataset(table: TableFacts, s: LineageSettings): Json {
       assertions: table.assertions,
     });
   return {
-    namespace: s.datasetNamespace ?? s.namespace,
-    name: table.schema ? `${table.schema}.${table.table}` : table.table,
+    namespace: table.dataset?.namespace ?? s.datasetNamespace ?? s.namespace,
+    name: table.dataset?.name ?? (table.schema ? `${table.schema}.${table.table}` : table.table),
     facets,
     ...(Object.keys(inputFacets).length ? { inputFacets } : {}),
   };
 }
 
 /**
- * What a run reads: each table of the table group with its results, where the deployment lists them; else the table
- * group as one dataset, with the profiling run's record count.
+ * What a run reads: each table its jobs found, with their results, where the deployment lists them; none before they
+ * are known (a START), nor where the deployment does not list them (its `dataops_run` facet names the table group).
  */
-function inputs(t: LineageTransition, s: LineageSettings, tables: TableFacts[] | undefined): Json[] {
-  if (tables?.length) return tables.map((table) => tableDataset(table, s));
-  const f = t.facts;
-  const tableGroupId =
-    f?.profiling?.tableGroupId ?? f?.testRun?.tableGroupId ?? (t.workflow.target.tableGroupId || undefined);
-  if (!tableGroupId) return [];
-  const inputFacets: Json = {};
-  if (f?.profiling)
-    inputFacets.dataQualityMetrics = facet(s, FACET_SCHEMAS.dataQualityMetrics, {
-      columnMetrics: {},
-      ...(f.profiling.recordCount !== null ? { rowCount: f.profiling.recordCount } : {}),
-      ...(f.profiling.completedAt ? { lastUpdated: f.profiling.completedAt } : {}),
-    });
-  return [
-    {
-      namespace: s.datasetNamespace ?? s.namespace,
-      name: `table_group=${tableGroupId}`,
-      facets: {},
-      ...(Object.keys(inputFacets).length ? { inputFacets } : {}),
-    },
-  ];
+function inputs(s: LineageSettings, tables: TableFacts[] | undefined): Json[] {
+  return (tables ?? []).map((table) => tableDataset(table, s));
 }
 
 function qualityFacet(f: LineageFacts | undefined, s: LineageSettings): Json | undefined {
@@ -199,6 +214,13 @@ function qualityFacet(f: LineageFacts | undefined, s: LineageSettings): Json | u
 export function runEvent(t: LineageTransition, s: LineageSettings, tables?: TableFacts[]): Json {
   const w = t.workflow;
   const parentJob = { namespace: s.namespace, name: workflowJobName(w) };
+  // A job's own FAIL is its failure; a run's names its type.
+  const failure =
+    t.eventType === 'FAIL'
+      ? t.job
+        ? { kind: 'job' as const, type: 'JobFailed' }
+        : { kind: failureKind(t.failureType), type: t.failureType ?? 'WorkflowFailed' }
+      : undefined;
   const runFacets: Json = {
     dataops_run: facet(s, facetSchemaUrl(s.producerVersion, 'DataopsRunFacet'), {
       workflowType: w.workflowType,
@@ -209,15 +231,18 @@ export function runEvent(t: LineageTransition, s: LineageSettings, tables?: Tabl
       ...(t.facts?.orderId ? { orderId: t.facts.orderId } : {}),
       ...(t.facts?.orderRun ? { orderRunId: t.facts.orderRun.orderRunId } : {}),
       ...(t.facts?.orderRun?.url ? { orderRunUrl: t.facts.orderRun.url } : {}),
+      ...(t.facts?.orderRun?.status ? { orderRunStatus: t.facts.orderRun.status } : {}),
+      ...(Object.keys(w.target).length ? { target: w.target } : {}),
+      ...(failure ? { failure } : {}),
     }),
   };
   if (t.job) runFacets.parent = facet(s, FACET_SCHEMAS.parent, { run: { runId: w.runId }, job: parentJob });
   const quality = qualityFacet(t.facts, s);
   if (quality) runFacets.dataops_quality = quality;
-  if (t.eventType === 'FAIL' && t.error)
+  if (failure)
     runFacets.errorMessage = facet(s, FACET_SCHEMAS.errorMessage, {
-      message: t.error,
-      programmingLanguage: 'TypeScript',
+      message: t.error ?? `${failure.type} (no message)`,
+      programmingLanguage: failureLanguage(failure.kind, s),
     });
   return {
     eventType: t.eventType,
@@ -236,7 +261,7 @@ export function runEvent(t: LineageTransition, s: LineageSettings, tables?: Tabl
         }),
       },
     },
-    inputs: inputs(t, s, tables),
+    inputs: inputs(s, tables),
     outputs: [],
   };
 }

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { MetricMeter } from '@temporalio/common';
 import type { LineageDeps } from '../activities/lineage.js';
 import type { LineageConfig } from '../config/lineage.js';
+import { Datasources } from '../lineage/datasources.js';
 import { LineageEmitter } from '../lineage/emitter.js';
 
 type Log = (message: string, meta: Record<string, unknown>) => void;
@@ -28,6 +29,7 @@ export function openLineage(config: LineageConfig, meter: MetricMeter, warn: Log
     namespace: config.namespace,
     ...(config.datasetNamespace ? { datasetNamespace: config.datasetNamespace } : {}),
     producerVersion: PRODUCER_VERSION,
+    serviceLanguage: config.serviceLanguage,
   };
-  return { emitter, settings, log: info };
+  return { emitter, settings, datasources: new Datasources(config.connections), log: info };
 }

@@ -1,6 +1,7 @@
 /**
  * The `/api/v1` routes (registered under the API's prefix): health, job submission, status, cancel and listing,
- * run summaries, and the export and import of test definitions.
+ * run summaries, a run's columns and results, table groups and connections, and the export and import of test
+ * definitions.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -10,7 +11,14 @@ import { Origin, exportDefinitions, importDefinitions, parseImportRequest, type 
 import { apiError, invalid, notFound, unprocessable } from './errors.js';
 import { cancelJob, submitJob } from './jobs.js';
 import type { JobRecord } from './state.js';
-import { jobView, profilingHistoryItem, profilingView, testRunView } from './views.js';
+import {
+  jobView,
+  profilingColumns,
+  profilingHistoryItem,
+  profilingView,
+  testRunResults,
+  testRunView,
+} from './views.js';
 
 type IdParams = { Params: { id: string } };
 const UUID = z.uuid();
@@ -113,9 +121,38 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
       table_group_id: group.id,
       table_group_name: group.name,
       project_code: group.project_code,
+      connection_id: group.connection_id,
       schema_name: group.schema_name,
       default_test_suite_id: group.auto_generate_suite_id ?? null,
     };
+  });
+
+  // A connection as TestGen 5.134 shows it: its type and settings, never a credential. Ids are integers there.
+  app.get<IdParams>('/connections/:id', async (req) => {
+    const user = auth(req);
+    const c = ctx.seed.connections.find((x) => String(x.id) === req.params.id);
+    if (!c) throw notFound(`connection ${req.params.id}`);
+    requireProject(user, c.project_code, `connection ${req.params.id}`);
+    const { id, name, project_code, type, settings } = c;
+    return { connection_id: id, connection_name: name, project_code, connection_type: type, settings };
+  });
+
+  // What a completed run found, a page at a time (TestGen 5.134): a profiling run's columns, a test run's results.
+  const pageOf = <T>(items: T[], query: unknown) => {
+    const q = ListQuery.pick({ page: true, limit: true }).safeParse(query);
+    if (!q.success) throw invalid(q.error, 'query');
+    const { page, limit } = q.data;
+    return { items: items.slice((page - 1) * limit, page * limit), page, limit, total: items.length };
+  };
+  app.get<IdParams>('/profiling-runs/:id/columns', async (req) => {
+    const job = findJob(auth(req), req.params.id);
+    if (job.job_key !== 'run-profile') throw notFound(`profiling run ${req.params.id}`);
+    return pageOf(profilingColumns(ctx, job), req.query);
+  });
+  app.get<IdParams>('/test-runs/:id/results', async (req) => {
+    const job = findJob(auth(req), req.params.id);
+    if (job.job_key !== 'run-tests') throw notFound(`test run ${req.params.id}`);
+    return pageOf(testRunResults(ctx, job), req.query);
   });
 
   // TestGen 5.134's profiling history of a table group, newest first (`?status=completed&limit=1` for the latest).

@@ -62,11 +62,32 @@ const GeneratedTest = z.object({
   threshold_value: z.string(),
 });
 
+/** A connection as TestGen 5.134 shows it: its type and the settings that reach its data source (no credentials). */
+const SeedConnection = z.object({
+  id: z.number().int().positive(),
+  name: z.string().min(1),
+  project_code: z.string(),
+  /** TestGen's label: `PostgreSQL`, `Snowflake`, `Google BigQuery`, … */
+  type: z.string().min(1),
+  settings: z.record(z.string(), z.string()).default({}),
+});
+
+/** The connection a seed's table groups use when they name none: the demo's PostgreSQL warehouse. */
+export const DEFAULT_CONNECTION = {
+  id: 1,
+  name: 'warehouse',
+  project_code: 'DEMO',
+  type: 'PostgreSQL',
+  settings: { host: 'warehouse.demo.internal', port: '5432', database: 'demo', username: 'profiler' },
+};
+
 const SeedTableGroup = z.object({
   id: z.uuid(),
   name: z.string(),
   project_code: z.string(),
   schema_name: z.string(),
+  /** The connection its tables are read through. */
+  connection_id: z.number().int().positive().default(DEFAULT_CONNECTION.id),
   tables: z.array(SeedTable),
   /** When set, a completed profiling run enqueues a `run-test-generation` job for this suite. */
   auto_generate_suite_id: z.uuid().optional(),
@@ -99,6 +120,7 @@ export const Seed = z.object({
   required_fields: z.record(z.string(), z.array(z.string().min(1))).default({}),
   users: z.array(SeedUser).min(1),
   kitchens: z.array(SeedKitchen),
+  connections: z.array(SeedConnection).default([DEFAULT_CONNECTION]),
   table_groups: z.array(SeedTableGroup),
   test_suites: z.array(SeedSuite),
 });
@@ -122,6 +144,8 @@ export function parseSeed(input: unknown, source = 'seed'): Seed {
       problems.push(`  test_suites.${i}.table_group_id: unknown table group ${s.table_group_id}`);
   });
   seed.table_groups.forEach((g, i) => {
+    if (!seed.connections.some((c) => c.id === g.connection_id))
+      problems.push(`  table_groups.${i}.connection_id: unknown connection ${g.connection_id}`);
     if (g.auto_generate_suite_id && !seed.test_suites.some((s) => s.id === g.auto_generate_suite_id))
       problems.push(`  table_groups.${i}.auto_generate_suite_id: unknown test suite ${g.auto_generate_suite_id}`);
   });

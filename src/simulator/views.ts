@@ -1,9 +1,10 @@
 /**
  * How the simulator's records look on the wire: jobs, test-run and profiling summaries (in the deployment's
- * summary shape), and orders with their runs.
+ * summary shape), a run's columns and results, and orders with their runs.
  */
 import type { SimContext } from './context.js';
 import { servingView } from './orders.js';
+import { outcomeKey } from './results.js';
 import type { JobRecord, ProfilingResult, TestRunResult } from './state.js';
 
 const iso = (ctx: SimContext, ms: number | null) => (ms === null ? null : ctx.clock.iso(ms));
@@ -105,4 +106,33 @@ export function ordersView(ctx: SimContext) {
       .filter((s) => s !== undefined)
       .map((s) => servingView(ctx, s)),
   }));
+}
+
+/** A completed profiling run's column profiles (TestGen 5.134's `GET profiling-runs/{id}/columns`), table by table. */
+export function profilingColumns(ctx: SimContext, job: JobRecord) {
+  const group = job.table_group_id ? ctx.groups.get(job.table_group_id) : undefined;
+  if (job.status !== 'completed' || !group) return [];
+  return group.tables.flatMap((t) =>
+    t.columns.map((column) => ({
+      schema_name: group.schema_name,
+      table_name: t.name,
+      column_name: column,
+      record_ct: t.record_ct,
+    })),
+  );
+}
+
+/** A completed test run's per-test results (TestGen 5.134's `GET test-runs/{id}/results`): its suite's outcomes. */
+export function testRunResults(ctx: SimContext, job: JobRecord) {
+  const suite = ctx.seed.test_suites.find((s) => s.id === job.test_suite_id);
+  if (job.status !== 'completed' || !suite) return [];
+  return (ctx.state.definitions[suite.id] ?? [])
+    .filter((d) => d.test_active !== false)
+    .map((d) => ({
+      test_type: d.test_type,
+      schema_name: d.schema_name || (ctx.groups.get(suite.table_group_id)?.schema_name ?? null),
+      table_name: d.table_name,
+      column_names: d.column_name,
+      result_status: suite.outcomes[outcomeKey(d)] ?? 'passed',
+    }));
 }

@@ -10,6 +10,7 @@ import { profileStep, testRunStep } from './job-steps.js';
 import { orderFacts, orderStep } from './orders.js';
 import { Tracker } from './shared.js';
 import { openingSearch } from '../contract/search-attributes.js';
+import { isCompletedOrderRunStatus } from '../vocabulary.js';
 
 /** Profiles a table group: submit, wait through interrupts, fetch the summary. */
 async function profileTableGroup(raw: ProfileTableGroupInput): Promise<ProfileTableGroupResult> {
@@ -43,6 +44,13 @@ async function runOrder(raw: RunOrderInput): Promise<RunOrderResult> {
     t.search.set(openingSearch('runOrder', input));
     const result = await orderStep(t, input, input);
     t.facts = orderFacts(result);
+    // The workflow completes either way (the caller reads the run's status); its lineage says whether the run did.
+    const run = result.orderRun;
+    if (run && !isCompletedOrderRunStatus(run.status))
+      t.failedVerdict = {
+        type: 'OrderFailed',
+        error: `the run ${run.orderRunId} of order ${result.orderId} ended ${run.status}`,
+      };
     return result;
   });
 }

@@ -34,14 +34,23 @@ function endOf(status: string | null): LineageEventType | undefined {
   return undefined;
 }
 
-/** One transition of the run (no `job`) or of one of its jobs; `error` only on FAIL. */
+/** The roles whose completed jobs' tables a run's own end lists as its inputs (their results are read). */
+export const READS_TABLES = new Set(['profiling', 'test_run']);
+
+/** How a run failed: its message and failure type (contract/failures.json), on FAIL only. */
+export interface Failed {
+  error?: string | undefined;
+  type?: string | undefined;
+}
+
+/** One transition of the run (no `job`) or of one of its jobs; what failed only on FAIL. */
 function transition(
   eventType: LineageEventType,
   at: string,
   workflow: LineageWorkflow,
   job?: LineageTransition['job'],
   facts?: LineageFacts,
-  error?: string,
+  failed: Failed = {},
 ): LineageTransition {
   return {
     eventType,
@@ -49,7 +58,8 @@ function transition(
     workflow,
     ...(job ? { job } : {}),
     ...(facts ? { facts } : {}),
-    ...(error && eventType === 'FAIL' ? { error } : {}),
+    ...(failed.error && eventType === 'FAIL' ? { error: failed.error } : {}),
+    ...(failed.type && eventType === 'FAIL' ? { failureType: failed.type } : {}),
   };
 }
 
@@ -95,7 +105,7 @@ export class WorkflowLineage {
     const eventType = endOf(job.status);
     if (!this.workflow || !eventType || this.ended.has(job.jobId)) return;
     this.ended.add(job.jobId);
-    this.emit([transition(eventType, at, this.workflow, this.ref(job), facts, error)]);
+    this.emit([transition(eventType, at, this.workflow, this.ref(job), facts, { error })]);
   }
 
   /**
@@ -107,7 +117,7 @@ export class WorkflowLineage {
     at: string,
     jobs: JobSeen[],
     facts?: LineageFacts,
-    error?: string,
+    failed: Failed = {},
   ): Promise<void> {
     if (!this.enabled || !this.workflow) return;
     const w = this.workflow;
@@ -118,7 +128,13 @@ export class WorkflowLineage {
       this.ended.add(job.jobId);
       transitions.push(transition(jobEnd, at, w, this.ref(job)));
     }
-    transitions.push(transition(eventType, at, w, undefined, facts, error));
+    const inputJobs = jobs
+      .filter((j) => j.status === 'completed' && READS_TABLES.has(j.role))
+      .map((j) => ({ role: j.role, jobId: j.jobId }));
+    transitions.push({
+      ...transition(eventType, at, w, undefined, facts, failed),
+      ...(inputJobs.length ? { inputJobs } : {}),
+    });
     await CancellationScope.nonCancellable(async () => {
       this.emit(transitions);
       await Promise.all(this.pending);

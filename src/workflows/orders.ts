@@ -108,12 +108,14 @@ export async function orderStep(
   };
 }
 
-/** What an order's lineage says of it: the order, and the run its wait saw end with that run's page. */
+/** What an order's lineage says of it: the order, and the run its wait saw end, how, and that run's page. */
 export function orderFacts(result: Pick<RunOrderResult, 'orderId' | 'orderRun'>): LineageFacts {
   const run = result.orderRun;
   return {
     orderId: result.orderId,
-    ...(run ? { orderRun: { orderRunId: run.orderRunId, ...(run.url ? { url: run.url } : {}) } } : {}),
+    ...(run
+      ? { orderRun: { orderRunId: run.orderRunId, status: run.status, ...(run.url ? { url: run.url } : {}) } }
+      : {}),
   };
 }
 

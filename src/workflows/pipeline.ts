@@ -55,6 +55,8 @@ async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQ
       ...(order ? orderFacts(order) : {}),
     };
     t.search.set({ verdict: gates.passed ? 'passed' : 'failed' });
+    const gatesFailed = `quality gates failed: ${gates.violations.join('; ')}`;
+    if (!gates.passed) t.failedVerdict = { type: 'QualityGateFailed', error: gatesFailed };
     // Counted once per pipeline: the workflow's meter records nothing while replaying.
     metricMeter
       .createCounter('dataops_gate_verdicts', 'pipelines', "The pipelines' quality-gate verdicts")
@@ -71,7 +73,7 @@ async function dataQualityPipeline(raw: DataQualityPipelineInput): Promise<DataQ
       throw ApplicationFailure.create({
         type: 'QualityGateFailed',
         nonRetryable: true,
-        message: `quality gates failed: ${gates.violations.join('; ')}`,
+        message: gatesFailed,
         details: [result],
       });
     return result;

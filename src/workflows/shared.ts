@@ -4,6 +4,7 @@
  */
 import {
   ActivityFailure,
+  ApplicationFailure,
   isCancellation,
   log,
   setHandler,
@@ -18,7 +19,7 @@ import type { JobStatusReport, JobWaitOutcome } from '../contract/types.js';
 import { jobLink, type JobLinks } from '../contract/job-links.js';
 import type { LineageFacts } from '../contract/lineage.js';
 import { Searchable } from './search.js';
-import { WorkflowLineage } from './lineage.js';
+import { READS_TABLES, WorkflowLineage, type Failed } from './lineage.js';
 import { ourActivities } from './ours.js';
 
 /** The activities, retried through an outage of up to `outageToleranceMs` (the workflow's input). */
@@ -40,6 +41,14 @@ export function ranOutOfMaxWait(err: unknown): err is ActivityFailure {
   return err.retryState === 'TIMEOUT' || timeout === 'SCHEDULE_TO_CLOSE' || timeout === 'START_TO_CLOSE';
 }
 
+/** A failure's type: an ApplicationFailure's own, or that of the activity failure's cause; else its name. */
+function failureType(err: unknown): string | undefined {
+  if (err instanceof ApplicationFailure && err.type) return err.type;
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type)
+    return err.cause.type;
+  return err instanceof Error ? err.name : undefined;
+}
+
 /** The workflow's progress, answered by the `progress` query. */
 export class Tracker {
   readonly progress: Progress;
@@ -58,6 +67,11 @@ export class Tracker {
   readonly lineage: WorkflowLineage;
   /** What the run produced, for its lineage's last event (the pipeline's test summary and gates). */
   facts: LineageFacts | undefined;
+  /**
+   * A run that completes with a failed verdict (its gates failed, reported; its order's run did not complete): its
+   * lineage ends FAIL with this, not COMPLETE, though the workflow completes.
+   */
+  failedVerdict: Failed | undefined;
 
   constructor(workflowType: string) {
     this.lineage = new WorkflowLineage(workflowType);
@@ -206,8 +220,9 @@ export class Tracker {
     if (status !== null) this.jobStatus(jobId, status);
     const job = this.progress.jobs.find((j) => j.jobId === jobId);
     if (job) job.live = false;
-    // A completed job's lineage ends once its results are read (jobDone), or with the run.
-    if (job && status !== 'completed') this.lineage.jobEnded(job, new Date().toISOString(), undefined, error);
+    // A completed job whose results are read ends its lineage then (jobDone); any other ends it now.
+    if (job && (status !== 'completed' || !READS_TABLES.has(job.role)))
+      this.lineage.jobEnded(job, new Date().toISOString(), undefined, error);
   }
 
   /** Records a job that held one status longer than the caller's bound: progress, memo and log. */
@@ -228,11 +243,13 @@ export class Tracker {
       const cancelled = isCancellation(err);
       this.stage(cancelled ? 'cancelled' : 'failed');
       const now = new Date().toISOString();
-      await this.lineage.end(cancelled ? 'ABORT' : 'FAIL', now, this.progress.jobs, this.facts, this.progress.error);
+      const failed = { error: this.progress.error, type: failureType(err) };
+      await this.lineage.end(cancelled ? 'ABORT' : 'FAIL', now, this.progress.jobs, this.facts, failed);
       throw err;
     }
     this.stage('done');
-    await this.lineage.end('COMPLETE', new Date().toISOString(), this.progress.jobs, this.facts);
+    const v = this.failedVerdict;
+    await this.lineage.end(v ? 'FAIL' : 'COMPLETE', new Date().toISOString(), this.progress.jobs, this.facts, v);
     return result;
   }
 }

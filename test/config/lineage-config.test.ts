@@ -20,11 +20,42 @@ const problemsOf = (env: Record<string, string>): string[] => {
 };
 
 describe('lineage and link settings', () => {
-  test('off by default, no links, and a namespace from the service address', () => {
-    const c = loadWorkerConfig({ ...minimal, DATAOPS_BASE_URL: 'https://dataops.example.com' });
-    assert.deepEqual(c.lineage, { transport: { type: 'off' }, namespace: 'dataops://dataops.example.com' });
+  test('off by default, no links, and a namespace from the Temporal namespace, whatever address reaches the service', () => {
+    const defaults = { transport: { type: 'off' }, connections: {}, serviceLanguage: 'Python' };
+    for (const base of ['https://dataops.example.com', 'http://10.0.0.7:8510'])
+      assert.deepEqual(loadWorkerConfig({ ...minimal, DATAOPS_BASE_URL: base }).lineage, {
+        ...defaults,
+        namespace: 'temporal://default',
+      });
+    const c = loadWorkerConfig({ ...minimal, TEMPORAL_NAMESPACE: 'quality.a1b2c' });
+    assert.deepEqual(c.lineage, { ...defaults, namespace: 'temporal://quality.a1b2c' });
     assert.deepEqual(c.jobLinks, {});
     assert.equal(describeConfig(c).lineage, 'off');
+  });
+
+  test('per connection: what the service does not show, by connection id, name or *; the service language', () => {
+    const c = loadWorkerConfig({
+      ...minimal,
+      DATAOPS_LINEAGE_CONNECTIONS: JSON.stringify({
+        '42': { type: 'Google BigQuery', project: 'acme-dw' },
+        warehouse: { host: 'pg.internal', port: 6432 },
+        '*': { type: 'PostgreSQL', host: 'db', database: 'dw' },
+      }),
+      DATAOPS_LINEAGE_SERVICE_LANGUAGE: 'Java',
+    });
+    assert.deepEqual(c.lineage.connections, {
+      '42': { type: 'Google BigQuery', project: 'acme-dw' },
+      warehouse: { host: 'pg.internal', port: '6432' },
+      '*': { type: 'PostgreSQL', host: 'db', database: 'dw' },
+    });
+    assert.equal(c.lineage.serviceLanguage, 'Java');
+    assert.deepEqual(problemsOf({ DATAOPS_LINEAGE_CONNECTIONS: '[not json' }), [
+      'DATAOPS_LINEAGE_CONNECTIONS: must be a JSON object by connection, e.g. {"42": {"type": "Google BigQuery", "project": "my-project"}}',
+    ]);
+    const wrong = problemsOf({ DATAOPS_LINEAGE_CONNECTIONS: '{"42": {"projekt": "x", "port": 0}}' });
+    assert.equal(wrong.length, 2, wrong.join('\n'));
+    assert.match(wrong.join('\n'), /DATAOPS_LINEAGE_CONNECTIONS: 42\.port: /);
+    assert.match(wrong.join('\n'), /DATAOPS_LINEAGE_CONNECTIONS: 42: Unrecognized key: "projekt"/);
   });
 
   test('http: the endpoint, its key from a file, bounded retries; the key is never shown', () => {
@@ -46,6 +77,8 @@ describe('lineage and link settings', () => {
         retries: 5,
       },
       namespace: 'prod-quality',
+      connections: {},
+      serviceLanguage: 'Python',
     });
     const shown = JSON.stringify(describeConfig(c));
     assert.match(shown, /http http:\/\/marquez:5000\/api\/v1\/lineage \(API key set\), namespace prod-quality/);

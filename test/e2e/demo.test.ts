@@ -1,7 +1,7 @@
 /**
  * The README's first command, `npm start` (src/demo.ts): on the embedded default, with no account and no
  * configuration, it runs the pipeline and the promotion to the end, exits 0, and leaves nothing behind in the
- * temporary directory.
+ * temporary directory; with `--lineage FILE` it writes the run's OpenLineage events there.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -10,12 +10,29 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { cli } from '../helpers/cli.js';
+import { readEvents } from '../helpers/lineage.js';
 import { dist, failIfExited, runScriptInOwnTmp, startProcess } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
 
 test('npm start runs the pipeline and the promotion to the end, then removes its working directory', async () => {
-  const { code, out, left } = await runScriptInOwnTmp(dist('demo.js'));
+  const lineage = join(mkdtempSync(join(tmpdir(), 'demo-lineage-')), 'events.jsonl');
+  const { code, out, left } = await runScriptInOwnTmp(dist('demo.js'), ['--lineage', lineage]);
   assert.equal(code, 0, out);
+  // --lineage: the run's events, valid by the official schemas, its tables named by the simulator's warehouse.
+  assert.match(out, new RegExp(`OpenLineage events of this run: appended to ${lineage}`));
+  const events = readEvents(lineage);
+  const pipelineEnd = events.find((e) => e.job.name.startsWith('dataQualityPipeline.') && e.eventType !== 'START');
+  assert.equal(pipelineEnd?.eventType, 'COMPLETE', events.map((e) => `${e.eventType} ${e.job.name}`).join('\n'));
+  assert.ok(
+    pipelineEnd.inputs.some(
+      (i) => i.namespace === 'postgres://warehouse.demo.internal:5432' && i.name === 'demo.sales.orders',
+    ),
+    JSON.stringify(pipelineEnd.inputs.map((i) => `${i.namespace}/${i.name}`)),
+  );
+  assert.ok(
+    events.some((e) => e.job.name.startsWith('promoteTestDefinitions.')),
+    'the promotion too',
+  );
   assert.match(out, /pipeline exit code: 0/);
   assert.match(out, /promotion APPLIED \(approved by demo\)/);
   assert.match(out, /stopped the worker, the simulator and the dev server/);

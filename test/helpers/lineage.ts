@@ -1,10 +1,16 @@
-/** Lineage for tests: activity dependencies that write OpenLineage events to a fresh file, and reading it back. */
+/**
+ * Lineage for tests: activity dependencies that write OpenLineage events to a fresh file (tables named by their
+ * connection, as the worker names them), and reading it back, every event checked by the official schemas.
+ */
+import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActivityDeps } from '../../src/activities/index.js';
 import type { JobLinks } from '../../src/contract/job-links.js';
+import { Datasources } from '../../src/lineage/datasources.js';
 import { LineageEmitter } from '../../src/lineage/emitter.js';
+import { officialProblems } from './openlineage-schemas.js';
 
 /** What the tests read of an event. */
 export interface LineageEvent {
@@ -12,7 +18,12 @@ export interface LineageEvent {
   eventTime: string;
   run: { runId: string; facets: Record<string, Record<string, unknown>> };
   job: { namespace: string; name: string };
-  inputs: { name: string; inputFacets?: Record<string, Record<string, unknown>> }[];
+  inputs: {
+    namespace: string;
+    name: string;
+    facets?: Record<string, Record<string, unknown>>;
+    inputFacets?: Record<string, Record<string, unknown>>;
+  }[];
 }
 
 /** A UI with TestGen's pages, as DATAOPS_SERVICE_UI_URL makes them. */
@@ -28,14 +39,19 @@ export function fileLineage(
 ): { deps: ActivityDeps; file: string; emitter: LineageEmitter } {
   const file = join(mkdtempSync(join(tmpdir(), 'lineage-')), 'events.jsonl');
   const emitter = new LineageEmitter({ transport: { type: 'file', path: file } });
-  const settings = { namespace: 'dataops://sim', producerVersion: '1.0.0-test' };
-  return { deps: { ...deps, lineage: { emitter, settings, log: () => undefined }, jobLinks }, file, emitter };
+  const settings = { namespace: 'temporal://sim', producerVersion: '1.0.0-test' };
+  const lineage = { emitter, settings, datasources: new Datasources(), log: () => undefined };
+  return { deps: { ...deps, lineage, jobLinks }, file, emitter };
 }
 
-export const readEvents = (file: string): LineageEvent[] =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as LineageEvent)
-    : [];
+/** The events in the file, each checked against the official OpenLineage schemas first (a problem fails the test). */
+export function readEvents(file: string): LineageEvent[] {
+  if (!existsSync(file)) return [];
+  const events = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as LineageEvent);
+  for (const e of events)
+    assert.deepEqual(officialProblems(e), [], `valid by the official OpenLineage schemas: ${JSON.stringify(e)}`);
+  return events;
+}

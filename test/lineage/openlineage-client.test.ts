@@ -15,11 +15,11 @@ import { after, before, describe, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { progressQuery } from '../../src/contract/index.js';
-import type { LineageTransition } from '../../src/contract/lineage.js';
-import { runEvent } from '../../src/lineage/events.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { fileLineage } from '../helpers/lineage.js';
+import { eachKind, FLAVOURS } from '../helpers/lineage-samples.js';
+import { namingOf } from '../../src/lineage/naming.js';
 import { needing } from '../helpers/needs.js';
 import { runProcess } from '../helpers/processes.js';
 import { startTestSimulator } from '../helpers/sim.js';
@@ -52,100 +52,6 @@ async function check(lines: string[]): Promise<{ code: number | null; out: strin
   const file = join(mkdtempSync(join(tmpdir(), 'ol-check-')), 'events.jsonl');
   writeFileSync(file, `${lines.join('\n')}\n`);
   return runProcess(join(venv ?? '', 'bin', 'python'), [checker, file, schemas], {});
-}
-
-const settings = { namespace: 'dataops://testgen.example:8510', producerVersion: '1.0.0-rc.1' };
-const workflow = {
-  workflowType: 'dataQualityPipeline',
-  workflowId: 'nightly-finance',
-  runId: '0b7c1c7e-5d8e-4a47-9a51-3f0b7c1c7e5d',
-  target: { tableGroupId: 'tg-1', testSuiteId: 'ts-1' },
-};
-const SUMMARY = {
-  jobId: 'c2a1d7f0-0d1e-4c55-9d0e-6f6b3b1a2c3d',
-  status: 'completed',
-  testSuiteId: 'ts-1',
-  tableGroupId: 'tg-1',
-  startedAt: '2026-11-26T01:00:00.000Z',
-  completedAt: '2026-11-26T01:02:00.000Z',
-  scorePercent: 98.7,
-  resultCounts: { passed: 10, failed: 1, warning: 0, error: 0, log: 1, dismissed: 0 },
-};
-
-const PROFILING = {
-  jobId: 'e1b2c3d4-0000-4000-8000-000000000001',
-  status: 'completed',
-  tableGroupId: 'tg-1',
-  startedAt: '2026-11-26T00:50:00.000Z',
-  completedAt: '2026-11-26T00:55:00.000Z',
-  scorePercent: 91.5,
-  tableCount: 1,
-  columnCount: 2,
-  recordCount: 1200,
-  hygieneIssues: { definite: 1, likely: 0, possible: 2 },
-  potentialPii: { high: 0, moderate: 1 },
-  dismissedIssues: 0,
-};
-
-/** One event of each kind the activity makes, built directly. */
-function eachKind(): string[] {
-  const at = '2026-11-26T01:02:03.000Z';
-  const job = { role: 'test_run', jobId: SUMMARY.jobId, url: 'http://ui:8501/test-runs:results?run_id=x' };
-  const transitions: [LineageTransition, Parameters<typeof runEvent>[2]?][] = [
-    [
-      { eventType: 'COMPLETE', at, workflow, job, facts: { testRun: SUMMARY } },
-      [
-        {
-          schema: 'finance',
-          table: 'ledger',
-          assertions: [
-            { assertion: 'Missing_Pct', success: true, column: 'amount', name: 'amount: Percent Missing' },
-            { assertion: 'Dupe_Rows', success: false, severity: 'error', name: 'Duplicate Rows' },
-          ],
-        },
-      ],
-    ],
-    [
-      {
-        eventType: 'COMPLETE',
-        at,
-        workflow,
-        job: { role: 'profiling', jobId: 'e1b2c3d4-0000-4000-8000-000000000001' },
-        facts: { profiling: PROFILING },
-      },
-      [
-        {
-          schema: 'finance',
-          table: 'ledger',
-          columns: [
-            { name: 'id', type: 'bigint', count: 1200, nullCount: 0, distinctCount: 1200 },
-            { name: 'amount', type: 'numeric(12,2)', count: 1200, nullCount: 3, distinctCount: 870 },
-          ],
-        },
-      ],
-    ],
-    [{ eventType: 'FAIL', at, workflow, job: { role: 'profiling', jobId: 'p-1' }, error: 'relation does not exist' }],
-    [
-      {
-        eventType: 'COMPLETE',
-        at,
-        workflow,
-        facts: { testRun: SUMMARY, gates: { passed: false, violations: ['score 98.7% < 99%'] } },
-      },
-    ],
-    [
-      {
-        eventType: 'COMPLETE',
-        at,
-        workflow: { ...workflow, workflowType: 'runOrder', target: {} },
-        facts: {
-          orderId: 'o-1',
-          orderRun: { orderRunId: 'r-1', url: 'http://dataops.example/#/orders/acme/production/runs/r-1' },
-        },
-      },
-    ],
-  ];
-  return transitions.map(([t, assertions]) => JSON.stringify(runEvent(t, settings, assertions)));
 }
 
 describe(
@@ -198,13 +104,41 @@ describe(
       assert.match(res.out, new RegExp(`${lines.length} events parsed by openlineage-python`));
     });
 
+    test("dataset names agree with the client's own naming helpers, for each type it has one for", async () => {
+      // The client's class for each of our cases, with the arguments it takes (TestGen's settings, as it names them).
+      const oracle = `
+import json, sys
+from openlineage.client.naming import dataset as n
+cases = {
+  "PostgreSQL": n.Postgres(host="pg.example.com", port="5432", database="dw", schema="finance", table="ledger"),
+  "Snowflake": n.Snowflake(organization_name="acme", account_name="analytics", database="DW", schema="finance", table="ledger"),
+  "BigQuery": n.BigQuery(project_id="acme-dw", dataset_name="finance", table_name="ledger"),
+  "Redshift": n.Redshift(cluster_identifier="warehouse", region="eu-west-1", port="5439", database="dev", schema="finance", table="ledger"),
+  "Azure Synapse": n.AzureSynapse(host="acme.sql.azuresynapse.net", port="1433", schema="finance", table="ledger"),
+  "Oracle": n.Oracle(host="ora.example.com", port="1521", service_name="ORCLPDB1", schema="finance", table="ledger"),
+}
+print(json.dumps({k: [v.get_namespace(), v.get_name()] for k, v in cases.items()}))
+`;
+      const res = await runProcess(join(venv ?? '', 'bin', 'python'), ['-c', oracle], {});
+      assert.equal(res.code, 0, res.out);
+      const theirs = JSON.parse(res.out.trim().split('\n').at(-1)!) as Record<string, [string, string]>;
+      assert.equal(Object.keys(theirs).length, 6);
+      for (const [what, [namespace, name]] of Object.entries(theirs)) {
+        const ours = FLAVOURS.find(([w]) => w === what);
+        assert.ok(ours, what);
+        const naming = namingOf(ours[1]);
+        assert.ok(!('problem' in naming), what);
+        assert.deepEqual(naming('finance', 'ledger'), { namespace, name }, what);
+      }
+    });
+
     test('an event of each kind parses: tables with assertions, columns and metrics, a failure message, a verdict, an order', async () => {
-      const res = await check(eachKind());
+      const res = await check(eachKind().map((e) => JSON.stringify(e)));
       assert.equal(res.code, 0, res.out);
     });
 
     test('the check refuses a wrong facet version, a run id that is no UUID, an unknown key, a bad custom facet', async () => {
-      const [good] = eachKind() as [string];
+      const [good] = eachKind().map((e) => JSON.stringify(e)) as [string];
       const broken: [string, (e: Record<string, any>) => void, RegExp][] = [
         [
           'facet version',

@@ -21,7 +21,7 @@ test('off makes no emitter; on, each event is counted by outcome and a drop is w
   const none = meter();
   assert.equal(
     openLineage(
-      { transport: { type: 'off' }, namespace: 'n' },
+      { transport: { type: 'off' }, namespace: 'n', connections: {}, serviceLanguage: 'Python' },
       none.m,
       () => undefined,
       () => undefined,
@@ -34,13 +34,25 @@ test('off makes no emitter; on, each event is counted by outcome and a drop is w
   const notADir = join(mkdtempSync(join(tmpdir(), 'lineage-')), 'file');
   writeFileSync(notADir, '');
   const lineage = openLineage(
-    { transport: { type: 'file', path: join(notADir, 'events.jsonl') }, namespace: 'n', datasetNamespace: 'pg://w' },
+    {
+      transport: { type: 'file', path: join(notADir, 'events.jsonl') },
+      namespace: 'n',
+      datasetNamespace: 'pg://w',
+      connections: {},
+      serviceLanguage: 'Python',
+    },
     m,
     (message, meta) => warned.push(`${message}: ${String(meta.reason)}`),
     () => undefined,
   );
   assert.ok(lineage);
-  assert.deepEqual(lineage.settings, { namespace: 'n', datasetNamespace: 'pg://w', producerVersion: PRODUCER_VERSION });
+  assert.deepEqual(lineage.settings, {
+    namespace: 'n',
+    datasetNamespace: 'pg://w',
+    producerVersion: PRODUCER_VERSION,
+    serviceLanguage: 'Python',
+  });
+  assert.ok(lineage.datasources, 'tables are named by their connections');
   lineage.emitter.emit(async () => [{ eventType: 'START' }]);
   await lineage.emitter.flush(10_000);
   assert.deepEqual(added, [['dataops_lineage_events', 1, { outcome: 'dropped' }]]);

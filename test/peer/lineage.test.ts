@@ -2,7 +2,9 @@
  * Lineage and links against TestGen 5.134, with the real worker configured as an operator would (DATAOPS_LINEAGE=file,
  * DATAOPS_SERVICE_UI_URL at TestGen's UI): a pipeline's events carry TestGen's real results (the profiling run's
  * record count and findings, the test run's per-test outcomes from `GET test-runs/{id}/results`, the score), each
- * job links to its page in TestGen's UI, and the OpenLineage Python client parses every event.
+ * table is named as OpenLineage names it in the database TestGen's connection reaches, each job links to its page in
+ * TestGen's UI, every event is valid by the official OpenLineage schemas, and the OpenLineage Python client parses
+ * every event.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,6 +22,8 @@ import { testGenNeed, startTestGen, type TestGenPeer } from '../helpers/testgen.
 import { startPeerWorker, type PeerWorker } from '../helpers/peer-worker.js';
 
 const polling = { pollIntervalMs: 500, maxPollIntervalMs: 1_000 };
+/** The host name an operator gives TestGen standalone's embedded database (DATAOPS_LINEAGE_CONNECTIONS). */
+const EMBEDDED_HOST = 'testgen-db.internal';
 
 describe(
   'lineage and links against TestGen 5.134 (peer)',
@@ -35,7 +39,13 @@ describe(
       client = new ServiceClient({ baseUrl: peer.url, apiBearer: { type: 'oauth', ...(await peer.authorize()) } });
       worker = await startPeerWorker(t, peer, await peer.authorize(), (work) => {
         lineageFile = join(work, 'lineage', 'events.jsonl');
-        return { DATAOPS_LINEAGE: 'file', DATAOPS_LINEAGE_FILE: lineageFile, DATAOPS_SERVICE_UI_URL: peer.uiUrl };
+        return {
+          DATAOPS_LINEAGE: 'file',
+          DATAOPS_LINEAGE_FILE: lineageFile,
+          DATAOPS_SERVICE_UI_URL: peer.uiUrl,
+          // TestGen standalone shows its embedded database's host as `<embedded>`: the operator names it.
+          DATAOPS_LINEAGE_CONNECTIONS: JSON.stringify({ '*': { host: EMBEDDED_HOST } }),
+        };
       });
     });
     after(async () => {
@@ -86,11 +96,28 @@ describe(
       });
       assert.equal(columns.length, result.profiling.summary.columnCount, 'every column TestGen profiled');
       assert.ok(columns.every((c) => typeof c.nullCount === 'number'));
+      // Each table named as OpenLineage names a PostgreSQL table (the demo's database), from the connection
+      // TestGen shows for the table group: what dbt's or Airflow's events for the same table name it.
       const listed = await client.profilingRuns.columns(profilingId, 1, 100);
       const first = listed.items[0]!;
+      const group = await client.tableGroups.get(peer.demo.tableGroupId);
+      const connection = await client.connections.get(String(group.connection_id));
+      assert.equal(connection.connection_type, 'PostgreSQL', "TestGen's demo connection");
+      const s = connection.settings as { host: string; port?: string; database: string };
+      assert.equal(s.host, '<embedded>', 'TestGen standalone: its embedded database, which has no host name');
+      assert.deepEqual(
+        Object.keys(s).filter((k) => /password|secret|token|private/.test(k)),
+        [],
+        `TestGen shows no credential: ${JSON.stringify(connection)}`,
+      );
+      const namespace = `postgres://${EMBEDDED_HOST}:${s.port ?? '5432'}`;
       assert.ok(
-        profiling.inputs.some((d) => d.name === `${first.schema_name}.${first.table_name}`),
-        'named schema.table, as TestGen names them',
+        profiling.inputs.every((d) => d.namespace === namespace),
+        `every table in ${namespace}: ${JSON.stringify(profiling.inputs.map((d) => d.namespace))}`,
+      );
+      assert.ok(
+        profiling.inputs.some((d) => d.name === `${s.database}.${first.schema_name}.${first.table_name}`),
+        `named {database}.{schema}.{table}: ${profiling.inputs.map((d) => d.name).join(', ')}`,
       );
       const counted = profiling.run.facets.dataops_quality?.profiling as { tableCount: number };
       assert.equal(counted.tableCount, result.profiling.summary.tableCount);
@@ -117,9 +144,15 @@ describe(
       assert.equal(quality.scorePercent, result.testRun.summary.scorePercent);
       assert.deepEqual(quality.resultCounts, c);
 
-      // The pipeline's own run: START and COMPLETE, the verdict.
-      const pipeline = events.filter((e) => e.run.runId === handle.firstExecutionRunId).map((e) => e.eventType);
-      assert.deepEqual(pipeline, ['START', 'COMPLETE']);
+      // The pipeline's own run: START, then COMPLETE, or FAIL where the gates failed (reported, so the workflow
+      // completed); its end lists the tables its jobs found, by the same names.
+      const pipeline = events.filter((e) => e.run.runId === handle.firstExecutionRunId);
+      assert.deepEqual(
+        pipeline.map((e) => e.eventType),
+        ['START', result.gates.passed ? 'COMPLETE' : 'FAIL'],
+      );
+      const names = (e: (typeof events)[number]) => e.inputs.map((d) => `${d.namespace}/${d.name}`).sort();
+      assert.deepEqual(names(pipeline[1]!), names(profiling));
 
       // A real consumer parses each of them.
       const venv = readFileSync(join(localServersConfig().cacheDir, 'openlineage.path'), 'utf8').trim();
@@ -140,6 +173,7 @@ describe(
       if (shown) shown.assertions = shown.assertions.slice(0, 2);
       ctx.diagnostic(`the test run's COMPLETE event, trimmed: ${JSON.stringify(trimmed)}`);
       ctx.diagnostic(`events: ${events.map((e) => `${e.eventType} ${e.job.name}`).join('; ')}`);
+      ctx.diagnostic(`datasets: ${names(pipeline[1]!).join(', ')}`);
     });
   }),
 );

@@ -85,15 +85,39 @@ describe('lineage and links', () => {
         assert.equal(e.run.facets.dataops_run?.url, LINKS[role].replace('{job_id}', id), `${role}: its page`);
       }
     }
-    // What each COMPLETE carries: the profiling metrics, the test counts, the pipeline's score and verdict.
+    // What each COMPLETE carries: each table, named by the table group's connection (the simulator's PostgreSQL
+    // warehouse), with its profile and its tests; the test counts; the pipeline's score and verdict.
+    const WAREHOUSE = 'postgres://warehouse.demo.internal:5432';
+    const tables = ['demo.finance.accounts', 'demo.finance.ledger'];
+    const named = (e: (typeof events)[number]) => e.inputs.map((i) => `${i.namespace}/${i.name}`).sort();
     const profilingEnd = events.find((e) => e.run.runId === profilingId && e.eventType === 'COMPLETE')!;
-    assert.equal(profilingEnd.inputs[0]?.name, `table_group=${TG.finance}`);
-    assert.equal(
-      profilingEnd.inputs[0]?.inputFacets?.dataQualityMetrics?.rowCount,
-      result.profiling.summary.recordCount,
+    assert.deepEqual(
+      named(profilingEnd),
+      tables.map((t) => `${WAREHOUSE}/${t}`),
+    );
+    const ledger = profilingEnd.inputs.find((i) => i.name === 'demo.finance.ledger')!;
+    assert.equal(ledger.inputFacets?.dataQualityMetrics?.rowCount, 880_000);
+    assert.deepEqual(
+      (ledger.facets?.schema?.fields as { name: string }[]).map((f) => f.name),
+      ['entry_id', 'account', 'amount', 'posted_at'],
     );
     const testEnd = events.find((e) => e.run.runId === testRunId && e.eventType === 'COMPLETE')!;
     assert.deepEqual(testEnd.run.facets.dataops_quality?.resultCounts, result.testRun.summary.resultCounts);
+    const assertions = (e: (typeof events)[number]) =>
+      e.inputs.flatMap((i) => (i.inputFacets?.dataQualityAssertions?.assertions as { success: boolean }[]) ?? []);
+    assert.equal(
+      assertions(testEnd).filter((a) => !a.success).length,
+      3,
+      'the failed, the error and the dismissed test',
+    );
+    // The pipeline's own events: no placeholder; its end lists the tables its jobs found, with all they found.
+    assert.deepEqual(pipeline[0]!.inputs, [], 'START: nothing known yet');
+    assert.deepEqual(named(pipeline[1]!), named(profilingEnd));
+    assert.equal(assertions(pipeline[1]!).length, assertions(testEnd).length);
+    assert.equal(
+      pipeline[1]!.inputs.find((i) => i.name === 'demo.finance.ledger')?.inputFacets?.dataQualityMetrics?.rowCount,
+      880_000,
+    );
     const end = pipeline[1]!.run.facets.dataops_quality as { scorePercent: number; gates: { passed: boolean } };
     assert.equal(end.scorePercent, result.testRun.summary.scorePercent);
     assert.equal(end.gates.passed, result.gates.passed);
@@ -230,6 +254,115 @@ describe('lineage and links', () => {
     const events = readEvents(file);
     const fails = events.filter((e) => e.eventType === 'FAIL');
     assert.equal(fails.length, 2, 'the job and its workflow');
-    for (const e of fails) assert.match(String(e.run.facets.errorMessage?.message), /disk full/);
+    for (const e of fails) {
+      assert.match(String(e.run.facets.errorMessage?.message), /disk full/);
+      // The job itself failed: the service's language, not ours; and our facet says so.
+      assert.equal(e.run.facets.errorMessage?.programmingLanguage, 'Python');
+      assert.deepEqual(e.run.facets.dataops_run?.failure, { kind: 'job', type: 'JobFailed' });
+    }
+  });
+
+  test("an order's run that did not complete, and failed gates, end FAIL though their workflows complete", async () => {
+    const { deps, file, emitter } = fileLineage(await simDeps(sim));
+    const { orderRunId, pipelineRunId } = await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const order = (await t.env.client.workflow.execute('dataops.runOrder', {
+        taskQueue,
+        workflowId: `lineage-broken-order-${taskQueue}`,
+        args: [{ ...WAITED_ORDER, kitchen: 'staging', variation: 'broken' }],
+      })) as RunOrderResult;
+      assert.equal(order.orderRun?.status, 'SERVING_ERROR');
+      const handle = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
+        taskQueue,
+        workflowId: `lineage-gates-${taskQueue}`,
+        args: [
+          {
+            ...base,
+            tableGroupId: TG.finance,
+            testSuiteId: TS.financeProd,
+            testGeneration: 'skip',
+            gates: { maxFailed: 0 },
+            onGateFailure: 'report',
+          },
+        ],
+      });
+      const result = (await handle.result()) as DataQualityPipelineResult;
+      assert.equal(result.status, 'failed');
+      return { orderRunId: order.orderRun.orderRunId, pipelineRunId: handle.firstExecutionRunId };
+    });
+    await emitter.flush(10_000);
+    const events = readEvents(file);
+    const orderEnd = events.find((e) => e.run.facets.dataops_run?.orderRunId === orderRunId)!;
+    assert.equal(orderEnd.eventType, 'FAIL');
+    assert.match(String(orderEnd.run.facets.errorMessage?.message), /ended SERVING_ERROR/);
+    assert.equal(orderEnd.run.facets.errorMessage?.programmingLanguage, 'unknown', "a recipe's steps run anything");
+    assert.deepEqual(orderEnd.run.facets.dataops_run?.failure, { kind: 'order_run', type: 'OrderFailed' });
+    assert.equal(orderEnd.run.facets.dataops_run?.orderRunStatus, 'SERVING_ERROR');
+    const gatesEnd = events.filter((e) => e.run.runId === pipelineRunId).at(-1)!;
+    assert.equal(gatesEnd.eventType, 'FAIL');
+    assert.match(String(gatesEnd.run.facets.errorMessage?.message), /^quality gates failed: /);
+    assert.equal(gatesEnd.run.facets.errorMessage?.programmingLanguage, 'TypeScript');
+    assert.deepEqual(gatesEnd.run.facets.dataops_run?.failure, { kind: 'quality_gates', type: 'QualityGateFailed' });
+    assert.deepEqual((gatesEnd.run.facets.dataops_quality?.gates as { passed: boolean }).passed, false);
+  });
+
+  test("each job ends when it ends: generation's COMPLETE comes before the test run's START", async () => {
+    const { deps, file, emitter } = fileLineage(await simDeps(sim));
+    const result = (await withProjectWorker(t.env, deps, (taskQueue) =>
+      t.env.client.workflow.execute('dataops.dataQualityPipeline', {
+        taskQueue,
+        workflowId: `lineage-generation-${taskQueue}`,
+        args: [{ ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd, testGeneration: 'generate' }],
+      }),
+    )) as DataQualityPipelineResult;
+    await emitter.flush(10_000);
+    const events = readEvents(file);
+    const at = (jobId: string, type: string) =>
+      events.findIndex((e) => e.run.facets.dataops_run?.jobId === jobId && e.eventType === type);
+    const generationId = result.generation!.jobId;
+    const testRunId = result.testRun.job.jobId;
+    assert.ok(at(generationId, 'COMPLETE') >= 0, 'generation completed');
+    assert.ok(at(generationId, 'COMPLETE') < at(testRunId, 'START'), 'before the test run started');
+  });
+
+  test('a pipeline is one job whatever order runs first; a test run alone lists the tables it tested', async () => {
+    const { deps, file, emitter } = fileLineage(await simDeps(sim));
+    const pipeline = { ...base, tableGroupId: TG.finance, testSuiteId: TS.financeProd, testGeneration: 'skip' };
+    const runs = await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const started = [];
+      for (const [id, args] of [
+        ['plain', pipeline],
+        ['ordered', { ...pipeline, order: { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' } }],
+      ] as const) {
+        const h = await t.env.client.workflow.start('dataops.dataQualityPipeline', {
+          taskQueue,
+          workflowId: `lineage-${id}-${taskQueue}`,
+          args: [args],
+        });
+        await h.result();
+        started.push(h.firstExecutionRunId);
+      }
+      const suite = await t.env.client.workflow.start('dataops.runTestSuite', {
+        taskQueue,
+        workflowId: `lineage-suite-${taskQueue}`,
+        args: [{ ...base, testSuiteId: TS.financeProd }],
+      });
+      await suite.result();
+      return [...started, suite.firstExecutionRunId];
+    });
+    await emitter.flush(10_000);
+    const events = readEvents(file);
+    const [plain, ordered, suite] = runs.map((id) => events.filter((e) => e.run.runId === id));
+    assert.equal(ordered![0]!.job.name, plain![0]!.job.name);
+    assert.deepEqual(ordered![0]!.run.facets.dataops_run?.target, {
+      tableGroupId: TG.finance,
+      testSuiteId: TS.financeProd,
+      kitchen: 'production',
+      recipe: 'load-warehouse',
+      variation: 'daily',
+    });
+    assert.equal(plain![0]!.job.namespace, 'temporal://sim');
+    const suiteEnd = suite!.at(-1)!;
+    assert.equal(suiteEnd.eventType, 'COMPLETE');
+    assert.deepEqual(suiteEnd.inputs.map((i) => i.name).sort(), ['demo.finance.accounts', 'demo.finance.ledger']);
   });
 });
