@@ -7,7 +7,7 @@
  * own end lists the tables of its completed jobs (read again only when this worker did not keep them). A read that
  * fails or is refused leaves the tables out, and nothing waits on it.
  */
-import type { LineageTransition } from '../contract/lineage.js';
+import { READS_TABLES, type LineageTransition } from '../contract/lineage.js';
 import { NotFound, PermissionDenied } from '../api/errors.js';
 import type { Datasources, DatasourceReader, Resolved } from '../lineage/datasources.js';
 import type { LineageEmitter } from '../lineage/emitter.js';
@@ -110,8 +110,8 @@ const absent = <T>(read: Promise<T>): Promise<T | null> =>
   });
 
 export function lineageActivities(ctx: ActivityContext, lineage: LineageDeps | undefined) {
-  const kept = new Map<string, TableFacts[] | undefined>();
-  const keep = (jobId: string, tables: TableFacts[] | undefined) => {
+  const kept = new Map<string, TableFacts[]>();
+  const keep = (jobId: string, tables: TableFacts[]) => {
     kept.set(jobId, tables);
     if (kept.size > KEPT_JOBS) kept.delete(kept.keys().next().value!);
   };
@@ -144,7 +144,7 @@ export function lineageActivities(ctx: ActivityContext, lineage: LineageDeps | u
   async function jobTables(profile: string, job: { role: string; jobId: string }): Promise<TableFacts[] | undefined> {
     if (kept.has(job.jobId)) return kept.get(job.jobId);
     const tables = await tablesOf(ctx, lineage!, profile, job);
-    keep(job.jobId, tables);
+    if (tables) keep(job.jobId, tables); // none: not listed, or the read failed; the run's end asks again
     return tables;
   }
 
@@ -169,7 +169,7 @@ export function lineageActivities(ctx: ActivityContext, lineage: LineageDeps | u
     const job = t.job;
     const tableGroupId =
       t.facts?.testRun?.tableGroupId ?? t.facts?.profiling?.tableGroupId ?? t.workflow.target.tableGroupId;
-    if (job && t.eventType === 'COMPLETE' && (job.role === 'test_run' || job.role === 'profiling')) {
+    if (job && t.eventType === 'COMPLETE' && READS_TABLES.has(job.role)) {
       const tables = await jobTables(profile, job);
       return tables && named(profile, tableGroupId ?? undefined, tables);
     }

@@ -8,7 +8,7 @@ import * as progress from './progress.js';
 import * as promotion from './promotion.js';
 import * as jobs from './workflows.js';
 import { WORKFLOW_INPUTS } from './inputs.js';
-import { DataopsQualityRunFacet, DataopsRunFacet } from './lineage.js';
+import { DataopsQualityRunFacet, DataopsRunFacet } from './lineage-facets.js';
 
 const w = { ...jobs, ...promotion, ...progress };
 

@@ -1,10 +1,9 @@
 /**
- * Lineage: what a workflow tells the lineage activity at each of its transitions (its own run and its remote jobs'),
- * and the project's two custom OpenLineage run facets, whose JSON Schemas ship in contract/lineage/ (the
- * `_schemaURL` each event names). The OpenLineage events themselves are built by the activity (src/lineage/).
+ * Lineage: what a workflow tells the lineage activity at each of its transitions (its own run and its remote jobs').
+ * Workflow-safe: no zod (our custom facets' schemas are in lineage-facets.ts). The OpenLineage events themselves are
+ * built by the activity (src/lineage/).
  */
-import { z } from 'zod';
-import { ProfilingSummary, ResultCounts, type TestRunSummary } from './types.js';
+import type { ProfilingSummary, TestRunSummary } from './types.js';
 
 export type LineageEventType = 'START' | 'COMPLETE' | 'FAIL' | 'ABORT';
 
@@ -27,6 +26,9 @@ export interface LineageFacts {
   orderRun?: { orderRunId: string; url?: string; status?: string };
 }
 
+/** The roles whose completed jobs' tables are read (columns, results): their events, and their run's end, list them. */
+export const READS_TABLES: ReadonlySet<string> = new Set(['profiling', 'test_run']);
+
 /** One transition: of the workflow's own run (no `job`), or of one of its remote jobs. */
 export interface LineageTransition {
   eventType: LineageEventType;
@@ -42,69 +44,3 @@ export interface LineageTransition {
   /** The run's own end: its jobs that completed, whose tables its event lists as its inputs. */
   inputJobs?: { role: string; jobId: string }[];
 }
-
-/** The package's published copy of a custom facet's JSON Schema (contract/lineage/): what its `_schemaURL` names. */
-export const facetSchemaUrl = (version: string, name: string): string =>
-  `https://unpkg.com/dataops-temporal@${version}/contract/lineage/${name}.json`;
-
-/** Run facet `dataops_run`: which workflow run, and which remote job with the link to its page. */
-export const DataopsRunFacet = z
-  .object({
-    _producer: z.string(),
-    _schemaURL: z.string(),
-    workflowType: z.string(),
-    workflowId: z.string(),
-    workflowRunId: z.string(),
-    role: z.string().optional().describe("The job's role in its workflow: profiling, test_run, generation"),
-    jobId: z.string().optional().describe('The remote job, as the service names it'),
-    url: z.string().optional().describe("The job's page in the service's UI, where the deployment has one"),
-    orderId: z.string().optional().describe('An order workflow: the order it created'),
-    orderRunId: z.string().optional().describe("An order workflow that waited for its order's run: that run"),
-    orderRunUrl: z
-      .string()
-      .optional()
-      .describe("The order run's page in the service's UI, where the deployment has one"),
-    orderRunStatus: z.string().optional().describe("An order workflow that waited for its order's run: how it ended"),
-    target: z
-      .record(z.string(), z.string())
-      .optional()
-      .describe(
-        "What the workflow works on, by its input's field names (tableGroupId, testSuiteId, an order's kitchen, recipe and variation, …): the job's name carries only what it checks",
-      ),
-    failure: z
-      .object({
-        kind: z
-          .enum(['job', 'order_run', 'quality_gates', 'workflow'])
-          .describe(
-            "What failed: the remote job itself, the order's run, the quality gates, or the workflow (a refusal, a timeout, an error of ours)",
-          ),
-        type: z.string().describe('The failure type, as the workflow failed with it (contract/failures.json)'),
-      })
-      .optional()
-      .describe('FAIL: what failed'),
-  })
-  .describe('dataops-temporal: the Temporal workflow run, and the remote job of the service');
-
-/** Run facet `dataops_quality`: the score, counts and gate verdict of a profiling run, test run or pipeline. */
-export const DataopsQualityRunFacet = z
-  .object({
-    _producer: z.string(),
-    _schemaURL: z.string(),
-    scorePercent: z.number().nullable().optional().describe('The data quality score in percent, 0 to 100'),
-    resultCounts: ResultCounts.nullable().optional().describe('A test run: tests by outcome'),
-    profiling: ProfilingSummary.pick({
-      tableCount: true,
-      columnCount: true,
-      recordCount: true,
-      hygieneIssues: true,
-      potentialPii: true,
-      dismissedIssues: true,
-    })
-      .optional()
-      .describe('A profiling run: what it counted'),
-    gates: z
-      .object({ passed: z.boolean(), violations: z.array(z.string()) })
-      .optional()
-      .describe("A pipeline: the quality gates' verdict"),
-  })
-  .describe('dataops-temporal: the quality results a run produced');

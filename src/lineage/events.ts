@@ -4,12 +4,8 @@
  * job's own id. Both ids are the same on every retry and worker, so a repeated event is the same run's.
  */
 import { createHash } from 'node:crypto';
-import {
-  facetSchemaUrl,
-  type LineageFacts,
-  type LineageTransition,
-  type LineageWorkflow,
-} from '../contract/lineage.js';
+import type { LineageFacts, LineageTransition, LineageWorkflow } from '../contract/lineage.js';
+import { facetSchemaUrl } from '../contract/lineage-facets.js';
 
 const SPEC = 'https://openlineage.io/spec';
 const RUN_EVENT_SCHEMA = `${SPEC}/2-0-2/OpenLineage.json#/$defs/RunEvent`;

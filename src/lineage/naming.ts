@@ -1,18 +1,8 @@
 /**
  * OpenLineage's dataset naming (its spec's Naming.md and the Python client's `openlineage.client.naming`): a table's
  * namespace and name from the database it lives in, so that our events name a table as dbt's, Airflow's or Spark's
- * events name it, and a catalog joins them. Pure rules: where the facts come from is src/lineage/datasources.ts.
- *
- * | connection type (TestGen)                  | namespace                                   | name                         |
- * | ------------------------------------------ | ------------------------------------------- | ---------------------------- |
- * | PostgreSQL                                 | postgres://{host}:{port, 5432}              | {database}.{schema}.{table}  |
- * | Amazon Redshift, Redshift Spectrum         | redshift://{cluster}.{region}:{port, 5439}  | {database}.{schema}.{table}  |
- * | Snowflake                                  | snowflake://{account}                       | {database}.{schema}.{table}  |
- * | Google BigQuery                            | bigquery                                    | {project}.{schema}.{table}   |
- * | Microsoft SQL Server, Azure SQL Database   | mssql://{host}:{port, 1433}                 | {database}.{schema}.{table}  |
- * | Azure Synapse Analytics                    | sqlserver://{host}:{port, 1433}             | {schema}.{table}             |
- * | Databricks                                 | databricks://{host}                         | {catalog}.{schema}.{table}   |
- * | Oracle                                     | oracle://{host}:{port, 1521}                | {service name}.{schema}.{table} |
+ * events name it, and a catalog joins them. Pure rules: where the facts come from is src/lineage/datasources.ts. The
+ * rules, as a reader sees them: the one table in docs/running.md ("Lineage and links").
  */
 
 /** What says where a table group's tables live: its connection's type and settings, and any setting of ours. */
@@ -39,7 +29,7 @@ export interface DatasetName {
   name: string;
 }
 
-/** A table's dataset name, or why it cannot be named (a problem that names what to set). */
+/** A table's dataset name, from its schema and table. */
 export type Naming = (schema: string | undefined, table: string) => DatasetName;
 
 type Rule = {

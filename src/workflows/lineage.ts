@@ -6,7 +6,13 @@
  */
 import { CancellationScope, log, workflowInfo } from '@temporalio/workflow';
 import { LINEAGE_EMIT } from '../contract/activity-options.js';
-import type { LineageEventType, LineageFacts, LineageTransition, LineageWorkflow } from '../contract/lineage.js';
+import {
+  READS_TABLES,
+  type LineageEventType,
+  type LineageFacts,
+  type LineageTransition,
+  type LineageWorkflow,
+} from '../contract/lineage.js';
 import { ourLocalActivities } from './ours.js';
 
 /** The input fields a workflow's lineage names its target by. */
@@ -33,9 +39,6 @@ function endOf(status: string | null): LineageEventType | undefined {
   if (status === 'canceled' || status === 'cancel_requested') return 'ABORT';
   return undefined;
 }
-
-/** The roles whose completed jobs' tables a run's own end lists as its inputs (their results are read). */
-export const READS_TABLES = new Set(['profiling', 'test_run']);
 
 /** How a run failed: its message and failure type (contract/failures.json), on FAIL only. */
 export interface Failed {

@@ -17,9 +17,9 @@ import { jobStatusSignal, progressQuery } from '../contract/messages.js';
 import type { Progress } from '../contract/progress.js';
 import type { JobStatusReport, JobWaitOutcome } from '../contract/types.js';
 import { jobLink, type JobLinks } from '../contract/job-links.js';
-import type { LineageFacts } from '../contract/lineage.js';
+import { READS_TABLES, type LineageFacts } from '../contract/lineage.js';
 import { Searchable } from './search.js';
-import { READS_TABLES, WorkflowLineage, type Failed } from './lineage.js';
+import { WorkflowLineage, type Failed } from './lineage.js';
 import { ourActivities } from './ours.js';
 
 /** The activities, retried through an outage of up to `outageToleranceMs` (the workflow's input). */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { facetSchemaUrl } from '../../src/contract/lineage.js';
+import { facetSchemaUrl } from '../../src/contract/lineage-facets.js';
 
 /** The official schemas, as this repository keeps them (test/fixtures/openlineage-spec/). */
 export const OFFICIAL_SPEC_DIR = fileURLToPath(new URL('../../../test/fixtures/openlineage-spec/', import.meta.url));
