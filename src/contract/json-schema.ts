@@ -58,14 +58,64 @@ function opened(node: unknown): unknown {
   );
 }
 
+type Node = Record<string, unknown>;
+
+const takesNull = (p: Node): boolean =>
+  p.type === 'null' ||
+  (Array.isArray(p.type) && p.type.includes('null')) ||
+  ['anyOf', 'oneOf'].some((k) => Array.isArray(p[k]) && (p[k] as Node[]).some(takesNull));
+
 /**
- * File name → JSON Schema document. Inputs describe what callers may send (defaults optional) and refuse unknown
- * fields, as the worker does; outputs describe what callers receive, open to fields added later.
+ * An input schema that takes `null` for each optional field, as the worker does (it reads `null` as absent:
+ * src/contract/nulls.ts), at every depth the worker reads so: an object's properties, the options of a union, the
+ * definitions they refer to; not the values of a record (an order's free-form `parameters`) nor of an array.
+ */
+function nullableOptionals(node: unknown): unknown {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
+  const n = { ...(node as Node) };
+  for (const k of ['anyOf', 'oneOf', 'allOf'] as const)
+    if (Array.isArray(n[k])) n[k] = (n[k] as unknown[]).map(nullableOptionals);
+  for (const k of ['$defs', 'definitions'] as const)
+    if (n[k] && typeof n[k] === 'object')
+      n[k] = Object.fromEntries(Object.entries(n[k] as Node).map(([d, v]) => [d, nullableOptionals(v)]));
+  const required = (n.required as string[] | undefined) ?? [];
+  if (n.properties && typeof n.properties === 'object') {
+    n.properties = Object.fromEntries(
+      Object.entries(n.properties as Record<string, Node>).map(([key, p]) => {
+        const inner = nullableOptionals(p) as Node;
+        return [key, required.includes(key) || takesNull(inner) ? inner : orNull(inner)];
+      }),
+    );
+  } else if (required.length) {
+    // A rule that a field be given (`exactly one of preset or policy`): a null one is not given.
+    n.properties = Object.fromEntries(required.map((key) => [key, { not: { type: 'null' } }]));
+  }
+  return n;
+}
+
+/** A property that also takes null, its annotations (description, default) kept where a reader looks for them. */
+function orNull(p: Node): Node {
+  const { description, default: fallback, title, ...rest } = p;
+  return {
+    ...(title !== undefined ? { title } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(fallback !== undefined ? { default: fallback } : {}),
+    anyOf: [rest, { type: 'null' }],
+  };
+}
+
+/**
+ * File name → JSON Schema document. Inputs describe what callers may send (defaults optional, `null` for an optional
+ * field as absent) and refuse unknown fields, as the worker does; outputs describe what callers receive, open to
+ * fields added later.
  */
 export function contractJsonSchemas(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(INPUTS))
-    out[`${name}.json`] = { title: name, ...z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) };
+    out[`${name}.json`] = {
+      title: name,
+      ...(nullableOptionals(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })) as object),
+    };
   for (const [name, schema] of Object.entries(OUTPUTS))
     out[`${name}.json`] = {
       title: name,

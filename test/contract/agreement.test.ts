@@ -101,6 +101,12 @@ const CASES: [string, string, Record<string, unknown>, string?][] = [
     'promoteTestDefinitions',
     { ...promote, preset: 'upsert', approval: { timeoutMs: 5 } },
   ],
+  // null for an optional field is absent, as a caller's generated model sends it (a pydantic model's unset fields).
+  ['a null preset beside a policy', 'promoteTestDefinitions', { ...promote, preset: null, policy }],
+  ['a null project code and gates', 'dataQualityPipeline', { ...pipeline, projectCode: null, gates: null }],
+  ['a null gate inside gates', 'dataQualityPipeline', { ...pipeline, gates: { minScorePercent: 90, maxFailed: null } }],
+  ['a null variation and parameters', 'runOrder', { ...order, variation: null, parameters: null }],
+  ['a null required suite', 'runTestSuite', { testSuiteId: null }],
   ['a minimal export', 'exportTestDefinitions', { testSuiteId: 's' }],
   ['an unknown origin filter', 'exportTestDefinitions', { testSuiteId: 's', filters: { origin: 'sometimes' } }],
 ];

@@ -32,12 +32,17 @@ describe('the contract for callers in other languages', () => {
   test('inputs describe what callers may send: defaults are optional, required keys are listed', () => {
     const pipeline = contractJsonSchemas()['DataQualityPipelineInput.json'] as {
       required: string[];
-      properties: Record<string, { default?: unknown; enum?: string[] }>;
+      properties: Record<string, { default?: unknown; anyOf?: { enum?: string[]; type?: string }[]; type?: string }>;
       additionalProperties: boolean;
     };
     assert.deepEqual(pipeline.required.sort(), ['tableGroupId', 'testSuiteId']);
     assert.equal(pipeline.properties.profile?.default, 'default');
-    assert.deepEqual(pipeline.properties.onGateFailure?.enum, ['fail', 'report']);
+    // An optional field also takes null, which the worker reads as absent (contract/nulls.ts); a required one does not.
+    assert.deepEqual(pipeline.properties.onGateFailure?.anyOf, [
+      { type: 'string', enum: ['fail', 'report'] },
+      { type: 'null' },
+    ]);
+    assert.equal(pipeline.properties.tableGroupId?.type, 'string');
     assert.equal(pipeline.additionalProperties, false);
   });
 

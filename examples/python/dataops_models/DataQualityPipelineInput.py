@@ -79,7 +79,7 @@ class Gates(BaseModel):
         None,
         description='Lowest acceptable test-run score, in percent (0 to 100); a run without a score fails this gate',
     )
-    minScore: Any | None = Field(
+    minScore: Any = Field(
         None,
         description='Renamed minScorePercent; refused so that no caller is read in the wrong unit',
     )

@@ -113,7 +113,7 @@ class PromoteTestDefinitionsInput1(BaseModel):
         description='The suite to export from (with filters), or a stored export file',
     )
     targetTestSuiteId: constr(min_length=1)
-    preset: Preset
+    preset: Preset | None
     policy: Policy | None = Field(
         None, description='Explicit on_match / on_new / on_absence, instead of a preset'
     )
@@ -174,7 +174,7 @@ class PromoteTestDefinitionsInput2(BaseModel):
     )
     targetTestSuiteId: constr(min_length=1)
     preset: Preset | None = None
-    policy: Policy1 = Field(
+    policy: Policy1 | None = Field(
         ..., description='Explicit on_match / on_new / on_absence, instead of a preset'
     )
     mode: Mode | None = 'apply'
