@@ -26,7 +26,7 @@ import { WorkerLogger } from './telemetry/worker-logger.js';
 import { startConfiguredTracing } from './setup/optional-packages.js';
 import { openLineage } from './setup/lineage.js';
 import type { Tracing } from './telemetry/tracing.js';
-import { ensureSearchAttributes, missingSearchAttributes, registrationCommands } from './setup/search-attributes.js';
+import { prepareSearchAttributes, registrationHelp, SearchAttributesMissing } from './setup/search-attributes.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
 import { dataopsNexusHandler } from './nexus/handler.js';
 import { isEntryPoint } from './local/entry-point.js';
@@ -50,6 +50,7 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
       logger.info(m, meta);
     },
   );
+  const readiness = namespaceReadiness(config);
   const profiles: ActivityDeps['profiles'] = {};
   for (const [name, p] of Object.entries(config.service.profiles)) {
     profiles[name] = {
@@ -78,6 +79,7 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
     ...(config.temporalUiUrl ? { temporalUiUrl: config.temporalUiUrl } : {}),
     ...(lineage ? { lineage } : {}),
     jobLinks: config.jobLinks,
+    ...(readiness ? { namespaceReady: readiness } : {}),
     close: async () => {
       // Events still queued get what is left of the shutdown grace; any still unsent then are lost.
       await lineage?.emitter.flush(config.shutdownGraceMs);
@@ -187,24 +189,46 @@ export class ProjectWorker {
 async function checkSearchAttributes(config: WorkerConfig, connection: NativeConnection): Promise<void> {
   if (config.searchAttributes === 'off') return;
   const { namespace } = config.temporal;
-  const help = () =>
-    `register them (${registrationCommands(namespace).join('; ')}; on Temporal Cloud with tcld or the Cloud UI), ` +
-    'or set DATAOPS_SEARCH_ATTRIBUTES=off';
-  let missing: string[];
+  let registered: string[];
   try {
-    missing =
-      config.searchAttributes === 'register'
-        ? await ensureSearchAttributes(connection, namespace)
-        : await missingSearchAttributes(connection, namespace);
+    registered = await prepareSearchAttributes(connection, namespace, config.searchAttributes);
   } catch (err) {
-    throw new ConfigError([
-      `DATAOPS_SEARCH_ATTRIBUTES: cannot ${config.searchAttributes === 'register' ? 'register' : 'check'} the search attributes of namespace ${namespace} (${(err as Error).message}): ${help()}`,
-    ]);
+    const why =
+      err instanceof SearchAttributesMissing
+        ? err.message
+        : `cannot reach namespace ${namespace} (${(err as Error).message}): ${registrationHelp(namespace)}`;
+    throw new ConfigError([`DATAOPS_SEARCH_ATTRIBUTES: ${why}`]);
   }
-  if (config.searchAttributes === 'require' && missing.length)
-    throw new ConfigError([`DATAOPS_SEARCH_ATTRIBUTES: namespace ${namespace} lacks ${missing.join(', ')}: ${help()}`]);
-  if (missing.length)
-    Runtime.instance().logger.info('registered search attributes', { namespace, searchAttributes: missing });
+  if (registered.length)
+    Runtime.instance().logger.info('registered search attributes', { namespace, searchAttributes: registered });
+}
+
+/**
+ * The namespace made ready for the search attributes once, at the first workflow's input check, on a connection of
+ * its own: a team's worker (README, "In your own worker") gets them registered, or its workflows fail at once naming
+ * what is missing, instead of failing every workflow task. A failed attempt is tried again at the next check.
+ */
+function namespaceReadiness(config: WorkerConfig): (() => Promise<void>) | undefined {
+  const mode = config.searchAttributes;
+  if (mode === 'off') return undefined;
+  let ready: Promise<void> | undefined;
+  return () =>
+    (ready ??= (async () => {
+      const connection = await connectingTo(config.temporal, (options) => NativeConnection.connect(options));
+      try {
+        const registered = await prepareSearchAttributes(connection, config.temporal.namespace, mode);
+        if (registered.length)
+          Runtime.instance().logger.info('registered search attributes', {
+            namespace: config.temporal.namespace,
+            searchAttributes: registered,
+          });
+      } finally {
+        await connection.close();
+      }
+    })().catch((err: unknown) => {
+      ready = undefined;
+      throw err;
+    }));
 }
 
 /** Creates the worker pair for the configuration (on an existing connection, or a new one). */
@@ -215,7 +239,8 @@ export async function createWorker(
   tracing?: Tracing,
 ): Promise<{ worker: ProjectWorker; deps: Awaited<ReturnType<typeof buildActivityDeps>> }> {
   await checkSearchAttributes(config, connection);
-  const deps = await buildActivityDeps(config);
+  // Checked at start, as above: the input checks need not ask again.
+  const deps = { ...(await buildActivityDeps(config)), namespaceReady: undefined };
   const activities = createActivities(deps);
   const activityInterceptors = [...(tracing?.worker.interceptors?.activity ?? []), countFailures];
   const common = {

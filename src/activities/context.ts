@@ -44,6 +44,12 @@ export interface ActivityDeps {
    */
   searchAttributes?: boolean;
   /**
+   * With searchAttributes: resolves once the namespace has them (registering them where the worker may), awaited by
+   * each input check before a workflow sets any; rejects with SearchAttributesMissing naming what is missing and the
+   * fix. @default none: the namespace is taken as ready (a worker that checked it at start)
+   */
+  namespaceReady?: () => Promise<void>;
+  /**
    * How long the claim-check store keeps a blob (its retention rule): a promotion whose approval could outlast it is
    * refused at its input check. @default kept forever
    */

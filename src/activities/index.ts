@@ -35,6 +35,7 @@ export function activityFunctions(deps: ActivityDeps) {
     },
     ...inputActivities({
       searchAttributes: deps.searchAttributes ?? false,
+      ...(deps.namespaceReady ? { namespaceReady: deps.namespaceReady } : {}),
       ...(deps.claimCheckRetentionMs !== undefined ? { claimCheckRetentionMs: deps.claimCheckRetentionMs } : {}),
       ...(deps.waitsTaskQueue ? { waitsTaskQueue: deps.waitsTaskQueue } : {}),
       lineage: deps.lineage?.emitter.enabled ?? false,

@@ -44,8 +44,22 @@ export function workerLimitProblems(workflow: string, input: unknown, claimCheck
   ];
 }
 
+/**
+ * Waits until the namespace has the search attributes the workflow is about to set. What is missing fails the
+ * workflow at once (SearchAttributesMissing, naming it and the fix); a connection that failed is tried again.
+ */
+async function searchAttributesReady(ready: (() => Promise<void>) | undefined): Promise<void> {
+  try {
+    await ready?.();
+  } catch (err) {
+    if (!(err instanceof Error && err.name === 'SearchAttributesMissing')) throw err;
+    throw ApplicationFailure.create({ type: 'SearchAttributesMissing', nonRetryable: true, message: err.message });
+  }
+}
+
 export function inputActivities(worker: {
   searchAttributes: boolean;
+  namespaceReady?: () => Promise<void>;
   claimCheckRetentionMs?: number;
   waitsTaskQueue?: string;
   lineage: boolean;
@@ -78,6 +92,7 @@ export function inputActivities(worker: {
           : checkInput(schema, raw.input);
       const limits = parsed.ok ? workerLimitProblems(raw.workflow, parsed.data, worker.claimCheckRetentionMs) : [];
       const checked = limits.length ? { ok: false as const, problems: limits } : parsed;
+      if (checked.ok && worker.searchAttributes) await searchAttributesReady(worker.namespaceReady);
       if (checked.ok)
         return {
           input: checked.data as WorkflowInputs[K],

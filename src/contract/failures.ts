@@ -31,6 +31,12 @@ const f = (type: string, at: FailureLocation, retryable: boolean, meaning: strin
 export const FAILURE_TYPES: readonly FailureType[] = [
   f('InvalidInput', 'workflow', false, 'the input breaks its schema; details[0].problems lists every problem'),
   f('QualityGateFailed', 'workflow', false, 'a quality gate failed (onGateFailure: fail); details[0] is the result'),
+  f(
+    'SearchAttributesMissing',
+    'workflow',
+    false,
+    'the namespace lacks the search attributes the workflows set and the worker could not register them; the message names them and the fix (dataops setup search-attributes, or DATAOPS_SEARCH_ATTRIBUTES=off)',
+  ),
   f('JobFailed', 'workflow', false, "the remote job ended in error; the message carries the job's error_message"),
   f('JobCanceled', 'workflow', false, 'the remote job was canceled by someone else'),
   f('JobStuck', 'workflow', false, 'a job held one status longer than maxStatusDurationMs (onStatusStuck: fail)'),

@@ -34,12 +34,55 @@ export async function missingSearchAttributes(connection: WithOperator, namespac
 }
 
 /** Registers the missing ones; returns their names (empty when all were there). */
-export async function ensureSearchAttributes(connection: WithOperator, namespace: string): Promise<string[]> {
-  const missing = await missingSearchAttributes(connection, namespace);
-  if (missing.length)
+export const ensureSearchAttributes = (connection: WithOperator, namespace: string): Promise<string[]> =>
+  prepareSearchAttributes(connection, namespace, 'register');
+
+/** How a namespace's search attributes are made ready: registered where missing, or only checked. */
+export type SearchAttributesMode = 'register' | 'require';
+
+/**
+ * Thrown when the namespace lacks our search attributes and they cannot be registered (`require`, or no right to):
+ * its message names them and the fix.
+ */
+export class SearchAttributesMissing extends Error {
+  override readonly name = 'SearchAttributesMissing';
+}
+
+/** What fixes a namespace without them, for a message. */
+export const registrationHelp = (namespace: string): string =>
+  `register them (\`dataops setup search-attributes\`, or ${registrationCommands(namespace).join('; ')}; on Temporal ` +
+  'Cloud with tcld or the Cloud UI), or set DATAOPS_SEARCH_ATTRIBUTES=off';
+
+/**
+ * Makes the namespace ready for the workflows' search attributes (an unregistered one fails every workflow task):
+ * registers the missing ones (`register`), or checks them (`require`). Returns the names it registered; throws
+ * SearchAttributesMissing naming what is missing and the fix, or the connection's own error (worth trying again).
+ */
+export async function prepareSearchAttributes(
+  connection: WithOperator,
+  namespace: string,
+  mode: SearchAttributesMode,
+): Promise<string[]> {
+  let missing: string[];
+  try {
+    missing = await missingSearchAttributes(connection, namespace);
+  } catch (err) {
+    if (/registered in namespace .* with a type other than Keyword/.test((err as Error).message))
+      throw new SearchAttributesMissing(`${(err as Error).message}: ${registrationHelp(namespace)}`);
+    throw err;
+  }
+  if (!missing.length) return [];
+  const lacks = `namespace ${namespace} lacks ${missing.join(', ')}`;
+  if (mode === 'require') throw new SearchAttributesMissing(`${lacks}: ${registrationHelp(namespace)}`);
+  try {
     await connection.operatorService.addSearchAttributes({
       namespace,
       searchAttributes: Object.fromEntries(missing.map((n) => [n, KEYWORD])),
     });
+  } catch (err) {
+    throw new SearchAttributesMissing(
+      `${lacks}, and registering it failed (${(err as Error).message}): ${registrationHelp(namespace)}`,
+    );
+  }
   return missing;
 }

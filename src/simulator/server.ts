@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The simulator as its own process: `npm run simulator -- [--port 8700] [--host 127.0.0.1] [--seed file.json]
- * [--state-file sim-state.json] [--controls] [--print-seed]`. Logs one line per request.
+ * The simulator as its own process: the package's `dataops-simulator` command (`npm run simulator --` in this
+ * repository) `[--port 8700] [--host 127.0.0.1] [--seed file.json] [--state-file sim-state.json] [--controls]
+ * [--print-seed]`. Logs one line per request.
  */
 import { parseArgs } from 'node:util';
 import { loadSimulatorConfig } from '../config/simulator.js';
@@ -25,8 +26,8 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     console.log(
-      'usage: npm run simulator -- [--port N] [--host H] [--seed FILE] [--state-file FILE] [--controls] ' +
-        '[--variants JSON] [--print-seed]',
+      'usage: dataops-simulator [--port N] [--host H] [--seed FILE] [--state-file FILE] [--controls] ' +
+        '[--variants JSON] [--print-seed]   (in this repository: npm run simulator -- …)',
     );
     return;
   }

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -76,6 +76,29 @@ console.log('team worker running');
 await Promise.all([main.run(), waits.run()]);
 `;
 
+/**
+ * The team's replay check, as a team runs one in its own CI: the pipeline's history fetched, written as JSON and read
+ * back (the SDK's proto conversion, with the protobufjs the team's tree holds), and replayed against its workflows.
+ */
+const TEAM_REPLAY = `
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { Worker } from '@temporalio/worker';
+
+const [address, workflowId] = process.argv.slice(2);
+const connection = await Connection.connect({ address });
+const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
+await connection.close();
+const json = historyToJSON(history);
+await Worker.runReplayHistory(
+  { workflowsPath: fileURLToPath(new URL('./team-workflows.js', import.meta.url)) },
+  historyFromJSON(JSON.parse(json)),
+  workflowId,
+);
+console.log('replayed ' + JSON.parse(json).events.length + ' events');
+`;
+
 describe('the packed package in a project of its own', () => {
   let t: TestEnv;
   let sim: RunningSimulator;
@@ -108,6 +131,7 @@ describe('the packed package in a project of its own', () => {
     npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], scratch);
     writeFileSync(join(scratch, 'team-workflows.js'), TEAM_WORKFLOWS);
     writeFileSync(join(scratch, 'team-worker.js'), TEAM_WORKER);
+    writeFileSync(join(scratch, 'team-replay.js'), TEAM_REPLAY);
   }, LONG);
   after(async () => {
     await worker?.stop('SIGKILL');
@@ -145,7 +169,8 @@ describe('the packed package in a project of its own', () => {
         TEMPORAL_ADDRESS: address,
         TEMPORAL_TASK_QUEUE: taskQueue,
         DATAOPS_BLOB_DIR: join(scratch, 'blobs'),
-        DATAOPS_SEARCH_ATTRIBUTES: 'off',
+        // Every other setting at its default: the dev server's namespace has none of our search attributes registered,
+        // and the first workflow's input check registers them.
         DATAOPS_WAITS_TASK_QUEUE: `${taskQueue}.long-waits`,
         ...simulatorService(sim.url),
       });
@@ -189,6 +214,15 @@ describe('the packed package in a project of its own', () => {
       });
       assert.deepEqual(own, ['team login of nightly', 'team cancel of nightly']);
 
+      // The team replays the pipeline's JSON history in its own project: one protobufjs for the SDK's packages.
+      const replay = await runProcess(
+        process.execPath,
+        [join(scratch, 'team-replay.js'), address, `${workflowId}-pipeline`],
+        {},
+      );
+      assert.equal(replay.code, 0, replay.out);
+      assert.match(replay.out, /replayed \d+ events/);
+
       const cli = await runProcess(
         join(scratch, 'node_modules', '.bin', 'dataops'),
         ['status', `${workflowId}-pipeline`, '--json'],
@@ -218,6 +252,53 @@ describe('the packed package in a project of its own', () => {
     });
     assert.equal(run.code, 1, run.out);
     assert.match(run.out, /OTEL_EXPORTER_OTLP_ENDPOINT \(tracing\): needs @opentelemetry\/exporter-trace-otlp-http/);
+  });
+
+  test('the simulator is a command of the package: dataops-simulator', async () => {
+    const bin = join(scratch, 'node_modules', '.bin', 'dataops-simulator');
+    const help = await runProcess(bin, ['--help'], {});
+    assert.equal(help.code, 0, help.out);
+    assert.match(help.out, /^usage: dataops-simulator \[--port N\]/m);
+    const proc = startProcess([bin, '--port', '0'], {});
+    try {
+      const url = await eventually(
+        'the simulator to listen',
+        () => /listening on (http:\/\/\S+)/.exec(proc.output())?.[1],
+      );
+      const health = (await (await fetch(`${url}/api/v1/health`)).json()) as { status: string };
+      assert.equal(health.status, 'ok');
+    } finally {
+      await proc.stop('SIGTERM');
+    }
+  });
+
+  test("one protobufjs for the SDK: the package asks for it as a peer, so the team's tree holds one copy at its root", () => {
+    // Every installed copy, wherever npm nested it.
+    const copies: string[] = [];
+    const look = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (!e.isDirectory()) continue;
+        const path = join(dir, e.name);
+        if (e.name === 'protobufjs')
+          copies.push(
+            `${path}@${(JSON.parse(readFileSync(join(path, 'package.json'), 'utf8')) as { version: string }).version}`,
+          );
+        else if (
+          e.name === 'node_modules' ||
+          e.name.startsWith('@') ||
+          dir.endsWith('node_modules') ||
+          /node_modules\/@[^/]+$/.test(dir)
+        )
+          look(path);
+      }
+    };
+    look(join(scratch, 'node_modules'));
+    const eights = copies.filter((c) => c.includes('@8.'));
+    assert.deepEqual(
+      eights.map((c) => c.replace(scratch, '').replace(/@8\..*/, '')),
+      ['/node_modules/protobufjs'],
+      copies.join('\n'),
+    );
   });
 
   test('a deep import is refused: only the entry points are public', () => {
