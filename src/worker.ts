@@ -23,16 +23,21 @@ import { countFailures } from './telemetry/activity-failures.js';
 import { watchCredentialLifetimes } from './telemetry/credential-lifetime.js';
 import { observeServiceCalls } from './telemetry/service-calls.js';
 import { WorkerLogger } from './telemetry/worker-logger.js';
-import { startConfiguredTracing } from './setup/optional-packages.js';
+import { loadTracing, startConfiguredTracing } from './setup/optional-packages.js';
 import { openLineage } from './setup/lineage.js';
-import type { Tracing } from './telemetry/tracing.js';
-import { prepareSearchAttributes, registrationHelp, SearchAttributesMissing } from './setup/search-attributes.js';
+import type { Tracing } from './telemetry/tracing-types.js';
+import { checkSearchAttributes, namespaceReadiness } from './setup/namespace-ready.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
 import { dataopsNexusHandler } from './nexus/handler.js';
 import { isEntryPoint } from './local/entry-point.js';
 
-/** One client per credential profile. Secrets stay inside the clients; nothing else holds them. */
+/**
+ * One client per credential profile. Secrets stay inside the clients; nothing else holds them. A configuration that
+ * asks for tracing (OTEL_EXPORTER_OTLP_ENDPOINT) without its optional packages is refused here (ConfigError, naming
+ * them): a worker never runs without the tracing it was configured for.
+ */
 export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityDeps & { close(): Promise<void> }> {
+  if (config.tracing) await loadTracing();
   const logger = Runtime.instance().logger;
   const claimChecks = await openClaimChecks(config, (message, meta) => {
     logger.info(message, meta);
@@ -181,56 +186,6 @@ export class ProjectWorker {
   }
 }
 
-/**
- * Makes sure the namespace has the search attributes the workflows will set (an unregistered one would fail every
- * workflow task): registers the missing ones, or with `require` (or without the right to register) refuses to
- * start, naming the commands that register them.
- */
-async function checkSearchAttributes(config: WorkerConfig, connection: NativeConnection): Promise<void> {
-  if (config.searchAttributes === 'off') return;
-  const { namespace } = config.temporal;
-  let registered: string[];
-  try {
-    registered = await prepareSearchAttributes(connection, namespace, config.searchAttributes);
-  } catch (err) {
-    const why =
-      err instanceof SearchAttributesMissing
-        ? err.message
-        : `cannot reach namespace ${namespace} (${(err as Error).message}): ${registrationHelp(namespace)}`;
-    throw new ConfigError([`DATAOPS_SEARCH_ATTRIBUTES: ${why}`]);
-  }
-  if (registered.length)
-    Runtime.instance().logger.info('registered search attributes', { namespace, searchAttributes: registered });
-}
-
-/**
- * The namespace made ready for the search attributes once, at the first workflow's input check, on a connection of
- * its own: a team's worker (README, "In your own worker") gets them registered, or its workflows fail at once naming
- * what is missing, instead of failing every workflow task. A failed attempt is tried again at the next check.
- */
-function namespaceReadiness(config: WorkerConfig): (() => Promise<void>) | undefined {
-  const mode = config.searchAttributes;
-  if (mode === 'off') return undefined;
-  let ready: Promise<void> | undefined;
-  return () =>
-    (ready ??= (async () => {
-      const connection = await connectingTo(config.temporal, (options) => NativeConnection.connect(options));
-      try {
-        const registered = await prepareSearchAttributes(connection, config.temporal.namespace, mode);
-        if (registered.length)
-          Runtime.instance().logger.info('registered search attributes', {
-            namespace: config.temporal.namespace,
-            searchAttributes: registered,
-          });
-      } finally {
-        await connection.close();
-      }
-    })().catch((err: unknown) => {
-      ready = undefined;
-      throw err;
-    }));
-}
-
 /** Creates the worker pair for the configuration (on an existing connection, or a new one). */
 export async function createWorker(
   config: WorkerConfig,
@@ -291,12 +246,22 @@ export async function createWorker(
 // dependencies built from it, and the waits task queue a second worker serves (see README "In your own worker").
 export { loadWorkerConfig, type WorkerConfig } from './config/worker.js';
 export { waitsQueueActivities, waitsTaskQueue } from './contract/activity-options.js';
+export { ConfigError } from './config/env.js';
+export type { Tracing } from './telemetry/tracing-types.js';
+
+/**
+ * Tracing as the configuration asks (OTEL_EXPORTER_OTLP_ENDPOINT), started: its `worker` options (activity
+ * interceptors, the workflows' span sink) and `workflowModule` (the workflows' interceptor module) go into the team's
+ * `Worker.create`, `shutdown()` at the end. Undefined when not configured; ConfigError without its packages.
+ */
+export const startTracing = (config: WorkerConfig): Promise<Tracing | undefined> =>
+  startConfiguredTracing(config.tracing);
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   installRuntime(config);
   Runtime.instance().logger.info('worker configuration', describeConfig(config));
-  const tracing = await startConfiguredTracing(config.tracing);
+  const tracing = await startTracing(config);
   const connection = await connect(config);
   try {
     const { worker, deps } = await createWorker(config, connection, {}, tracing);

@@ -11,32 +11,13 @@ import {
   PutObjectCommand,
   S3Client,
   type LifecycleRule,
-  type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import type { BlobRef } from '../contract/types.js';
+import type { S3StoreOptions } from './s3-options.js';
 import { packJson, unpackJson, type BlobStore } from './blob-store.js';
 import { BlobNotFound, BlobStoreRefused, BlobStoreUnavailable } from './errors.js';
 
-export interface S3StoreOptions {
-  bucket: string;
-  /** Key prefix, '' or ending in '/'. */
-  prefix: string;
-  region: string;
-  /** An S3-compatible server's address; AWS's own when absent. */
-  endpoint?: string;
-  /** Path-style addresses (http://host/bucket/key), which most S3-compatible servers need. */
-  forcePathStyle: boolean;
-  /** Per-request timeout. */
-  timeoutMs: number;
-  /**
-   * When the client sends and checks CRC checksums: `when_supported` (the AWS SDK's default) or `when_required`, for
-   * S3-compatible stores that refuse the newer checksum headers (older MinIO and Ceph, GCS's interoperability API).
-   * The content hash of every claim check is verified on read either way.
-   */
-  checksums?: 'when_supported' | 'when_required';
-  /** Credentials; absent, the AWS SDK's default chain (AWS_ACCESS_KEY_ID..., profiles, instance roles). */
-  credentials?: S3ClientConfig['credentials'];
-}
+export type { S3StoreOptions } from './s3-options.js';
 
 const KEY = /^s3:((?:[A-Za-z0-9!_.*'()-]+\/)*sha256-[0-9a-f]{64}\.json\.gz)$/;
 

@@ -31,7 +31,7 @@ import { EXIT, failureExit, formatPipeline } from './format.js';
 import type { RunFlags } from './inputs.js';
 import { UsageError } from './parsers.js';
 import { startConfiguredTracing } from '../setup/optional-packages.js';
-import type { Tracing } from '../telemetry/tracing.js';
+import type { Tracing } from '../telemetry/tracing-types.js';
 import { inSpan } from '../telemetry/spans.js';
 
 export interface CliIO {

@@ -14,6 +14,7 @@ import {
   invalidInputMessage,
   searchAttributesAtStart,
   startWithSearchAttributes,
+  type DataopsWorkflow,
   type Workflows,
   type WorkflowType,
 } from '../contract/index.js';
@@ -24,9 +25,7 @@ export * from '../contract/index.js';
 export type WorkflowName = WorkflowType;
 
 /** A handle whose `result()` is the workflow's result type. */
-export type DataopsHandle<T extends WorkflowName> = WorkflowHandle<
-  (input: Workflows[T][0]) => Promise<Workflows[T][1]>
->;
+export type DataopsHandle<T extends WorkflowName> = WorkflowHandle<DataopsWorkflow<T>>;
 
 /** What a caller sets when starting: the workflow id it chooses, and the task queue (the worker's) if not the default. */
 export type StartOptions = Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'workflowId'> & {

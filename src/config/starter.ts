@@ -5,7 +5,7 @@
 import { type Env, Problems, type ReadFile, httpUrl, oneOf, processEnv, readEnv, readFromDisk } from './env.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
-import type { TracingConfig } from '../telemetry/tracing.js';
+import type { TracingConfig } from '../telemetry/tracing-types.js';
 
 export interface StarterConfig {
   temporal: TemporalConfig;

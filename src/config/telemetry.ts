@@ -2,7 +2,7 @@
  * OpenTelemetry settings, under the standard OTEL_* names: traces go to OTLP/HTTP when an endpoint is set
  * (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as given, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`); off otherwise.
  */
-import type { TracingConfig } from '../telemetry/tracing.js';
+import type { TracingConfig } from '../telemetry/tracing-types.js';
 import { type Env, type Problems, httpUrl, readEnv, text } from './env.js';
 
 export function readTracingConfig(env: Env, problems: Problems, defaultService: string): TracingConfig | undefined {

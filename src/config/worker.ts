@@ -25,7 +25,7 @@ import { type ProfileConfig, readProfiles } from './profiles.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
 import { type ObjectStoreConfig, readObjectStoreConfig } from './object-store.js';
-import type { TracingConfig } from '../telemetry/tracing.js';
+import type { TracingConfig } from '../telemetry/tracing-types.js';
 import type { JobLinks } from '../contract/job-links.js';
 import { type LineageConfig, readJobLinks, readLineageConfig } from './lineage.js';
 

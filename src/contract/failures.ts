@@ -13,22 +13,27 @@
  */
 export type FailureLocation = 'workflow' | 'activity' | 'update';
 
-export interface FailureType {
-  type: string;
+export interface FailureType<T extends string = string> {
+  type: T;
   at: FailureLocation;
   /** The failure's own nonRetryable flag, inverted; a workflow's failure is final either way. */
   retryable: boolean;
   meaning: string;
 }
 
-const f = (type: string, at: FailureLocation, retryable: boolean, meaning: string): FailureType => ({
+const f = <const T extends string>(
+  type: T,
+  at: FailureLocation,
+  retryable: boolean,
+  meaning: string,
+): FailureType<T> => ({
   type,
   at,
   retryable,
   meaning,
 });
 
-export const FAILURE_TYPES: readonly FailureType[] = [
+export const FAILURE_TYPES = [
   f('InvalidInput', 'workflow', false, 'the input breaks its schema; details[0].problems lists every problem'),
   f('QualityGateFailed', 'workflow', false, 'a quality gate failed (onGateFailure: fail); details[0] is the result'),
   f(
@@ -98,4 +103,38 @@ export const FAILURE_TYPES: readonly FailureType[] = [
   f('RequestTimedOut', 'activity', true, 'the service did not answer in time (after outageToleranceMs)'),
   f('GarbledResponse', 'activity', true, 'an answer that is not JSON (after outageToleranceMs)'),
   f('Error', 'activity', true, 'an unexpected error in our own code (a defect: please report it); retried as a blip'),
-];
+] as const;
+
+/** The name of a failure type of the catalogue: what a caller matches `ApplicationFailure.type` against. */
+export type FailureTypeName = (typeof FAILURE_TYPES)[number]['type'];
+
+/** Each failure type by its name, as a constant: `FAILURES.JobFailed === 'JobFailed'`. */
+export const FAILURES = Object.fromEntries(FAILURE_TYPES.map((t) => [t.type, t.type])) as {
+  readonly [K in FailureTypeName]: K;
+};
+
+/** A failure (an `ApplicationFailure`, or anything with its `type`) of the catalogue's type `K`. */
+export type DataopsFailure<K extends FailureTypeName = FailureTypeName> = Error & { type: K };
+
+const typeOf = (err: unknown): unknown =>
+  typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
+
+/** Whether `err` itself is a failure of type `type` (the `ApplicationFailure` of a failed workflow is its `cause`). */
+export function isFailure<K extends FailureTypeName>(err: unknown, type: K): err is DataopsFailure<K> {
+  return err instanceof Error && typeOf(err) === type;
+}
+
+/**
+ * The failure of type `type` in `err`'s cause chain (`WorkflowFailedError → ApplicationFailure`, or one level deeper
+ * through an `ActivityFailure` or a Nexus operation), or undefined.
+ */
+export function failureOf<K extends FailureTypeName>(err: unknown, type: K): DataopsFailure<K> | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++)
+    if (isFailure(e, type)) return e;
+  return undefined;
+}
+
+/** A type guard per failure type: `FAILURE_GUARDS.JobFailed(err)` is `isFailure(err, 'JobFailed')`. */
+export const FAILURE_GUARDS = Object.fromEntries(
+  FAILURE_TYPES.map((t) => [t.type, (err: unknown) => isFailure(err, t.type)]),
+) as { readonly [K in FailureTypeName]: (err: unknown) => err is DataopsFailure<K> };

@@ -16,3 +16,4 @@ export * from './progress.js';
 export * from './issues.js';
 export * from './inputs.js';
 export * from './search-attributes.js';
+export * from './failures.js';

@@ -14,6 +14,12 @@ type Operations = DataopsNexusService['operations'];
 export type Workflows = { [K in keyof Operations]: [OperationInput<Operations[K]>, OperationOutput<Operations[K]>] };
 export type WorkflowType = keyof Workflows;
 
+/**
+ * A workflow's function type, for the SDK's typed calls by name: `executeChild<DataopsWorkflow<'dataQualityPipeline'>>
+ * ('dataops.dataQualityPipeline', { args: [input] })` takes the input and resolves to the result, typed.
+ */
+export type DataopsWorkflow<K extends WorkflowType> = (input: Workflows[K][0]) => Promise<Workflows[K][1]>;
+
 /** Workflow type names: start them by name from any language (each `dataops.` and its name: see names.ts). */
 export const WORKFLOW_TYPES = Object.fromEntries(
   Object.keys(dataopsNexusService.operations).map((name) => [name, `${NAME_PREFIX}${name}`]),

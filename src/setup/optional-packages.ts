@@ -4,7 +4,7 @@
  * team that uses neither installs neither. One configured without its packages is refused at start, naming them.
  */
 import { ConfigError } from '../config/env.js';
-import type { Tracing, TracingConfig } from '../telemetry/tracing.js';
+import type { Tracing, TracingConfig } from '../telemetry/tracing-types.js';
 
 const missing = (err: unknown): boolean =>
   (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' || (err as { code?: string }).code === 'MODULE_NOT_FOUND';
@@ -20,7 +20,8 @@ async function optional<T>(load: () => Promise<T>, setting: string, packages: st
   }
 }
 
-const loadTracing = () =>
+/** The tracing packages, loaded; ConfigError naming them when they are not installed. */
+export const loadTracing = () =>
   optional(() => import('../telemetry/tracing.js'), 'OTEL_EXPORTER_OTLP_ENDPOINT (tracing)', [
     '@opentelemetry/exporter-trace-otlp-http',
     '@opentelemetry/resources',

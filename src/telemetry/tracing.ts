@@ -14,30 +14,15 @@ import {
   OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
-import type { WorkerOptions } from '@temporalio/worker';
 import { createRequire } from 'node:module';
+import type { Tracing, TracingConfig } from './tracing-types.js';
+
+export type { Tracing, TracingConfig } from './tracing-types.js';
 
 /** The SDK's workflow interceptor module for OpenTelemetry (bundled into workflow-bundle-otel.js). */
 export const OTEL_WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve(
   '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
 );
-
-export interface TracingConfig {
-  /** OTLP/HTTP traces endpoint, e.g. http://collector:4318/v1/traces. */
-  tracesEndpoint: string;
-  serviceName: string;
-}
-
-export interface Tracing {
-  /** The workflow interceptor module (for a worker that bundles the workflows at start). */
-  workflowModule: string;
-  /** Worker options that add the activity interceptors and the workflow span sink. */
-  worker: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
-  /** Client interceptors: a workflow started by this client continues its trace. */
-  clientInterceptors: { workflow: OpenTelemetryWorkflowClientInterceptor[] };
-  /** Sends what is buffered and stops. */
-  shutdown(): Promise<void>;
-}
 
 /** Registers the global tracer provider (with the async-context manager and W3C propagation) and its exporter. */
 export function startTracing(config: TracingConfig): Tracing {

@@ -13,7 +13,7 @@ import { toFailure } from '../../src/activities/errors.js';
 import { FAILURE_TYPES } from '../../src/contract/failures.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const at = (where: string) => new Set(FAILURE_TYPES.filter((f) => f.at === where).map((f) => f.type));
+const at = (where: string) => new Set<string>(FAILURE_TYPES.filter((f) => f.at === where).map((f) => f.type));
 const sources = (dir: string): string[] =>
   readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
     e.isDirectory()

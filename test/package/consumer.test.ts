@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { packageRoot } from '../../src/local/package-root.js';
 import { runProcess, simulatorService, startProcess, type Proc } from '../helpers/processes.js';
@@ -53,9 +54,10 @@ const TEAM_WORKER = `
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from 'dataops-temporal/activities';
-import { buildActivityDeps, loadWorkerConfig, waitsQueueActivities } from 'dataops-temporal/worker';
+import { buildActivityDeps, loadWorkerConfig, startTracing, waitsQueueActivities } from 'dataops-temporal/worker';
 
 const config = loadWorkerConfig();
+const tracing = await startTracing(config);
 const deps = await buildActivityDeps(config);
 const team = { login: async (who) => 'team login of ' + who, cancelJob: async (what) => 'team cancel of ' + what };
 const activities = { ...createActivities(deps), ...team };
@@ -66,6 +68,7 @@ const main = await Worker.create({
   taskQueue,
   workflowsPath: fileURLToPath(new URL('./team-workflows.js', import.meta.url)),
   activities,
+  ...tracing?.worker,
 });
 const waits = await Worker.create({
   connection,
@@ -99,6 +102,61 @@ await Worker.runReplayHistory(
 console.log('replayed ' + JSON.parse(json).events.length + ' events');
 `;
 
+/** The lowest TypeScript the package claims (its peer range): the team's compiler. */
+const LOWEST_TYPESCRIPT = '5.7.3';
+
+/**
+ * The team's TypeScript, compiled strict with `skipLibCheck: false`, so every declaration file it reaches is checked
+ * (the optional packages are not installed): the typed child call, the failure catalogue, the worker's exports.
+ */
+const TEAM_TS = `
+import { executeChild } from '@temporalio/workflow';
+import { Worker } from '@temporalio/worker';
+import type { DataopsWorkflow, DataQualityPipelineInput } from 'dataops-temporal/contract';
+import { FAILURE_GUARDS, FAILURES, failureOf, type FailureTypeName } from 'dataops-temporal/contract';
+import { createActivities } from 'dataops-temporal/activities';
+import { startDataops } from 'dataops-temporal/client';
+import { startSimulator } from 'dataops-temporal/simulator';
+import {
+  buildActivityDeps,
+  ConfigError,
+  loadWorkerConfig,
+  startTracing,
+  waitsQueueActivities,
+} from 'dataops-temporal/worker';
+
+export async function nightlyQuality(input: DataQualityPipelineInput): Promise<'passed' | 'failed'> {
+  const result = await executeChild<DataopsWorkflow<'dataQualityPipeline'>>('dataops.dataQualityPipeline', {
+    args: [input],
+  });
+  // @ts-expect-error the result is typed (not any): its status is a string union, not a number
+  const wrong: number = result.status;
+  void wrong;
+  return result.status;
+}
+
+export async function wrongInput(): Promise<void> {
+  // @ts-expect-error the input is typed: a number is not the pipeline's input
+  await executeChild<DataopsWorkflow<'dataQualityPipeline'>>('dataops.dataQualityPipeline', { args: [42] });
+}
+
+export function explain(err: unknown): string {
+  const failed = failureOf(err, FAILURES.JobFailed);
+  if (failed) return 'the job failed: ' + failed.message;
+  if (FAILURE_GUARDS.QualityGateFailed(err)) return 'gates: ' + err.type;
+  const name: FailureTypeName = 'SearchAttributesMissing';
+  return err instanceof ConfigError ? err.problems.join('; ') : name;
+}
+
+export async function teamWorker(): Promise<void> {
+  const config = loadWorkerConfig();
+  const tracing = await startTracing(config);
+  const activities = createActivities(await buildActivityDeps(config));
+  const waits = await Worker.create({ taskQueue: config.waitsTaskQueue, activities: waitsQueueActivities(activities) });
+  void [tracing?.worker.interceptors, waits, startDataops, startSimulator];
+}
+`;
+
 describe('the packed package in a project of its own', () => {
   let t: TestEnv;
   let sim: RunningSimulator;
@@ -126,12 +184,36 @@ describe('the packed package in a project of its own', () => {
         private: true,
         type: 'module',
         dependencies: { 'dataops-temporal': `file:${tarball}`, ...temporal },
+        // @types/ms: the SDK's own declarations (@temporalio/common) import ms's types, which ms 3 does not ship.
+        devDependencies: {
+          typescript: LOWEST_TYPESCRIPT,
+          '@types/node': own.devDependencies['@types/node'],
+          '@types/ms': '^2.1.0',
+        },
       }),
     );
     npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], scratch);
     writeFileSync(join(scratch, 'team-workflows.js'), TEAM_WORKFLOWS);
     writeFileSync(join(scratch, 'team-worker.js'), TEAM_WORKER);
     writeFileSync(join(scratch, 'team-replay.js'), TEAM_REPLAY);
+    writeFileSync(join(scratch, 'team.ts'), TEAM_TS);
+    // Named apart from team-workflows.js, which the worker bundles (the bundler would take a .ts of the same name).
+    writeFileSync(join(scratch, 'team-workflows-typed.ts'), "export * from 'dataops-temporal/workflows';\n");
+    writeFileSync(
+      join(scratch, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: ['node'],
+        },
+        files: ['team.ts', 'team-workflows-typed.ts'],
+      }),
+    );
   }, LONG);
   after(async () => {
     await worker?.stop('SIGKILL');
@@ -185,14 +267,19 @@ describe('the packed package in a project of its own', () => {
         pollIntervalMs: 200,
       };
       const workflowId = uniqueTaskQueue('nightly');
-      const result = (await t.env.client.workflow.execute('nightlyQuality', {
-        taskQueue,
-        workflowId,
-        args: [input],
-      })) as {
-        verdict: string;
-        profilingJob: string;
-      };
+      const handle = await t.env.client.workflow.start('nightlyQuality', { taskQueue, workflowId, args: [input] });
+      // Bounded, so that a run that never ends says where it stands and what the team's worker said.
+      const ended = await Promise.race([handle.result(), delay(240_000, undefined, { ref: false })]);
+      if (ended === undefined) {
+        const child = await t.env.client.workflow
+          .getHandle(`${workflowId}-pipeline`)
+          .describe()
+          .catch(() => undefined);
+        assert.fail(
+          `no result in 240 s (child: ${child?.status.name ?? 'none'}); the team worker:\n${worker.output()}`,
+        );
+      }
+      const result = ended as { verdict: string; profilingJob: string };
       assert.equal(result.verdict, 'passed', worker.output());
       assert.equal(sim.controls.job(result.profilingJob)?.table_group_id, input.tableGroupId);
       // The pipeline's job waits ran on the queue the configuration names, not on `<queue>-waits`.
@@ -252,6 +339,15 @@ describe('the packed package in a project of its own', () => {
     });
     assert.equal(run.code, 1, run.out);
     assert.match(run.out, /OTEL_EXPORTER_OTLP_ENDPOINT \(tracing\): needs @opentelemetry\/exporter-trace-otlp-http/);
+    // The team's own worker the same: buildActivityDeps refuses, so it never runs without the tracing it was asked for.
+    const team = await runProcess(process.execPath, [join(scratch, 'team-worker.js')], {
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+      ...simulatorService(sim.url),
+    });
+    assert.notEqual(team.code, 0, team.out);
+    assert.match(team.out, /OTEL_EXPORTER_OTLP_ENDPOINT \(tracing\): needs @opentelemetry\/exporter-trace-otlp-http/);
+    assert.doesNotMatch(team.out, /team worker running/);
   });
 
   test('the simulator is a command of the package: dataops-simulator', async () => {
@@ -299,6 +395,21 @@ describe('the packed package in a project of its own', () => {
       ['/node_modules/protobufjs'],
       copies.join('\n'),
     );
+  });
+
+  test(`the team's TypeScript compiles, strict, with skipLibCheck off, on TypeScript ${LOWEST_TYPESCRIPT}`, async () => {
+    const tsc = await runProcess(join(scratch, 'node_modules', '.bin', 'tsc'), ['-v'], {});
+    assert.match(tsc.out, new RegExp(`Version ${LOWEST_TYPESCRIPT.replace(/\./g, '\\.')}`));
+    const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      peerDependencies: Record<string, string>;
+    };
+    assert.equal(own.peerDependencies.typescript, `>=${LOWEST_TYPESCRIPT.split('.').slice(0, 2).join('.')}`);
+    const compiled = await runProcess(
+      join(scratch, 'node_modules', '.bin', 'tsc'),
+      ['-p', join(scratch, 'tsconfig.json')],
+      {},
+    );
+    assert.equal(compiled.code, 0, compiled.out);
   });
 
   test('a deep import is refused: only the entry points are public', () => {
