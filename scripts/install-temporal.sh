@@ -5,6 +5,7 @@
 #   - the whole Temporal CLI of the newest version the proxy builds ("config.temporalCallerCli"), which a test uses as an
 #     outside caller (`temporal workflow start`), as docs/contract.md shows.
 # All three land in a cache directory outside the repository, reused when present, rebuilt when missing.
+# `install-temporal.sh --dev-server` installs the dev server alone: what `npm start` needs.
 # Versions are pinned in package.json ("config.temporalCli", "config.temporalTestServer", "config.temporalCallerCli").
 #
 # Overrides:
@@ -175,5 +176,7 @@ install_caller_cli() {
 }
 
 install_cli
+# `--dev-server`: only what `npm start` runs (the demo needs neither the test server nor the caller CLI).
+[[ "${1:-}" == "--dev-server" ]] && exit 0
 install_test_server
 install_caller_cli
