@@ -5,6 +5,10 @@
 import { z } from 'zod';
 import { ProfilingSummary, ResultCounts } from './types.js';
 
+/** What a failed run's `dataops_run.failure.kind` says failed: the remote job, an order's run, the gates, the workflow. */
+export const FAILURE_KINDS = ['job', 'order_run', 'quality_gates', 'workflow'] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
 /** The package's published copy of a custom facet's JSON Schema (contract/lineage/): what its `_schemaURL` names. */
 export const facetSchemaUrl = (version: string, name: string): string =>
   `https://unpkg.com/dataops-temporal@${version}/contract/lineage/${name}.json`;
@@ -36,7 +40,7 @@ export const DataopsRunFacet = z
     failure: z
       .object({
         kind: z
-          .enum(['job', 'order_run', 'quality_gates', 'workflow'])
+          .enum(FAILURE_KINDS)
           .describe(
             "What failed: the remote job itself, the order's run, the quality gates, or the workflow (a refusal, a timeout, an error of ours)",
           ),

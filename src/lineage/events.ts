@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { LineageFacts, LineageTransition, LineageWorkflow } from '../contract/lineage.js';
-import { facetSchemaUrl } from '../contract/lineage-facets.js';
+import { facetSchemaUrl, type FailureKind } from '../contract/lineage-facets.js';
 
 const SPEC = 'https://openlineage.io/spec';
 const RUN_EVENT_SCHEMA = `${SPEC}/2-0-2/OpenLineage.json#/$defs/RunEvent`;
@@ -111,7 +111,7 @@ export function workflowJobName(w: LineageWorkflow): string {
 }
 
 /** What failed, by the failure's type: the remote job, the order's run, the gates, or the workflow itself. */
-export function failureKind(type: string | undefined): 'job' | 'order_run' | 'quality_gates' | 'workflow' {
+export function failureKind(type: string | undefined): FailureKind {
   if (type === 'JobFailed' || type === 'JobCanceled') return 'job';
   if (type === 'OrderFailed') return 'order_run';
   if (type === 'QualityGateFailed') return 'quality_gates';
@@ -122,7 +122,7 @@ export function failureKind(type: string | undefined): 'job' | 'order_run' | 'qu
  * The language of the system whose failure an `errorMessage` reports: the service's for a job's own failure, none
  * known for an order's run (its recipe's steps run anything), ours for what our workflow decided or met.
  */
-function failureLanguage(kind: ReturnType<typeof failureKind>, s: LineageSettings): string {
+function failureLanguage(kind: FailureKind, s: LineageSettings): string {
   if (kind === 'job') return s.serviceLanguage ?? 'Python';
   if (kind === 'order_run') return 'unknown';
   return 'TypeScript';

@@ -7,7 +7,12 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { ConfigError } from '../config/env.js';
 import { connectingTo } from '../config/temporal.js';
 import type { WorkerConfig } from '../config/worker.js';
-import { prepareSearchAttributes, registrationHelp, SearchAttributesMissing } from './search-attributes.js';
+import {
+  prepareSearchAttributes,
+  registrationHelp,
+  SearchAttributesMissing,
+  type SearchAttributesMode,
+} from './search-attributes.js';
 
 /**
  * Makes sure the namespace has the search attributes the workflows will set (an unregistered one would fail every
@@ -17,9 +22,8 @@ import { prepareSearchAttributes, registrationHelp, SearchAttributesMissing } fr
 export async function checkSearchAttributes(config: WorkerConfig, connection: NativeConnection): Promise<void> {
   if (config.searchAttributes === 'off') return;
   const { namespace } = config.temporal;
-  let registered: string[];
   try {
-    registered = await prepareSearchAttributes(connection, namespace, config.searchAttributes);
+    await prepared(connection, config.temporal.namespace, config.searchAttributes);
   } catch (err) {
     const why =
       err instanceof SearchAttributesMissing
@@ -27,6 +31,11 @@ export async function checkSearchAttributes(config: WorkerConfig, connection: Na
         : `cannot reach namespace ${namespace} (${(err as Error).message}): ${registrationHelp(namespace)}`;
     throw new ConfigError([`DATAOPS_SEARCH_ATTRIBUTES: ${why}`]);
   }
+}
+
+/** The namespace made ready (search-attributes.ts), with a log line naming what was registered. */
+async function prepared(connection: NativeConnection, namespace: string, mode: SearchAttributesMode): Promise<void> {
+  const registered = await prepareSearchAttributes(connection, namespace, mode);
   if (registered.length)
     Runtime.instance().logger.info('registered search attributes', { namespace, searchAttributes: registered });
 }
@@ -44,12 +53,7 @@ export function namespaceReadiness(config: WorkerConfig): (() => Promise<void>) 
     (ready ??= (async () => {
       const connection = await connectingTo(config.temporal, (options) => NativeConnection.connect(options));
       try {
-        const registered = await prepareSearchAttributes(connection, config.temporal.namespace, mode);
-        if (registered.length)
-          Runtime.instance().logger.info('registered search attributes', {
-            namespace: config.temporal.namespace,
-            searchAttributes: registered,
-          });
+        await prepared(connection, config.temporal.namespace, mode);
       } finally {
         await connection.close();
       }

@@ -21,14 +21,30 @@ export function registrationCommands(namespace: string): string[] {
   );
 }
 
-/** Our attributes not registered in `namespace`; throws when one is registered with another type. */
+/**
+ * Thrown when the namespace lacks our search attributes and they cannot be registered (`require`, or no right to),
+ * or has one of another type: its message names them and the fix.
+ */
+export class SearchAttributesMissing extends Error {
+  override readonly name = 'SearchAttributesMissing';
+}
+
+/** What fixes a namespace without them, for a message. */
+export const registrationHelp = (namespace: string): string =>
+  `register them (\`dataops setup search-attributes\`, or ${registrationCommands(namespace).join('; ')}; on Temporal ` +
+  'Cloud with tcld or the Cloud UI), or set DATAOPS_SEARCH_ATTRIBUTES=off';
+
+/**
+ * Our attributes not registered in `namespace`; throws SearchAttributesMissing when one is registered with another
+ * type (no registration can mend that).
+ */
 export async function missingSearchAttributes(connection: WithOperator, namespace: string): Promise<string[]> {
   const listed = await connection.operatorService.listSearchAttributes({ namespace });
   const custom = listed.customAttributes ?? {};
   const wrong = NAMES.filter((n) => custom[n] !== undefined && custom[n] !== KEYWORD);
   if (wrong.length)
-    throw new Error(
-      `search attribute(s) ${wrong.join(', ')} are registered in namespace ${namespace} with a type other than Keyword`,
+    throw new SearchAttributesMissing(
+      `search attribute(s) ${wrong.join(', ')} are registered in namespace ${namespace} with a type other than Keyword: ${registrationHelp(namespace)}`,
     );
   return NAMES.filter((n) => custom[n] === undefined);
 }
@@ -41,19 +57,6 @@ export const ensureSearchAttributes = (connection: WithOperator, namespace: stri
 export type SearchAttributesMode = 'register' | 'require';
 
 /**
- * Thrown when the namespace lacks our search attributes and they cannot be registered (`require`, or no right to):
- * its message names them and the fix.
- */
-export class SearchAttributesMissing extends Error {
-  override readonly name = 'SearchAttributesMissing';
-}
-
-/** What fixes a namespace without them, for a message. */
-export const registrationHelp = (namespace: string): string =>
-  `register them (\`dataops setup search-attributes\`, or ${registrationCommands(namespace).join('; ')}; on Temporal ` +
-  'Cloud with tcld or the Cloud UI), or set DATAOPS_SEARCH_ATTRIBUTES=off';
-
-/**
  * Makes the namespace ready for the workflows' search attributes (an unregistered one fails every workflow task):
  * registers the missing ones (`register`), or checks them (`require`). Returns the names it registered; throws
  * SearchAttributesMissing naming what is missing and the fix, or the connection's own error (worth trying again).
@@ -63,14 +66,7 @@ export async function prepareSearchAttributes(
   namespace: string,
   mode: SearchAttributesMode,
 ): Promise<string[]> {
-  let missing: string[];
-  try {
-    missing = await missingSearchAttributes(connection, namespace);
-  } catch (err) {
-    if (/registered in namespace .* with a type other than Keyword/.test((err as Error).message))
-      throw new SearchAttributesMissing(`${(err as Error).message}: ${registrationHelp(namespace)}`);
-    throw err;
-  }
+  const missing = await missingSearchAttributes(connection, namespace);
   if (!missing.length) return [];
   const lacks = `namespace ${namespace} lacks ${missing.join(', ')}`;
   if (mode === 'require') throw new SearchAttributesMissing(`${lacks}: ${registrationHelp(namespace)}`);

@@ -1,13 +1,15 @@
 /**
  * A team's own worker (README, "In your own worker": `buildActivityDeps` and the SDK's `Worker.create`, not our
  * `createWorker`) on a namespace where nothing was registered: with every default, the first workflow's input check
- * registers the search attributes and the run goes on; with DATAOPS_SEARCH_ATTRIBUTES=require it fails at once,
- * naming what is missing and the fix, instead of failing every workflow task for ever.
+ * registers the search attributes and the run goes on; with DATAOPS_SEARCH_ATTRIBUTES=require, or with one of ours
+ * registered with another type, it fails at once, naming what is wrong and the fix, instead of failing every workflow
+ * task for ever.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure, Client, WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
+import proto from '@temporalio/proto';
 import { createActivities } from '../../src/activities/index.js';
 import { SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes.js';
 import { ensureNamespace } from '../../src/setup/nexus.js';
@@ -21,6 +23,7 @@ import { startDevServerEnv, uniqueTaskQueue, workflowBundle, type TestEnv } from
 import { eventually } from '../helpers/wait.js';
 
 const NAMES = Object.values(SEARCH_ATTRIBUTES).map((a) => a.name);
+const { temporal } = proto;
 
 describe("a team's worker on a namespace without our search attributes", () => {
   let t: TestEnv;
@@ -37,7 +40,7 @@ describe("a team's worker on a namespace without our search attributes", () => {
   });
 
   /** Runs a test run on a fresh namespace, on the recipe's two workers, with the worker settings `env`. */
-  async function testRunOn(env: Record<string, string>) {
+  async function testRunOn(env: Record<string, string>, prepare?: (namespace: string) => Promise<unknown>) {
     const namespace = uniqueTaskQueue('plain');
     await ensureNamespace(t.env.connection, namespace);
     // A new namespace reaches every part of the server a moment after it is registered.
@@ -46,6 +49,7 @@ describe("a team's worker on a namespace without our search attributes", () => {
     );
     const taskQueue = uniqueTaskQueue('team');
     const address = t.env.connection.options.address;
+    await prepare?.(namespace);
     const config = loadWorkerConfig({
       TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: namespace,
@@ -104,4 +108,26 @@ describe("a team's worker on a namespace without our search attributes", () => {
     assert.match(outcome.cause.message, /DATAOPS_SEARCH_ATTRIBUTES=off/);
     assert.deepEqual((await missingSearchAttributes(t.env.connection, namespace)).sort(), [...NAMES].sort());
   });
+
+  test(
+    'one of ours registered with another type fails the workflow at once: no registration mends it',
+    BOUNDED,
+    async () => {
+      const stage = SEARCH_ATTRIBUTES.stage.name;
+      const { outcome } = await testRunOn({}, (namespace) =>
+        t.env.connection.operatorService.addSearchAttributes({
+          namespace,
+          searchAttributes: { [stage]: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT },
+        }),
+      );
+      assert.ok(outcome instanceof WorkflowFailedError, String(outcome));
+      assert.ok(outcome.cause instanceof ApplicationFailure, String(outcome.cause));
+      assert.equal(outcome.cause.type, 'SearchAttributesMissing');
+      assert.match(
+        outcome.cause.message,
+        new RegExp(`${stage} are registered in namespace .* with a type other than Keyword`),
+      );
+      assert.match(outcome.cause.message, /DATAOPS_SEARCH_ATTRIBUTES=off/);
+    },
+  );
 });
