@@ -8,7 +8,19 @@ import type { JobLinks } from '../contract/job-links.js';
 import { z } from 'zod';
 import type { ConnectionSettings } from '../lineage/datasources.js';
 import type { LineageTransport } from '../lineage/emitter.js';
-import { type Env, type Problems, type ReadFile, httpUrl, int, oneOf, readEnv, secret, text, textOr } from './env.js';
+import {
+  type Env,
+  type Problems,
+  type ReadFile,
+  doc,
+  httpUrl,
+  int,
+  oneOf,
+  readEnv,
+  secretKey,
+  text,
+  textOr,
+} from './env.js';
 
 export interface LineageConfig {
   transport: LineageTransport;
@@ -72,6 +84,53 @@ const TESTGEN_PAGES = {
   test_run: '/test-runs:results?run_id={job_id}',
 } as const;
 
+/** The lineage variables. */
+export const lineageEnv = {
+  DATAOPS_LINEAGE: doc(
+    oneOf(['off', 'file', 'http'], 'off'),
+    "OpenLineage run events: `file` appends JSON lines, `http` posts them to an OpenLineage endpoint (Marquez's `/api/v1/lineage`).",
+  ),
+  DATAOPS_LINEAGE_URL: doc(httpUrl(), 'The endpoint events are posted to.', { default: 'required with `http`' }),
+  DATAOPS_LINEAGE_API_KEY: doc(secretKey(), "The endpoint's key, sent as a bearer."),
+  DATAOPS_LINEAGE_FILE: doc(text(), 'The file events are appended to, one JSON object a line.', {
+    default: 'required with `file`',
+  }),
+  DATAOPS_LINEAGE_NAMESPACE: doc(text(), 'The namespace of the jobs.', {
+    default: '`temporal://<Temporal namespace>`',
+  }),
+  DATAOPS_LINEAGE_DATASET_NAMESPACE: doc(text(), 'The namespace of tables whose connection does not name them.', {
+    default: 'DATAOPS_LINEAGE_NAMESPACE',
+  }),
+  DATAOPS_LINEAGE_CONNECTIONS: doc(
+    text(),
+    "JSON, by connection id, name or `*`: what names a connection's tables where the service does not show it (`type`, `host`, `port`, `database`, `account`, `project`, `cluster`, `region`, `url`).",
+  ),
+  DATAOPS_LINEAGE_SERVICE_LANGUAGE: doc(
+    textOr('Python'),
+    "The language a remote job's own failure is reported in (`errorMessage.programmingLanguage`).",
+  ),
+  DATAOPS_LINEAGE_TIMEOUT_MS: doc(int({ fallback: 5_000, min: 1, max: 600_000 }), 'Timeout of each send, in ms.'),
+  DATAOPS_LINEAGE_RETRIES: doc(
+    int({ fallback: 5, min: 0, max: 20 }),
+    'How many times a failed send is tried again (1 s doubling to 30 s) before the event is dropped with a warning.',
+  ),
+};
+
+/** The job-link variables. */
+export const jobLinksEnv = {
+  DATAOPS_SERVICE_UI_URL: doc(
+    httpUrl(),
+    "The service's UI: every profiling run and test run links to its page there.",
+    { default: 'no links' },
+  ),
+  DATAOPS_SERVICE_UI_PROFILING_PAGE: doc(text(), "A profiling run's page below the UI's address, with `{job_id}`.", {
+    default: `TestGen's, \`${TESTGEN_PAGES.profiling}\``,
+  }),
+  DATAOPS_SERVICE_UI_TEST_RUN_PAGE: doc(text(), "A test run's page below the UI's address, with `{job_id}`.", {
+    default: `TestGen's, \`${TESTGEN_PAGES.test_run}\``,
+  }),
+};
+
 /** Where lineage events go, and their names; `temporalNamespace`: the worker's (the jobs' default namespace). */
 export function readLineageConfig(
   env: Env,
@@ -79,22 +138,8 @@ export function readLineageConfig(
   problems: Problems,
   temporalNamespace: string,
 ): LineageConfig {
-  const v = readEnv(
-    {
-      DATAOPS_LINEAGE: oneOf(['off', 'file', 'http'], 'off'),
-      DATAOPS_LINEAGE_URL: httpUrl(),
-      DATAOPS_LINEAGE_FILE: text(),
-      DATAOPS_LINEAGE_NAMESPACE: text(),
-      DATAOPS_LINEAGE_DATASET_NAMESPACE: text(),
-      DATAOPS_LINEAGE_CONNECTIONS: text(),
-      DATAOPS_LINEAGE_SERVICE_LANGUAGE: textOr('Python'),
-      DATAOPS_LINEAGE_TIMEOUT_MS: int({ fallback: 5_000, min: 1, max: 600_000 }),
-      DATAOPS_LINEAGE_RETRIES: int({ fallback: 5, min: 0, max: 20 }),
-    },
-    env,
-    problems,
-  );
-  const apiKey = secret('DATAOPS_LINEAGE_API_KEY', env, read, problems);
+  const v = readEnv(lineageEnv, env, problems, read);
+  const apiKey = v.DATAOPS_LINEAGE_API_KEY;
   const namespace = v.DATAOPS_LINEAGE_NAMESPACE ?? `temporal://${temporalNamespace}`;
   const connections = readConnections(v.DATAOPS_LINEAGE_CONNECTIONS, problems);
   const kind = v.DATAOPS_LINEAGE;
@@ -135,15 +180,7 @@ export function readLineageConfig(
  * DATAOPS_SERVICE_UI_PROFILING_PAGE / _TEST_RUN_PAGE (a path with `{job_id}`). None without the UI address.
  */
 export function readJobLinks(env: Env, problems: Problems): JobLinks {
-  const v = readEnv(
-    {
-      DATAOPS_SERVICE_UI_URL: httpUrl(),
-      DATAOPS_SERVICE_UI_PROFILING_PAGE: text(),
-      DATAOPS_SERVICE_UI_TEST_RUN_PAGE: text(),
-    },
-    env,
-    problems,
-  );
+  const v = readEnv(jobLinksEnv, env, problems);
   const pages = {
     profiling: v.DATAOPS_SERVICE_UI_PROFILING_PAGE ?? TESTGEN_PAGES.profiling,
     test_run: v.DATAOPS_SERVICE_UI_TEST_RUN_PAGE ?? TESTGEN_PAGES.test_run,

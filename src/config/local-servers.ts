@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type Env, Problems, processEnv, readEnv, text } from './env.js';
+import { type Env, Problems, doc, processEnv, readEnv, text } from './env.js';
 
 export interface LocalServersConfig {
   /**
@@ -20,19 +20,20 @@ export interface LocalServersConfig {
   callerCliPath?: string;
 }
 
+/** Where the tests, the demo and the install scripts find the local Temporal servers. */
+export const localServersEnv = {
+  DATAOPS_TEMPORAL_CACHE_DIR: doc(text(), 'The cache the install scripts fill (servers, TestGen, Node builds).', {
+    default: '`$XDG_CACHE_HOME/dataops-temporal`, else `~/.cache/dataops-temporal`',
+  }),
+  XDG_CACHE_HOME: doc(text(), 'Read for the cache above.'),
+  TEMPORAL_CLI_PATH: doc(text(), 'An existing Temporal CLI: its dev server is used instead of the one installed.'),
+  TEMPORAL_TEST_SERVER_PATH: doc(text(), 'An existing time-skipping test server (or launcher).'),
+  TEMPORAL_CALLER_CLI_PATH: doc(text(), 'The whole Temporal CLI that a test runs as an outside caller.'),
+};
+
 export function localServersConfig(env: Env = processEnv()): LocalServersConfig {
   const problems = new Problems();
-  const v = readEnv(
-    {
-      DATAOPS_TEMPORAL_CACHE_DIR: text(),
-      XDG_CACHE_HOME: text(),
-      TEMPORAL_CLI_PATH: text(),
-      TEMPORAL_TEST_SERVER_PATH: text(),
-      TEMPORAL_CALLER_CLI_PATH: text(),
-    },
-    env,
-    problems,
-  );
+  const v = readEnv(localServersEnv, env, problems);
   problems.check();
   return {
     cacheDir: v.DATAOPS_TEMPORAL_CACHE_DIR ?? join(v.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dataops-temporal'),

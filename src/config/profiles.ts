@@ -4,7 +4,7 @@
  * `*_FILE` files and are never shown.
  */
 import { tokenExpiresAt } from '../api/token-expiry.js';
-import { type Env, type Problems, type ReadFile, httpUrl, int, readEnv, secret, text } from './env.js';
+import { type Env, type Problems, type ReadFile, doc, httpUrl, int, readEnv, secretKey, text } from './env.js';
 
 export interface ProfileConfig {
   /**
@@ -34,30 +34,60 @@ export interface ProfileConfig {
 export const profilePrefix = (name: string): string =>
   name === 'default' ? 'DATAOPS_' : `DATAOPS_${name.toUpperCase().replace(/-/g, '_')}_`;
 
+/** A profile's variables under its prefix (`DATAOPS_` for `default`, see `profilePrefix`). */
+export const profileEnv = (prefix: string) => ({
+  [`${prefix}USERNAME`]: doc(text(), "The profile's `/v2/login` user.", {
+    default: 'required, unless an `/api/v1` bearer is set',
+  }),
+  [`${prefix}PASSWORD`]: doc(secretKey(), 'Its password.', { default: 'required with the user' }),
+  [`${prefix}PROJECT_CODE`]: doc(
+    text(),
+    'Its project: lets a submission whose answer was lost be found instead of sent again.',
+  ),
+  [`${prefix}API_TOKEN`]: doc(
+    secretKey(),
+    'A static `/api/v1` bearer (a TestGen personal access token; one already expired is refused at start).',
+  ),
+  [`${prefix}API_TOKEN_PATH`]: doc(text(), 'A file holding the `/api/v1` bearer, read again after a 401.'),
+  [`${prefix}OAUTH_TOKEN_URL`]: doc(
+    httpUrl(),
+    'An `/api/v1` bearer from an OAuth refresh-token grant (TestGen): its token endpoint. The bearer is renewed before it expires and after a 401.',
+  ),
+  [`${prefix}OAUTH_CLIENT_ID`]: doc(text(), 'The OAuth client.'),
+  [`${prefix}OAUTH_CLIENT_SECRET`]: doc(
+    secretKey(),
+    "The OAuth client's secret: required, since a public client's refresh token changes at every refresh.",
+  ),
+  [`${prefix}OAUTH_REFRESH_TOKEN`]: doc(
+    secretKey(),
+    'The refresh token. From a `_FILE`, its age tells when it was issued.',
+  ),
+  [`${prefix}OAUTH_REFRESH_TOKEN_DAYS`]: doc(
+    int({ fallback: 30, min: 1, max: 3_650 }),
+    "How long the service's refresh tokens last; the worker warns (log, gauge, `dataops auth status`) from 7 days before.",
+  ),
+});
+
 /** The `/api/v1` bearer of a profile: an OAuth refresh grant, a static token or a token file; one at most. */
-function readApiBearer(prefix: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig['apiBearer'] {
-  const v = readEnv(
-    {
-      [`${prefix}API_TOKEN_PATH`]: text(),
-      [`${prefix}OAUTH_TOKEN_URL`]: httpUrl(),
-      [`${prefix}OAUTH_CLIENT_ID`]: text(),
-    },
-    env,
-    problems,
-  );
-  const token = secret(`${prefix}API_TOKEN`, env, read, problems);
-  const tokenFile = v[`${prefix}API_TOKEN_PATH`];
-  const tokenUrl = v[`${prefix}OAUTH_TOKEN_URL`];
-  const clientId = v[`${prefix}OAUTH_CLIENT_ID`];
-  const clientSecret = secret(`${prefix}OAUTH_CLIENT_SECRET`, env, read, problems);
-  const refreshToken = secret(`${prefix}OAUTH_REFRESH_TOKEN`, env, read, problems);
+function readApiBearer(
+  prefix: string,
+  v: Record<string, unknown>,
+  env: Env,
+  problems: Problems,
+): ProfileConfig['apiBearer'] {
+  const get = (key: string) => v[`${prefix}${key}`] as string | undefined;
+  const token = get('API_TOKEN');
+  const tokenFile = get('API_TOKEN_PATH');
+  const tokenUrl = get('OAUTH_TOKEN_URL');
+  const clientId = get('OAUTH_CLIENT_ID');
+  const clientSecret = get('OAUTH_CLIENT_SECRET');
+  const refreshToken = get('OAUTH_REFRESH_TOKEN');
   const oauth = Boolean(tokenUrl || clientId || clientSecret || refreshToken);
   const kinds = [token && 'API_TOKEN', tokenFile && 'API_TOKEN_PATH', oauth && 'OAUTH_*'].filter(Boolean);
   if (kinds.length > 1)
     problems.add(`${prefix}${kinds.join(` / ${prefix}`)}`, 'set one /api/v1 bearer source, not several');
   if (oauth) {
-    const daysKey = `${prefix}OAUTH_REFRESH_TOKEN_DAYS`;
-    const days = readEnv({ [daysKey]: int({ fallback: 30, min: 1, max: 3_650 }) }, env, problems)[daysKey] as number;
+    const days = v[`${prefix}OAUTH_REFRESH_TOKEN_DAYS`] as number;
     for (const [key, value] of [
       ['OAUTH_TOKEN_URL', tokenUrl],
       ['OAUTH_CLIENT_ID', clientId],
@@ -117,10 +147,10 @@ export function readProfiles(
 
 export function readProfile(name: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig {
   const prefix = profilePrefix(name);
-  const v = readEnv({ [`${prefix}USERNAME`]: text(), [`${prefix}PROJECT_CODE`]: text() }, env, problems);
-  const username = v[`${prefix}USERNAME`];
-  const password = secret(`${prefix}PASSWORD`, env, read, problems);
-  const apiBearer = readApiBearer(prefix, env, read, problems);
+  const v: Record<string, unknown> = readEnv(profileEnv(prefix), env, problems, read);
+  const username = v[`${prefix}USERNAME`] as string | undefined;
+  const password = v[`${prefix}PASSWORD`] as string | undefined;
+  const apiBearer = readApiBearer(prefix, v, env, problems);
   if (!apiBearer || username || password) {
     // Without a bearer of its own the profile logs in through /v2; a half-given login is always a mistake.
     if (!username) problems.add(`${prefix}USERNAME`, `required for profile '${name}' (or an /api/v1 bearer alone)`);
@@ -130,7 +160,7 @@ export function readProfile(name: string, env: Env, read: ReadFile, problems: Pr
         `required for profile '${name}' (or an /api/v1 bearer alone)`,
       );
   }
-  const projectCode = v[`${prefix}PROJECT_CODE`];
+  const projectCode = v[`${prefix}PROJECT_CODE`] as string | undefined;
   return {
     ...(username && password ? { credentials: { username, password } } : {}),
     ...(projectCode ? { projectCode } : {}),

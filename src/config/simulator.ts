@@ -3,7 +3,7 @@
  * files, and whether it serves the test controls. Flags win over the environment.
  */
 import { SimVariantsInput, type SimVariants } from '../simulator/context.js';
-import { type Env, Problems, flag, int, processEnv, readEnv, text, textOr } from './env.js';
+import { type Env, Problems, doc, flag, int, processEnv, readEnv, text, textOr } from './env.js';
 
 export interface SimulatorProcessConfig {
   /** @default $SIM_PORT, else 8700 */
@@ -29,13 +29,20 @@ export interface SimulatorFlags {
   variants?: string;
 }
 
-const simulatorEnv = {
-  SIM_PORT: int({ fallback: 8700, min: 0, max: 65535 }),
-  SIM_HOST: textOr('127.0.0.1'),
-  SIM_SEED_FILE: text(),
-  SIM_STATE_FILE: text(),
-  SIM_CONTROLS: flag(false),
-  SIM_VARIANTS: text(),
+/** The simulator's variables (each has a flag of `dataops-simulator` too, which wins). */
+export const simulatorEnv = {
+  SIM_PORT: doc(int({ fallback: 8700, min: 0, max: 65535 }), 'The port it listens on (`0`: any free one).'),
+  SIM_HOST: doc(textOr('127.0.0.1'), 'The address it listens on.'),
+  SIM_SEED_FILE: doc(text(), 'A JSON seed of projects, suites and definitions.', {
+    default: 'the built-in DEMO project',
+  }),
+  SIM_STATE_FILE: doc(text(), 'Where its state is kept across restarts.', { default: 'in memory' }),
+  SIM_CONTROLS: doc(flag(false), 'Serve the test controls under `/_sim/` (fault injection, job records).'),
+  SIM_VARIANTS: doc(
+    text(),
+    'Deployment variants as JSON, e.g. `{"listingTargets": true}` (docs/design/simulator.md).',
+    { default: "TestGen 5.134's" },
+  ),
 };
 
 /** Reads the variants JSON, naming every unknown key or bad value. */

@@ -2,7 +2,8 @@
  * The starter CLI's configuration: the Temporal connection (flags win over the environment) and the Web UI address
  * for links. The CLI never talks to the service, so it reads no service credentials.
  */
-import { type Env, Problems, type ReadFile, httpUrl, oneOf, processEnv, readEnv, readFromDisk } from './env.js';
+import { type Env, Problems, type ReadFile, processEnv, readEnv, readFromDisk } from './env.js';
+import { workerEnv } from './worker.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
 import type { TracingConfig } from '../telemetry/tracing-types.js';
@@ -29,6 +30,12 @@ export interface StarterFlags {
   profile?: string;
 }
 
+/** The CLI's own variables, beside the Temporal connection and tracing: the worker's, read here too. */
+export const starterEnv = {
+  DATAOPS_TEMPORAL_UI_URL: workerEnv.DATAOPS_TEMPORAL_UI_URL,
+  DATAOPS_SEARCH_ATTRIBUTES: workerEnv.DATAOPS_SEARCH_ATTRIBUTES,
+};
+
 export function loadStarterConfig(
   flags: StarterFlags = {},
   env: Env = processEnv(),
@@ -43,14 +50,7 @@ export function loadStarterConfig(
   };
   const problems = new Problems();
   const temporal = readTemporalConfig(merged, read, problems);
-  const v = readEnv(
-    {
-      DATAOPS_TEMPORAL_UI_URL: httpUrl(),
-      DATAOPS_SEARCH_ATTRIBUTES: oneOf(['register', 'require', 'off'], 'register'),
-    },
-    merged,
-    problems,
-  );
+  const v = readEnv(starterEnv, merged, problems);
   // One name per setting: the worker's. The CLI's earlier name is refused, not ignored, so its links do not vanish.
   if (merged.TEMPORAL_UI_URL !== undefined)
     problems.add('TEMPORAL_UI_URL', 'renamed DATAOPS_TEMPORAL_UI_URL, as the worker names it');

@@ -3,19 +3,29 @@
  * (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as given, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`); off otherwise.
  */
 import type { TracingConfig } from '../telemetry/tracing-types.js';
-import { type Env, type Problems, httpUrl, readEnv, text } from './env.js';
+import { type Env, type Problems, doc, httpUrl, readEnv, text } from './env.js';
+
+/** The tracing variables, under OpenTelemetry's standard names. */
+export const tracingEnv = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: doc(
+    httpUrl(),
+    'OTLP/HTTP traces go to its `/v1/traces`. Traces need the optional OpenTelemetry packages (see docs/operations.md).',
+    { default: 'off' },
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: doc(httpUrl(), 'The traces endpoint as given (over the one above).', {
+    default: 'off',
+  }),
+  OTEL_SERVICE_NAME: doc(text(), 'The service name on every span.', {
+    default: '`dataops-temporal-worker`; the CLI `dataops-cli`',
+  }),
+  OTEL_TRACES_EXPORTER: doc(text(), '`none` turns traces off; `otlp` is the only other value.', {
+    type: '`otlp`, `none`',
+    default: '`otlp`',
+  }),
+};
 
 export function readTracingConfig(env: Env, problems: Problems, defaultService: string): TracingConfig | undefined {
-  const v = readEnv(
-    {
-      OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl(),
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl(),
-      OTEL_SERVICE_NAME: text(),
-      OTEL_TRACES_EXPORTER: text(),
-    },
-    env,
-    problems,
-  );
+  const v = readEnv(tracingEnv, env, problems);
   if (v.OTEL_TRACES_EXPORTER !== undefined && !['otlp', 'none'].includes(v.OTEL_TRACES_EXPORTER))
     problems.add('OTEL_TRACES_EXPORTER', `expected otlp or none, got '${v.OTEL_TRACES_EXPORTER}'`);
   if (v.OTEL_TRACES_EXPORTER === 'none') return undefined;

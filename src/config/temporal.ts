@@ -12,7 +12,18 @@ import {
   type ClientConfigTLS,
   type ConfigDataSource,
 } from '@temporalio/envconfig';
-import { type Env, type Problems, type ReadFile, flag, hostPort, readEnv, secret, textOr } from './env.js';
+import {
+  type Env,
+  type Problems,
+  type ReadFile,
+  doc,
+  flag,
+  hostPort,
+  readEnv,
+  secretKey,
+  text,
+  textOr,
+} from './env.js';
 
 export interface TemporalConfig {
   /** @default the profile's address, else localhost:7233 */
@@ -95,21 +106,44 @@ function certificates(
   return out;
 }
 
+const path = (what: string) =>
+  doc(text(), `${what}, a file path (\`_DATA\` instead of \`_PATH\`: the contents themselves).`);
+
+/**
+ * The Temporal connection's variables: the standard ones, which `@temporalio/envconfig` reads over a profile of
+ * `temporal.toml` as every Temporal SDK and the CLI do (validated here where envconfig would misread them), and ours.
+ */
+export const temporalEnv = {
+  TEMPORAL_CONFIG_FILE: doc(text(), 'The connection profiles file; the variables below override its profile.', {
+    default: '`~/.config/temporalio/temporal.toml`',
+  }),
+  TEMPORAL_PROFILE: doc(textOr('default'), "The profile of that file (the CLI's `--profile` too)."),
+  TEMPORAL_ADDRESS: doc(text(), 'The frontend.', {
+    type: 'host:port',
+    default: "the profile's, else `localhost:7233`",
+  }),
+  TEMPORAL_NAMESPACE: doc(text(), 'The namespace.', { default: "the profile's, else `default`" }),
+  TEMPORAL_TASK_QUEUE: doc(textOr('dataops-temporal'), 'Our task queue (not a standard variable).'),
+  TEMPORAL_API_KEY: doc(secretKey(), 'A Temporal Cloud API key; implies TLS (`_FILE` is ours).'),
+  TEMPORAL_TLS: doc(flag(false), 'TLS on alone (`true`), or off even with a certificate (`false`).', {
+    default: 'on with a certificate or an API key',
+  }),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: path('The mTLS client certificate'),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: path('Its key'),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: path("The server's CA"),
+  TEMPORAL_TLS_SERVER_NAME: doc(text(), "The server's name, where it differs from the address."),
+  TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: doc(flag(false), "Skip the server's host name check."),
+  'TEMPORAL_GRPC_META_<NAME>': doc(text(), 'A gRPC header sent with every call.'),
+};
+
 export function readTemporalConfig(env: Env, read: ReadFile, problems: Problems): TemporalConfig {
   for (const [old, standard] of Object.entries(REPLACED_VARIABLES))
     if (env[old] !== undefined)
       problems.add(old, `no longer read; set ${standard} instead (the standard name the Temporal SDKs and CLI read)`);
   // envconfig reads any word but `true` and `1` as false, so `TEMPORAL_TLS=yes` would turn TLS off: checked first.
-  const { TEMPORAL_TASK_QUEUE: taskQueue } = readEnv(
-    {
-      TEMPORAL_TASK_QUEUE: textOr('dataops-temporal'),
-      TEMPORAL_TLS: flag(false),
-      TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: flag(false),
-    },
-    env,
-    problems,
-  );
-  const fileKey = secret('TEMPORAL_API_KEY', env, read, problems);
+  const v = readEnv(temporalEnv, env, problems, read);
+  const taskQueue = v.TEMPORAL_TASK_QUEUE;
+  const fileKey = v.TEMPORAL_API_KEY;
   const profile = loadProfile(env, read, problems) ?? {};
   const address = profile.address ?? 'localhost:7233';
   const parsedAddress = hostPort().safeParse(address);
