@@ -1,5 +1,5 @@
 /**
- * The failure catalogue (src/contract/failures.ts, contract/failures.json, docs/contract.md) is complete and true:
+ * The failure catalogue (src/contract/failures.ts, contract/failures.json, docs/reference/failures.md) is complete and true:
  * every type the code raises is in it, at the place and with the retryability it has, and nothing else is.
  */
 import assert from 'node:assert/strict';
@@ -73,8 +73,9 @@ describe('the failure catalogue', () => {
       assert.ok(created.has(type), `${type} (${where}) is listed but never raised`);
   });
 
-  test('docs/contract.md names every type', () => {
-    const doc = readFileSync(join(root, 'docs/contract.md'), 'utf8');
-    for (const { type } of FAILURE_TYPES) assert.ok(doc.includes(`\`${type}\``), `docs/contract.md lacks ${type}`);
+  test('docs/reference/failures.md names every type', () => {
+    const doc = readFileSync(join(root, 'docs/reference/failures.md'), 'utf8');
+    for (const { type } of FAILURE_TYPES)
+      assert.ok(doc.includes(`\`${type}\``), `docs/reference/failures.md lacks ${type}`);
   });
 });
