@@ -1,6 +1,6 @@
 /**
  * The workflows' input check, run as a local activity: the contract's zod schemas are built once per worker here,
- * instead of in every workflow's sandbox (see docs/architecture.md, "Inputs are checked by the worker"). The parsed
+ * instead of in every workflow's sandbox (see docs/design/README.md, "Inputs are checked by the worker"). The parsed
  * input, defaults applied, is recorded in history, so a replay neither parses again nor sees a changed default.
  */
 import { ApplicationFailure } from '@temporalio/common';

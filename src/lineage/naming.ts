@@ -2,7 +2,7 @@
  * OpenLineage's dataset naming (its spec's Naming.md and the Python client's `openlineage.client.naming`): a table's
  * namespace and name from the database it lives in, so that our events name a table as dbt's, Airflow's or Spark's
  * events name it, and a catalog joins them. Pure rules: where the facts come from is src/lineage/datasources.ts. The
- * rules, as a reader sees them: the one table in docs/running.md ("Lineage and links").
+ * rules, as a reader sees them: the one table in docs/design/lineage.md ("Names").
  */
 
 /** What says where a table group's tables live: its connection's type and settings, and any setting of ours. */

@@ -10,7 +10,7 @@ import * as promotion from './promotion.js';
 // Internal: the submitter of each target (src/workflows/submitter.ts).
 import * as submitter from './submitter.js';
 
-// Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/versioning.md).
+// Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/design/versioning.md).
 // The behaviour is declared only on a versioned worker: an unversioned one must send none (the server refuses it).
 // An unversioned worker's tasks carry a build id but no deployment name.
 // Every workflow of the contract is PINNED: a run ends on the code that started it, so a change to workflow code is a

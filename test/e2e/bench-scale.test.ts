@@ -136,7 +136,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   }
   // The dynamic config asked for is passed to the dev server. Eager execution serves only the workflow's own task
   // queue, and with `statusReports: 0` every activity of a pipeline runs on the waits queue (its two submissions wait
-  // their turn there, beside the two waits: docs/running.md), so each is polled: 4 activity polls per pipeline. (Until
+  // their turn there, beside the two waits: docs/operations.md), so each is polled: 4 activity polls per pipeline. (Until
   // the submissions moved there, they came eagerly with the workflow task's answer: 2.) At least 4, not exactly: on a
   // loaded machine a retried attempt, or a poll the server answers empty, adds polls (one CI run counted 20).
   assert.match(out, /server config added: system\.enableActivityEagerExecution=true/);

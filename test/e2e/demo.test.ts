@@ -4,17 +4,23 @@
  * temporary directory; with `--lineage FILE` it writes the run's OpenLineage events there.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { cli } from '../helpers/cli.js';
+import { shellBlocks, shellWords } from '../helpers/doc-blocks.js';
 import { readEvents } from '../helpers/lineage.js';
 import { dist, failIfExited, runScriptInOwnTmp, startProcess } from '../helpers/processes.js';
 import { eventually } from '../helpers/wait.js';
 
 test('npm start runs the pipeline and the promotion to the end, then removes its working directory', async () => {
+  // What `npm start` runs once it has built the project and installed the dev server (its prestart).
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  assert.equal(pkg.scripts.start, 'node dist/src/demo.js');
   const lineage = join(mkdtempSync(join(tmpdir(), 'demo-lineage-')), 'events.jsonl');
   const { code, out, left } = await runScriptInOwnTmp(dist('demo.js'), ['--lineage', lineage]);
   assert.equal(code, 0, out);
@@ -69,6 +75,23 @@ test('npm start -- --keep stays up and prints how the CLI reaches it; that comma
     const run = await cli(hint[2]!.split(' '), env);
     assert.equal(run.code, 0, run.err);
     assert.match(run.out, /^verdict +PASSED$/m);
+    // The guide's steps 2 and 5 run here, as written there, against this demo: its first command is the one printed.
+    const guide = shellBlocks('docs/guide.md').filter((b) => b.commands.some((c) => c.startsWith('npm run cli -- ')));
+    const commands = guide
+      .filter((b) => b.marker?.kind === 'run-by' && b.marker.files.includes('test/e2e/demo.test.ts'))
+      .flatMap((b) => b.commands);
+    assert.ok(
+      commands.includes(`npm run cli -- ${hint[2]!}`),
+      `the guide shows the command the demo prints:\n${hint[2]}`,
+    );
+    assert.ok(
+      commands.some((c) => c.includes('schedule create')),
+      'the guide schedules a pipeline',
+    );
+    for (const command of commands) {
+      const ran = await cli(shellWords(command).slice(4), env);
+      assert.equal(ran.code, 0, `${command}\n${ran.out}\n${ran.err}`);
+    }
     assert.equal(await demo.stop('SIGINT'), 0, demo.output());
     assert.match(demo.output(), /stopped the worker, the simulator and the dev server/);
     assert.deepEqual(

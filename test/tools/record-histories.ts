@@ -1,6 +1,6 @@
 /**
  * Records real histories of every workflow as replay fixtures: `npm run record-histories`. Every workflow is pinned
- * to the Worker Deployment Version that started it (docs/versioning.md), so a change to workflow code ships as a new
+ * to the Worker Deployment Version that started it (docs/design/versioning.md), so a change to workflow code ships as a new
  * build id and the fixtures are recorded again with it; the replay test checks that the code of one version replays
  * the histories it wrote (nothing in it may depend on what a replay cannot see). `-- --only=<name>` records that one.
  */
