@@ -2,6 +2,7 @@
  * What `npm run bench:report` writes into docs/benchmarks.md: the tables both benchmarks print, with what was run and
  * where, between two markers. Pure text in, text out, so a test checks it without running a benchmark.
  */
+import { table } from '../scripts/markdown.js';
 
 export const BEGIN = '<!-- bench:report begin: written by `npm run bench:report`; do not edit by hand -->';
 export const END = '<!-- bench:report end -->';
@@ -25,12 +26,10 @@ export function benchTable(out: string): string {
     .filter((line) => /\S {2,}\S/.test(line) && !line.startsWith('['))
     .map((line) => line.trim().split(/ {2,}/));
   if (rows.length === 0) throw new Error('npm run bench printed no rows');
-  const cell = (r: string[], i: number) => (r[i] ?? '').replace(/\|/g, '\\|');
-  return [
-    '| benchmark | measured | against | ratio |',
-    '|---|---|---|---|',
-    ...rows.map((r) => `| ${[0, 1, 2, 3].map((i) => cell(r, i)).join(' | ')} |`),
-  ].join('\n');
+  return table(
+    ['benchmark', 'measured', 'against', 'ratio'],
+    rows.map((r) => [0, 1, 2, 3].map((i) => r[i] ?? '')),
+  );
 }
 
 /** The summary tables bench:scale prints at its end (each starts `| N |`), and the line saying how jobs ran. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { BEGIN, END, renderReport, replaceReport } from '../../bench/report-text.js';
-import { root } from '../helpers/doc-blocks.js';
+import { root } from '../helpers/test-command.js';
 
 const benchOut = [
   'client: 200 sequential calls  keep-alive 97.6 ms  fresh connections 109.3 ms  fresh/keep-alive time 1.12×',

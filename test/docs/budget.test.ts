@@ -8,7 +8,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BEGIN, END } from '../../bench/report-text.js';
-import { root } from '../helpers/doc-blocks.js';
+import { root } from '../helpers/test-command.js';
 
 const files = (dir: string): string[] =>
   readdirSync(join(root, dir)).flatMap((f) =>

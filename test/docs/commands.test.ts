@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { root, shellBlocks } from '../helpers/doc-blocks.js';
-import { runTests } from '../helpers/test-command.js';
+import { shellBlocks } from '../helpers/doc-blocks.js';
+import { root, runTests } from '../helpers/test-command.js';
 
 const DOCS = ['README.md', 'docs/guide.md'];
 

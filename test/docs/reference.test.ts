@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { referencePages, settingsPage } from '../../scripts/reference.js';
 import { SETTINGS, int } from '../../src/config/env.js';
 import { workerEnv } from '../../src/config/worker.js';
-import { root } from '../helpers/doc-blocks.js';
+import { root } from '../helpers/test-command.js';
 
 test('every generated reference page is up to date (npm run docs:reference)', () => {
   const pages = referencePages(root);

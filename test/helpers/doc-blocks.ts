@@ -3,8 +3,7 @@
  * names the files that run its commands, `<!-- needs: WHAT -->` says what this machine lacks to run them.
  */
 import { readFileSync } from 'node:fs';
-
-export const root = new URL('../../..', import.meta.url).pathname;
+import { root } from './test-command.js';
 
 export interface ShellBlock {
   doc: string;
