@@ -222,7 +222,7 @@ export function readEnv<S extends z.ZodRawShape>(
 }
 
 /** A secret from `KEY` or from the file named by `KEY_FILE` (trimmed); setting both is a problem. */
-export function secret(key: string, env: Env, read: ReadFile, problems: Problems): string | undefined {
+function secret(key: string, env: Env, read: ReadFile, problems: Problems): string | undefined {
   const got = readEnv({ [key]: text(), [`${key}_FILE`]: fileContents(read) }, env, problems);
   const direct = got[key] as string | undefined;
   const fromFile = (got[`${key}_FILE`] as Buffer | undefined)?.toString('utf8').trim();
