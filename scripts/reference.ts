@@ -27,7 +27,7 @@ const GENERATED = (source: string) =>
 
 const SETTING_GROUPS: [title: string, source: string, shape: Record<string, unknown>][] = [
   ['The Temporal connection (worker and CLI)', 'src/config/temporal.ts', temporalEnv],
-  ['The worker', 'src/config/worker.ts', workerEnv],
+  ['The worker', 'src/config/worker-settings.ts', workerEnv],
   [
     'Credential profiles: `DATAOPS_` for the profile `default`, `DATAOPS_<PROFILE>_` for another (upper-cased, `-` → `_`)',
     'src/config/profiles.ts',
