@@ -42,13 +42,13 @@ export function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined,
 type Send = (
   client: ServiceClient,
   targetId: string,
-  signal: AbortSignal,
+  call: { signal: AbortSignal; requestId: string },
   link: TestRunLink,
 ) => Promise<{ id: string; created_at?: string }>;
 
-/** How each kind of job is sent (its activity and job key are the contract's: JOB_KINDS). */
+/** How each kind of job is sent (its activity and job key are the contract's: JOB_KINDS), with its submission's id. */
 export const SENDERS: Record<JobKind, Send> = {
-  profiling: (client, id, signal) => client.profilingRuns.submit(id, { signal }),
-  tests: (client, id, signal, link) => client.testRuns.submit(id, { signal, ...link }),
-  generation: (client, id, signal) => client.testGeneration.submit(id, { signal }),
+  profiling: (client, id, call) => client.profilingRuns.submit(id, call),
+  tests: (client, id, call, link) => client.testRuns.submit(id, { ...call, ...link }),
+  generation: (client, id, call) => client.testGeneration.submit(id, call),
 };

@@ -18,7 +18,8 @@ import {
 import type { SendFor } from './send-in-turn.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, undoneIfGone } from './requester-gone.js';
-import { throughSubmitter } from './through-submitter.js';
+import { requestIdOf } from '../contract/submitter.js';
+import { requester, throughSubmitter } from './through-submitter.js';
 import { SentFor } from './job-inputs.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 import { orderRunPage } from './order-pages.js';
@@ -120,7 +121,7 @@ function orderWrites(ctx: ActivityContext) {
         send: async () => {
           const created = await client.orders.create(
             { kitchen: input.kitchen, recipe: input.recipe, variation: input.variation, parameters: input.parameters },
-            { signal },
+            { signal, requestId: requestIdOf(input.requester ?? requester()) },
           );
           log.info('order created', { orderId: created.order_id, kitchen: input.kitchen, recipe: input.recipe });
           return {

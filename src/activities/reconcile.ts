@@ -25,7 +25,6 @@ export interface Watermark {
 export type Lookup = { found: Job } | { none: true } | { undetermined: string[] } | { several: string[] };
 
 const PAGE = 50;
-const MAX_PAGES = 20;
 
 export interface LookupTarget {
   client: ServiceClient;
@@ -99,36 +98,37 @@ export async function echoProof(t: LookupTarget): Promise<{ mark: Watermark; ech
 }
 
 /**
- * Jobs of the kind created after the watermark (newest first). Without a watermark (the attempt that took it died
- * before its heartbeat reached Temporal), jobs created since `fallbackSinceMs`, except `others`: the jobs other
- * submissions of ours are known to have created (recorded by the earlier holders of the target's lock).
+ * Jobs of the kind created after the watermark (newest first), read until the listing reaches older jobs or ends,
+ * however many pages that takes: the listing is the whole project's, and a job of ours behind a thousand newer ones of
+ * other targets is still ours. Without a watermark (the attempt that took it died before its heartbeat reached
+ * Temporal), jobs created since `fallbackSinceMs`, except `others`: the jobs other submissions of ours are known to
+ * have created. `complete` is false when the listing cannot be read to its end (a page repeats what an earlier one
+ * showed: a deployment that ignores paging); a job may then hide past it.
  */
 async function newJobs(
   t: LookupTarget,
   mark: Watermark | null,
   fallbackSinceMs: number,
   others: ReadonlySet<string>,
-): Promise<Job[]> {
+): Promise<{ jobs: Job[]; complete: boolean }> {
   const known = new Set([...(mark?.ids ?? []), ...others]);
   const since = mark ? sinceOf(mark.newest) : fallbackSinceMs;
   const out: Job[] = [];
-  for (let page = 1; page <= MAX_PAGES; page++) {
+  const seen = new Set<string>();
+  for (let page = 1; ; page++) {
     const list = await t.client.jobs.list(
       t.projectCode,
       { job_key: t.jobKey, page, limit: PAGE },
       { signal: t.signal },
     );
-    let older = false;
     for (const job of list.items) {
-      if (olderThan(job, since)) {
-        older = true;
-        break;
-      }
+      if (seen.has(job.id)) return { jobs: out, complete: false };
+      seen.add(job.id);
+      if (olderThan(job, since)) return { jobs: out, complete: true };
       if (!known.has(job.id)) out.push(job);
     }
-    if (older || list.items.length < list.limit || page * list.limit >= list.total) break;
+    if (list.items.length < list.limit || page * list.limit >= list.total) return { jobs: out, complete: true };
   }
-  return out;
 }
 
 type Verdict = 'ours' | 'other' | 'undetermined';
@@ -176,7 +176,9 @@ export async function lookUp(
 ): Promise<Lookup> {
   const ours: Job[] = [];
   const undetermined: string[] = [];
-  for (const job of await newJobs(t, mark, fallbackSinceMs, others)) {
+  const { jobs, complete } = await newJobs(t, mark, fallbackSinceMs, others);
+  if (!complete) undetermined.push('(the rest of a listing that repeats its pages)');
+  for (const job of jobs) {
     const verdict = await identify(t, job);
     if (verdict === 'ours') ours.push(job);
     else if (verdict === 'undetermined') undetermined.push(job.id);

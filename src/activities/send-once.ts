@@ -92,7 +92,12 @@ export function sender(ctx: ActivityContext) {
         prior,
         mark: async () => told?.mark ?? (target ? takeWatermark(target) : null),
         send: async () => {
-          const res = await send(client, input.targetId, signal, linkTo(input.caller, ctx.temporalUiUrl, submissionId));
+          const res = await send(
+            client,
+            input.targetId,
+            { signal, requestId: submissionId },
+            linkTo(input.caller, ctx.temporalUiUrl, submissionId),
+          );
           log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });
           return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
         },

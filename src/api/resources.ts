@@ -33,6 +33,8 @@ import {
 export interface CallOptions {
   /** Aborts the request in flight. */
   signal?: AbortSignal;
+  /** A write's own id, sent as `X-Request-Id` (the service's logs then name the workflow request behind it). */
+  requestId?: string;
 }
 
 export interface ApiRequest {
@@ -42,6 +44,8 @@ export interface ApiRequest {
   json?: unknown;
   searchParams?: Record<string, string | number | undefined>;
   signal?: AbortSignal | undefined;
+  /** Sent as `X-Request-Id`. */
+  requestId?: string | undefined;
   /** Send without a bearer (health). @default false */
   anonymous?: boolean;
   /** Which statuses count as success. @default 2xx */
@@ -78,6 +82,7 @@ export function ordersResource(c: Caller) {
         path: `/v2/order/create/${seg(order.kitchen)}/${seg(order.recipe)}/${seg(order.variation)}`,
         json: { parameters: order.parameters ?? {}, schedule: order.schedule ?? 'now' },
         signal: opts.signal,
+        requestId: opts.requestId,
       }),
     /** Recent orders of a recipe and variation in a kitchen (the listing that finds an order whose answer was lost). */
     list: async (
@@ -138,7 +143,13 @@ function jobKindResource<S extends z.ZodType>(
   return {
     /** Submits the job; returns at once with its id (202). */
     submit: async (targetId: string, opts: CallOptions = {}): Promise<JobSubmission> =>
-      c.call(JobSubmission, { method: 'POST', surface: 'api', path: submitPath(seg(targetId)), signal: opts.signal }),
+      c.call(JobSubmission, {
+        method: 'POST',
+        surface: 'api',
+        path: submitPath(seg(targetId)),
+        signal: opts.signal,
+        requestId: opts.requestId,
+      }),
     /** The result summary, fetched once the job has completed. */
     summary: async (jobId: string, opts: CallOptions = {}): Promise<z.infer<S>> =>
       c.call(summary, { method: 'GET', surface: 'api', path: `${summaryPath}/${seg(jobId)}`, signal: opts.signal }),
@@ -187,6 +198,7 @@ export function testRunsResource(c: Caller) {
         path: `/api/v1/test-suites/${seg(testSuiteId)}/test-runs`,
         ...(Object.keys(body).length ? { json: body } : {}),
         signal: opts.signal,
+        requestId: opts.requestId,
       });
     },
     /** A page of the run's per-test results, where the deployment lists them (TestGen 5.134; not in the spec). */
@@ -247,6 +259,7 @@ export function testGenerationResource(c: Caller) {
         surface: 'api',
         path: `/api/v1/test-suites/${seg(testSuiteId)}/test-generation`,
         signal: opts.signal,
+        requestId: opts.requestId,
       }),
   };
 }

@@ -25,6 +25,8 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   /** The request gets a token (login, OAuth refresh): its failures are marked `auth`. */
   auth?: boolean;
+  /** Sent as `X-Request-Id`: the write's own id, so the service's logs name the workflow request behind it. */
+  requestId?: string | undefined;
 }
 
 export class Transport {
@@ -76,11 +78,14 @@ export class Transport {
       const res = await this.#got(`${base}${path}`, {
         method,
         ...(query ? { searchParams: query } : {}),
-        headers: opts.token
-          ? { authorization: `Bearer ${opts.token}` }
-          : opts.authorization
-            ? { authorization: opts.authorization }
-            : {},
+        headers: {
+          ...(opts.token
+            ? { authorization: `Bearer ${opts.token}` }
+            : opts.authorization
+              ? { authorization: opts.authorization }
+              : {}),
+          ...(opts.requestId ? { 'x-request-id': opts.requestId } : {}),
+        },
         ...(opts.json !== undefined ? { json: opts.json } : {}),
         ...(opts.form ? { form: opts.form } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),

@@ -10,6 +10,7 @@ import { invalid, notFound } from './errors.js';
 import type { Fault, FaultBook, FaultInput } from './faults.js';
 import type { RequestLogEntry } from './http.js';
 import { failJob, interruptJob, pauseJob, resumeInterrupted, resumeJob } from './jobs.js';
+import { ForeignJobs, foreignJobs } from './foreign-jobs.js';
 import { issueRefreshToken } from './routes-oauth.js';
 import type { DefinitionRecord, JobDurations, JobKey, JobRecord, OrderDurations } from './state.js';
 import { ordersView } from './views.js';
@@ -32,6 +33,11 @@ export interface SimControls {
   }): void;
   /** Drops the plans no job has used yet; answers how many. */
   clearJobPlans(): number;
+  /**
+   * Jobs another caller made on a target (a table group's profiling run, a suite's test run): the kitchen's scheduler
+   * (`source`), or another API client of user `created_by`. `completed` ones are history at once (a long listing).
+   */
+  addForeignJobs(spec: ForeignJobs): JobRecord[];
   failJob(jobId: string, errorMessage: string): JobRecord;
   interruptJob(jobId: string): JobRecord;
   /** Pauses a running job (TestGen 5.134's `paused`), until resumed. */
@@ -115,6 +121,12 @@ export function createControls(
       const left = state.job_plans.length;
       state.job_plans = [];
       return left;
+    },
+    addForeignJobs: (spec) => {
+      tick();
+      const made = foreignJobs(ctx, spec);
+      persist();
+      return made;
     },
     failJob: (id, message) => failJob(ctx, requireJob(id), message),
     interruptJob: (id) => {
@@ -242,6 +254,9 @@ export async function controlRoutes(app: FastifyInstance, { controls: c }: { con
     return { ok: true };
   });
   app.delete('/_sim/job-plans', async () => ({ cleared: c.clearJobPlans() }));
+  app.post('/_sim/jobs', async (req, reply) =>
+    reply.status(201).send(c.addForeignJobs(body(ForeignJobs, req.body)).map((j) => j.id)),
+  );
   app.post<IdParams>('/_sim/jobs/:id/fail', async (req) => {
     const { error_message } = body(z.object({ error_message: z.string().min(1) }), req.body);
     return c.failJob(req.params.id, error_message);

@@ -40,6 +40,11 @@ export interface HttpDeps {
 }
 
 const errorBody = (code: string, detail: string) => ({ detail: { errors: [{ code, detail }] } });
+/** The `X-Request-Id` a request carried (a write's own id, from our client), for the record of what it created. */
+export const requestIdOf = (req: FastifyRequest): string | null => {
+  const id = req.headers['x-request-id'];
+  return typeof id === 'string' ? id : null;
+};
 const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
 /** Faults that close the connection themselves (and log the request there). */
 const closesConnection = (f: Fault | null) => f?.kind === 'reset' || f?.kind === 'drop_after_commit';

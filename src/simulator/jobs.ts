@@ -24,6 +24,7 @@ interface SubmitArgs {
   table_group_id: string;
   test_suite_id: string | null;
   created_by: string | null;
+  request_id?: string | null;
   external_url?: string | null;
   caller_metadata?: Record<string, unknown> | null;
   at?: number;
@@ -59,6 +60,7 @@ export function submitJob(ctx: SimContext, args: SubmitArgs): JobRecord {
     completed_at: null,
     error_message: null,
     created_by: args.created_by,
+    request_id: args.request_id ?? null,
     phase_started_at: at,
     run_remaining_ms: durations.runMs,
     durations,

@@ -15,6 +15,7 @@ export function createOrder(
   variationName: string,
   parameters: Record<string, unknown>,
   schedule: unknown,
+  requestId: string | null = null,
 ): OrderRecord {
   const kitchen = ctx.kitchens.get(kitchenName);
   if (!kitchen) throw orderFailure(`Kitchen '${kitchenName}' does not exist`);
@@ -44,6 +45,7 @@ export function createOrder(
     schedule: schedule ?? 'now',
     created_at: now,
     created_by: user.username,
+    request_id: requestId,
     serving_ids: [],
   };
   const serving: ServingRecord = {

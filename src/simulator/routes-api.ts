@@ -9,6 +9,7 @@ import { authRequest, requireProject, requireWriter } from './auth.js';
 import type { SimContext, SimUser } from './context.js';
 import { Origin, exportDefinitions, importDefinitions, parseImportRequest, type SuiteRef } from './definitions.js';
 import { apiError, invalid, notFound, unprocessable } from './errors.js';
+import { requestIdOf } from './http.js';
 import { cancelJob, submitJob } from './jobs.js';
 import type { JobRecord } from './state.js';
 import {
@@ -97,6 +98,7 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
 
   /** Submits a job through the API for the request's user; answers 202 with its id. */
   const submit = (
+    req: FastifyRequest,
     user: SimUser,
     job_key: 'run-profile' | 'run-tests' | 'run-test-generation',
     target: { project_code: string; table_group_id: string; test_suite_id: string | null },
@@ -108,6 +110,7 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
       source: 'api',
       ...target,
       created_by: user.username,
+      request_id: requestIdOf(req),
       external_url: link.external_url ?? null,
       caller_metadata: link.metadata ?? null,
     });
@@ -171,7 +174,7 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
     const user = auth(req);
     const group = findGroup(user, req.params.id);
     const target = { project_code: group.project_code, table_group_id: group.id, test_suite_id: null };
-    return reply.status(202).send(submit(user, 'run-profile', target));
+    return reply.status(202).send(submit(req, user, 'run-profile', target));
   });
 
   app.post<IdParams>('/test-suites/:id/test-runs', async (req, reply) => {
@@ -181,7 +184,7 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
     if (!body.success) throw invalid(body.error, 'body');
     return reply
       .status(202)
-      .send(submit(user, 'run-tests', { project_code, table_group_id, test_suite_id: id }, body.data));
+      .send(submit(req, user, 'run-tests', { project_code, table_group_id, test_suite_id: id }, body.data));
   });
 
   app.post<IdParams>('/test-suites/:id/test-generation', async (req, reply) => {
@@ -189,7 +192,7 @@ export async function apiRoutes(app: FastifyInstance, { ctx }: { ctx: SimContext
     const { project_code, table_group_id, id } = findSuite(user, req.params.id);
     return reply
       .status(202)
-      .send(submit(user, 'run-test-generation', { project_code, table_group_id, test_suite_id: id }));
+      .send(submit(req, user, 'run-test-generation', { project_code, table_group_id, test_suite_id: id }));
   });
 
   app.get<IdParams>('/jobs/:id', async (req) => shown(req, findJob(auth(req), req.params.id)));

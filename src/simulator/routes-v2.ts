@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { authRequest, login, requireWriter } from './auth.js';
 import type { SimContext } from './context.js';
 import { SimError, apiError, invalid, notFound, unprocessable } from './errors.js';
+import { requestIdOf } from './http.js';
 import { createOrder, findOrder, servingView, stopServing } from './orders.js';
 
 /** The account name `GET /v2/userinfo` answers: every simulated user belongs to it. */
@@ -62,6 +63,7 @@ export async function v2Routes(app: FastifyInstance, { ctx }: { ctx: SimContext 
         variation,
         parsed.data?.parameters ?? {},
         parsed.data?.schedule,
+        requestIdOf(req),
       );
       return { status: 'success', [ctx.variants.orderIdKey]: order.id, variable_overrides: order.parameters };
     },

@@ -67,6 +67,8 @@ export interface JobRecord {
   completed_at: number | null;
   error_message: string | null;
   created_by: string | null;
+  /** Internal (the explorer's oracle, never served by the API): the `X-Request-Id` of the request that created it. */
+  request_id?: string | null;
   /** A test run's link back to its caller, echoed in its summary (TestGen 5.134). */
   external_url?: string | null;
   caller_metadata?: Record<string, unknown> | null;
@@ -105,6 +107,8 @@ export interface OrderRecord {
   schedule: unknown;
   created_at: number;
   created_by: string;
+  /** Internal (the explorer's oracle, never served by the API): the `X-Request-Id` of the request that created it. */
+  request_id?: string | null;
   serving_ids: string[];
 }
 

@@ -1,0 +1,137 @@
+/**
+ * What one explorer seed runs: a schedule drawn from the seed alone, so that the seed replays it. A few targets and
+ * several requesters on them; faults on the HTTP calls of submission, lookup, waiting and cancel; worker kills;
+ * cancels; jobs of other callers on the same targets (another API client of the same account, the scheduler); a
+ * listing made longer than 1,000 jobs; the service's clock ahead of the worker's.
+ */
+import type { FaultInput } from '../../src/simulator/faults.js';
+import type { ForeignJobs } from '../../src/simulator/foreign-jobs.js';
+
+/** A small fast generator (mulberry32): the same seed, the same draws. */
+export function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
+  const pick = <T>(xs: readonly T[]): T => xs[int(0, xs.length - 1)]!;
+  const chance = (p: number) => next() < p;
+  return { next, int, pick, chance };
+}
+
+export type Kind = 'profile' | 'tests' | 'pipeline' | 'order';
+
+export interface Requester {
+  name: string;
+  kind: Kind;
+  /** The cell (table group and suites) it works on. */
+  cell: number;
+  startAt: number;
+  waitStrategy: 'heartbeat' | 'deferrable';
+  statusReports: number;
+  /** When the explorer cancels it (ms after the seed began), if it does. */
+  cancelAt?: number;
+}
+
+export type Step =
+  | { at: number; what: 'fault'; fault: FaultInput }
+  | { at: number; what: 'kill'; worker: number; downMs: number }
+  | { at: number; what: 'foreign'; jobs: Omit<ForeignJobs, 'target_id'> & { cell: number; as: 'scheduler' | 'api' } }
+  | { at: number; what: 'long-listing'; count: number }
+  | { at: number; what: 'person-order' };
+
+export interface Schedule {
+  seed: number;
+  cells: number;
+  /** How far the service's clock runs ahead of the worker's (ms). */
+  skewMs: number;
+  requesters: Requester[];
+  steps: Step[];
+}
+
+/** The HTTP calls a fault can hit: submissions, an order's creation, the listings a lookup reads, a wait's polls, a cancel. */
+const WHERE: { name: string; method: string; path: string }[] = [
+  { name: 'submit profiling', method: 'POST', path: '/profiling-runs' },
+  { name: 'submit tests', method: 'POST', path: '/test-runs' },
+  { name: 'create order', method: 'PUT', path: '/v2/order/create' },
+  { name: 'job listing', method: 'GET', path: '^/api/v1/projects/[^/]+/jobs$' },
+  { name: 'job status', method: 'GET', path: '^/api/v1/jobs/[^/]+$' },
+  { name: 'cancel', method: 'POST', path: '/cancel' },
+  { name: 'order listing', method: 'GET', path: '/v2/order/status' },
+];
+
+const FAULTS = ['drop_after_commit', 'status', 'rate_limit', 'reset', 'delay', 'malformed_json'] as const;
+
+/** Draws seed `seed`'s schedule. */
+export function draw(seed: number): Schedule {
+  const r = prng(seed);
+  const cells = r.int(1, 2);
+  const requesters: Requester[] = [];
+  const n = r.int(2, 8);
+  for (let i = 0; i < n; i++) {
+    const kind = r.pick<Kind>(['profile', 'profile', 'tests', 'tests', 'pipeline', 'order']);
+    const startAt = r.int(0, 3_000);
+    requesters.push({
+      name: `r${i}-${kind}`,
+      kind,
+      cell: r.int(0, cells - 1),
+      startAt,
+      waitStrategy: r.chance(0.25) ? 'deferrable' : 'heartbeat',
+      statusReports: r.chance(0.3) ? 0 : 2,
+      ...(r.chance(0.35) ? { cancelAt: startAt + r.int(0, 4_000) } : {}),
+    });
+  }
+  const steps: Step[] = [];
+  for (let i = r.int(1, 6); i > 0; i--) {
+    // Most on the writes, where a lost answer matters most.
+    const where = r.chance(0.6) ? r.pick(WHERE.slice(0, 3)) : r.pick(WHERE);
+    const kind = r.chance(0.4) ? r.pick(['drop_after_commit', 'delay'] as const) : r.pick(FAULTS);
+    steps.push({
+      at: r.int(0, 6_000),
+      what: 'fault',
+      fault: {
+        kind,
+        method: where.method,
+        path: where.path,
+        count: r.int(1, 2),
+        skip: r.int(0, 3),
+        ...(kind === 'status' ? { status: r.pick([500, 502, 503, 504]) } : {}),
+        ...(kind === 'rate_limit' ? { retry_after: r.int(0, 2) } : {}),
+        ...(kind === 'delay' ? { delay_ms: r.int(1_200, 3_000) } : {}), // past the worker's 1 s client timeout
+      },
+    });
+  }
+  for (let i = r.int(0, 2); i > 0; i--)
+    steps.push({ at: r.int(500, 9_000), what: 'kill', worker: r.int(0, 1), downMs: r.int(0, 3_000) });
+  for (let i = r.int(0, 3); i > 0; i--) {
+    const as = r.pick(['scheduler', 'api'] as const);
+    const jobKey = r.pick(['run-profile', 'run-tests'] as const);
+    steps.push({ at: r.int(0, 8_000), what: 'foreign', jobs: { job_key: jobKey, cell: r.int(0, cells - 1), as } });
+  }
+  // A person's order of the same recipe and variation, through the service's own UI.
+  if (requesters.some((q) => q.kind === 'order') && r.chance(0.4))
+    steps.push({ at: r.int(0, 6_000), what: 'person-order' });
+  if (r.chance(0.25)) steps.push({ at: r.int(0, 5_000), what: 'long-listing', count: r.int(1_001, 1_300) });
+  steps.sort((a, b) => a.at - b.at);
+  return { seed, cells, skewMs: r.chance(0.3) ? r.int(1_000, 120_000) : 0, requesters, steps };
+}
+
+/** One line per schedule, for the run's mix. */
+export function mixOf(s: Schedule): string[] {
+  return [
+    ...s.requesters.map((q) => `requester:${q.kind}${q.cancelAt !== undefined ? '+cancel' : ''}`),
+    ...s.steps.map((x) =>
+      x.what === 'fault'
+        ? `fault:${x.fault.kind}@${WHERE.find((w) => w.path === x.fault.path)?.name}`
+        : x.what === 'foreign'
+          ? `foreign:${x.jobs.as}`
+          : x.what,
+    ),
+    ...(s.skewMs ? ['clock-skew'] : []),
+    `cells:${s.cells}`,
+  ];
+}

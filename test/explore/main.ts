@@ -1,0 +1,120 @@
+/**
+ * The seeded explorer: `npm run explore -- --seeds N [--seed S] [--lanes L]`. Draws each seed's schedule (draw.ts),
+ * runs it against a real Temporal dev server, the simulator and worker processes (run-seed.ts), and judges it
+ * (oracle.ts). A failing seed prints the one command that replays it. Lanes run seeds side by side, each in a world
+ * of its own. Prints the schedule mix, the failures, and the cancel latency by state at the end.
+ */
+import { parseArgs } from 'node:util';
+import { matrixSeed } from '../helpers/matrix.js';
+import { startWorld } from '../helpers/matrix-world.js';
+import { draw, mixOf } from './draw.js';
+import { judge, type Verdict } from './oracle.js';
+import { runSeed } from './run-seed.js';
+
+export interface SeedOutcome {
+  seed: number;
+  verdict: Verdict;
+  mix: string[];
+  ms: number;
+}
+
+/** Runs `seeds` in `lanes` worlds side by side; `onSeed` hears each as it ends. */
+export async function explore(
+  seeds: number[],
+  lanes: number,
+  onSeed: (o: SeedOutcome) => void = () => {},
+): Promise<SeedOutcome[]> {
+  const todo = [...seeds];
+  const out: SeedOutcome[] = [];
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, seeds.length) }, async () => {
+      const world = await startWorld(matrixSeed(4), { temporalDb: 'memory', simState: 'none' });
+      try {
+        for (let seed = todo.shift(); seed !== undefined; seed = todo.shift()) {
+          const schedule = draw(seed);
+          const began = Date.now();
+          let verdict: Verdict;
+          try {
+            verdict = judge(await runSeed(world, schedule));
+          } catch (err) {
+            verdict = {
+              violations: [`the seed did not run: ${(err as Error).stack ?? String(err)}`],
+              cancelLatency: [],
+            };
+          }
+          const o = { seed, verdict, mix: mixOf(schedule), ms: Date.now() - began };
+          out.push(o);
+          onSeed(o);
+        }
+      } finally {
+        await world.close();
+      }
+    }),
+  );
+  return out.sort((a, b) => a.seed - b.seed);
+}
+
+/** The command that replays seed `seed`. */
+export const replayCommand = (seed: number) => `npm run explore -- --seed ${seed}`;
+
+/** Percentiles of the cancel latency, by the state the job was in. */
+export function latencyTable(outcomes: SeedOutcome[]): string[] {
+  const by = new Map<string, number[]>();
+  for (const { state, ms } of outcomes.flatMap((o) => o.verdict.cancelLatency))
+    by.set(state, [...(by.get(state) ?? []), ms]);
+  return [...by].map(([state, xs]) => {
+    xs.sort((a, b) => a - b);
+    const q = (p: number) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+    const over = xs.filter((x) => x > 2_000).length;
+    return `${state}: n=${xs.length} p50=${q(0.5)} ms p90=${q(0.9)} ms max=${q(1)} ms, over 2 s: ${over}`;
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seeds: { type: 'string', default: '10' },
+      seed: { type: 'string' },
+      from: { type: 'string', default: '1' },
+      lanes: { type: 'string', default: '1' },
+    },
+  });
+  const count = Number(values.seeds);
+  const from = Number(values.from);
+  const lanes = Number(values.lanes);
+  for (const [flag, v] of [
+    ['--seeds', count],
+    ['--from', from],
+    ['--lanes', lanes],
+  ] as const)
+    if (!Number.isInteger(v) || v < 1) throw new Error(`${flag} takes a whole number from 1, got ${String(v)}`);
+  const seeds = values.seed !== undefined ? [Number(values.seed)] : Array.from({ length: count }, (_, i) => from + i);
+  if (seeds.some((s) => !Number.isInteger(s) || s < 0))
+    throw new Error(`--seed takes a whole number, got ${values.seed}`);
+  const started = Date.now();
+  const outcomes = await explore(seeds, lanes, (o) => {
+    const bad = o.verdict.violations.length > 0;
+    console.log(`seed ${o.seed}: ${bad ? 'FAILED' : 'clean'} in ${(o.ms / 1000).toFixed(1)} s`);
+    for (const v of o.verdict.violations) console.log(`  ${v}`);
+    if (bad) console.log(`  replay: ${replayCommand(o.seed)}`);
+  });
+  const mix = new Map<string, number>();
+  for (const m of outcomes.flatMap((o) => o.mix)) mix.set(m, (mix.get(m) ?? 0) + 1);
+  const failed = outcomes.filter((o) => o.verdict.violations.length > 0);
+  console.log(`\n${outcomes.length} seeds in ${((Date.now() - started) / 1000).toFixed(0)} s, ${failed.length} failed`);
+  console.log(
+    `schedule mix: ${[...mix]
+      .sort()
+      .map(([k, n]) => `${k}=${n}`)
+      .join(', ')}`,
+  );
+  console.log(`cancel latency by state:\n  ${latencyTable(outcomes).join('\n  ')}`);
+  for (const f of failed) console.log(`failed: ${replayCommand(f.seed)}`);
+  process.exitCode = failed.length ? 1 : 0;
+}
+
+if (process.argv[1]?.endsWith('explore/main.js'))
+  main().catch((err: unknown) => {
+    console.error((err as Error).message);
+    process.exitCode = 2;
+  });
