@@ -138,17 +138,17 @@ export async function followUpGeneration(
   if (!input.projectCode) return null;
   const finished = Date.parse(input.after);
   const list = await client.jobs.list(input.projectCode, { job_key: 'run-test-generation', limit: 100 }, { signal });
-  if (list.items.some((j) => 'table_group_id' in j)) {
-    const found = list.items.find(
-      (j) => j.table_group_id === input.tableGroupId && Date.parse(j.created_at) >= finished - 1_000,
-    );
-    return found ? snapshot(found) : null;
-  }
-  // A listing without targets (TestGen 5.134): the follow-up is the one job the service queued itself (not
-  // through the API) as the profiling run finished. Several such jobs cannot be told apart: none is taken.
+  // The follow-up is the one job the service queued itself (not through the API: another workflow's or a person's
+  // generation job is never ours to follow or cancel) as the run finished: of its table group where the listing
+  // names targets, else near the run's end (TestGen 5.134). Several such jobs cannot be told apart: none is taken.
+  const byTarget = list.items.some((j) => 'table_group_id' in j);
   const near = list.items.filter(
     (j) =>
-      typeof j.source === 'string' && j.source !== 'api' && Math.abs(Date.parse(j.created_at) - finished) <= 30_000,
+      typeof j.source === 'string' &&
+      j.source !== 'api' &&
+      (byTarget
+        ? j.table_group_id === input.tableGroupId && Date.parse(j.created_at) >= finished - 1_000
+        : Math.abs(Date.parse(j.created_at) - finished) <= 30_000),
   );
   if (near.length > 1) log.warn('several follow-up generation jobs; none taken', { ids: near.map((j) => j.id) });
   return near.length === 1 ? snapshot(near[0]!) : null;

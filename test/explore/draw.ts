@@ -90,8 +90,9 @@ export function draw(seed: number): Schedule {
     // Most on the writes, where a lost answer matters most.
     const where = r.chance(0.6) ? r.pick(WHERE.slice(0, 3)) : r.pick(WHERE);
     const kind = r.chance(0.4) ? r.pick(['drop_after_commit', 'delay'] as const) : r.pick(FAULTS);
+    const at = r.int(0, 6_000);
     steps.push({
-      at: r.int(0, 6_000),
+      at,
       what: 'fault',
       fault: {
         kind,
@@ -104,18 +105,33 @@ export function draw(seed: number): Schedule {
         ...(kind === 'delay' ? { delay_ms: r.int(1_200, 3_000) } : {}), // past the worker's 1 s client timeout
       },
     });
+    // What happens on the service while a lost answer is looked for: the dangerous instants, drawn near the fault.
+    const soon = () => at + r.int(0, 4_000);
+    const cell = r.int(0, cells - 1);
+    if (where.path === '/v2/order/create' && r.chance(0.5)) steps.push({ at: soon(), what: 'person-order' });
+    if (where.method === 'POST' && r.chance(0.4))
+      steps.push({
+        at: soon(),
+        what: 'foreign',
+        jobs: {
+          job_key: where.path === '/test-runs' ? 'run-tests' : 'run-profile',
+          cell,
+          as: r.pick(['scheduler', 'api']),
+        },
+      });
+    if (where.path === '/profiling-runs' && r.chance(0.3))
+      steps.push({ at: soon(), what: 'long-listing', count: r.int(1_001, 1_300) });
   }
   for (let i = r.int(0, 2); i > 0; i--)
     steps.push({ at: r.int(500, 9_000), what: 'kill', worker: r.int(0, 1), downMs: r.int(0, 3_000) });
-  for (let i = r.int(0, 3); i > 0; i--) {
+  for (let i = r.int(0, 2); i > 0; i--) {
     const as = r.pick(['scheduler', 'api'] as const);
     const jobKey = r.pick(['run-profile', 'run-tests'] as const);
     steps.push({ at: r.int(0, 8_000), what: 'foreign', jobs: { job_key: jobKey, cell: r.int(0, cells - 1), as } });
   }
   // A person's order of the same recipe and variation, through the service's own UI.
-  if (requesters.some((q) => q.kind === 'order') && r.chance(0.4))
+  if (requesters.some((q) => q.kind === 'order') && r.chance(0.2))
     steps.push({ at: r.int(0, 6_000), what: 'person-order' });
-  if (r.chance(0.25)) steps.push({ at: r.int(0, 5_000), what: 'long-listing', count: r.int(1_001, 1_300) });
   steps.sort((a, b) => a.at - b.at);
   return { seed, cells, skewMs: r.chance(0.3) ? r.int(1_000, 120_000) : 0, requesters, steps };
 }

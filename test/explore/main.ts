@@ -18,6 +18,9 @@ export interface SeedOutcome {
   ms: number;
 }
 
+/** The worlds running now: closed on SIGINT or SIGTERM, so that no server or worker outlives the explorer. */
+const worlds = new Set<{ close: () => Promise<void> }>();
+
 /** Runs `seeds` in `lanes` worlds side by side; `onSeed` hears each as it ends. */
 export async function explore(
   seeds: number[],
@@ -29,6 +32,7 @@ export async function explore(
   await Promise.all(
     Array.from({ length: Math.min(lanes, seeds.length) }, async () => {
       const world = await startWorld(matrixSeed(4), { temporalDb: 'memory', simState: 'none' });
+      worlds.add(world);
       try {
         for (let seed = todo.shift(); seed !== undefined; seed = todo.shift()) {
           const schedule = draw(seed);
@@ -47,6 +51,7 @@ export async function explore(
           onSeed(o);
         }
       } finally {
+        worlds.delete(world);
         await world.close();
       }
     }),
@@ -91,6 +96,10 @@ async function main(): Promise<void> {
   const seeds = values.seed !== undefined ? [Number(values.seed)] : Array.from({ length: count }, (_, i) => from + i);
   if (seeds.some((s) => !Number.isInteger(s) || s < 0))
     throw new Error(`--seed takes a whole number, got ${values.seed}`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      void Promise.allSettled([...worlds].map((w) => w.close())).then(() => process.exit(130));
+    });
   const started = Date.now();
   const outcomes = await explore(seeds, lanes, (o) => {
     const bad = o.verdict.violations.length > 0;
