@@ -98,11 +98,10 @@ export function submitter(ctx: ActivityContext) {
       recordingRefusal(outstanding, beat, async () => {
         const until = lookingUntil();
         const told = { echoes: false, earlierUnlocked: earlier !== undefined };
-        if (!input.lock) {
-          const cancel = Context.current().cancellationSignal;
-          return sendOnce(kind, input, cancel, prior, beat, outstanding, until, told);
-        }
-        const signal = sendSignal();
+        // Through a cancel: a send in flight finishes and its lookup runs, so what it created is known and cancelled
+        // by its workflow, never left running unfound (hole 4 of the explorer's issue).
+        const signal = sendSignal(true);
+        if (!input.lock) return sendOnce(kind, input, signal, prior, beat, outstanding, until, told);
         const proof = await proofFor(kind, input, signal);
         if (proof && unlocked(proof)) {
           const sent = await sendOnce(kind, input, signal, prior, beat, outstanding, until, proof);

@@ -132,6 +132,10 @@ export function draw(seed: number): Schedule {
   // A person's order of the same recipe and variation, through the service's own UI.
   if (requesters.some((q) => q.kind === 'order') && r.chance(0.2))
     steps.push({ at: r.int(0, 6_000), what: 'person-order' });
+  // Half the cancels come while a fault holds or loses an answer: the instants where a cancel meets a send.
+  const faultsAt = steps.filter((x) => x.what === 'fault').map((x) => x.at);
+  for (const q of requesters)
+    if (q.cancelAt !== undefined && r.chance(0.5)) q.cancelAt = Math.max(q.startAt, r.pick(faultsAt) + r.int(0, 2_500));
   steps.sort((a, b) => a.at - b.at);
   return { seed, cells, skewMs: r.chance(0.3) ? r.int(1_000, 120_000) : 0, requesters, steps };
 }
