@@ -48,18 +48,22 @@ export interface SubmitterState {
   pace?: Pace;
 }
 
-/** An answer kept for its requester: until when at the latest, when it was given, when its requester was last seen. */
+/**
+ * An answer kept for its requester: until when at the latest, when it was given, and when its requester was first
+ * seen no longer asking (the lookup grace runs from then).
+ */
 interface Kept {
   answer: WriteAnswer;
   keepUntil: number;
   at: number;
   requester?: Requester | undefined;
-  seenAt: number;
+  goneSince?: number | undefined;
 }
 
 /**
- * How long an answer is kept after its requesting activity was last seen pending: the lookup its workflow makes when
- * that activity ended unanswered (src/workflows/own-job.ts) comes right after.
+ * How long an answer is kept after its requesting activity was first seen no longer pending: the lookup its workflow
+ * makes when that activity ended unanswered (src/workflows/own-job.ts) comes right after. Counted from that check,
+ * not from the one before it that saw the activity pending (up to LONGEST_IDLE_MS earlier), so the grace is whole.
  */
 const LOOKUP_GRACE_MS = 5 * 60_000;
 
@@ -136,7 +140,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     if (!('withdrawn' in a)) {
       const requester = (request.input as { requester?: Requester }).requester;
       const at = Date.now();
-      kept.set(id, { answer: a, keepUntil: request.askAgainUntil, at, requester, seenAt: at });
+      kept.set(id, { answer: a, keepUntil: request.askAgainUntil, at, requester });
     }
     answer(id, a);
   };
@@ -223,8 +227,8 @@ async function forgetAnswered(kept: Map<string, Kept>): Promise<void> {
   const asking = await ourActivities(CALL).stillAsking(entries.map(([, k]) => k.requester!));
   const now = Date.now();
   entries.forEach(([id, k], i) => {
-    if (asking[i]) k.seenAt = now;
-    else if (now - k.seenAt > LOOKUP_GRACE_MS) kept.delete(id);
+    if (asking[i]) k.goneSince = undefined;
+    else if (now - (k.goneSince ??= now) > LOOKUP_GRACE_MS) kept.delete(id);
   });
 }
 

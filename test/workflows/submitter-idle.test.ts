@@ -74,7 +74,6 @@ describe("a submitter's idle end", () => {
               keepUntil: now + 30 * 24 * 60 * MINUTE,
               at: now,
               requester: requesterOf(requester),
-              seenAt: now,
             },
           ],
         ],
@@ -93,6 +92,49 @@ describe("a submitter's idle end", () => {
       assert.ok(ended! - started! >= 5 * MINUTE, `kept for the lookup grace (ended after ${ended! - started!} ms)`);
       assert.ok(ended! - started! < 30 * MINUTE, 'then forgotten: the submitter ended, not at the answer’s keepUntil');
       assert.equal(asked.length, 3, 'asked three times whether its requester still asks');
+    });
+  });
+
+  test('hole 3: an answer is kept for the lookup grace from when its requester is first seen gone, not from when last seen asking', async () => {
+    await withHarness(async (tq) => {
+      const requester = await s.d.env.client.workflow.start('callActivity', {
+        taskQueue: tq,
+        workflowId: `idle-late-${tq}`,
+        args: ['dataops.stillAsking', [], CALL],
+      });
+      await eventually('the requester ended', async () =>
+        (await requester.describe()).status.name === 'COMPLETED' ? true : undefined,
+      );
+      const [now] = (await timesOf(requester, 'workflowExecutionCompletedEventAttributes')) as [number];
+      // Last seen asking 9 minutes ago, at the check before this run's first (checks go up to 10 minutes apart): its
+      // wait has just ended, and its workflow's lookup of the answer comes now.
+      const submitter = await s.d.env.client.workflow.start('dataops.submitter', {
+        taskQueue: tq,
+        workflowId: `idle-late-submitter-${tq}`,
+        args: [
+          {
+            answers: [
+              [
+                `${requester.workflowId}/x/1`,
+                {
+                  answer: { result: { jobId: 'job-1' } },
+                  keepUntil: now + 30 * 24 * 60 * MINUTE,
+                  at: now - 9 * MINUTE,
+                  requester: requesterOf(requester),
+                },
+              ],
+            ],
+          } satisfies SubmitterState,
+        ],
+      });
+      await submitter.result();
+      const [started] = await timesOf(submitter, 'workflowExecutionStartedEventAttributes');
+      const [ended] = await timesOf(submitter, 'workflowExecutionCompletedEventAttributes');
+      // First seen gone at the first check (a minute in); kept 5 minutes from then.
+      assert.ok(
+        ended! - started! >= 6 * MINUTE,
+        `kept for the grace after it was seen gone: ended after ${ended! - started!} ms`,
+      );
     });
   });
 
