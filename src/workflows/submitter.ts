@@ -190,11 +190,17 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
       try {
         for (const [id, a] of await sendBatch(batch)) answered(id, a);
       } catch (err) {
-        // About the request it names; else the last one sent (its send may have failed), else the first.
+        // About the request it names; else the last one sent (its send may have failed), else the first. One whose
+        // send may have committed (it has a record) is not answered with a failure a retry may mend (an outage that
+        // outlasted the batch) while its requester may still ask: it stays first in line, and the next batch looks
+        // for its job before anything is sent.
         const named = failedRequestOf(err);
         const left = [...sending.keys()];
         const id = named && sending.has(named) ? named : (left.filter((i) => records.has(i)).at(-1) ?? left[0]);
-        if (id) answered(id, { failure: failureOf(err) });
+        const failure = failureOf(err);
+        const lookAgain =
+          records.has(id ?? '') && !failure.nonRetryable && Date.now() < sending.get(id!)!.askAgainUntil;
+        if (id && !lookAgain) answered(id, { failure });
       }
       // Not answered (the batch stopped before it, or failed at another): first in line again, with what it sent.
       queue.unshift(...[...sending.values()].map((r) => ({ ...r, sending: records.get(r.id) })));
