@@ -18,7 +18,8 @@ import { z } from 'zod';
 import { NON_RETRYABLE } from '../contract/activity-options.js';
 import {
   failureOf,
-  sendsQuery,
+  resumeUpdate,
+  sendingUpdate,
   sentSignal,
   type SendInTurnInput,
   type SendRecord,
@@ -47,7 +48,12 @@ const Input = z.object({
     .min(1),
   submitterId: z.string().min(1),
   submitterRunId: z.string().min(1),
+  batch: z.number().int().optional(),
 });
+
+/** What a request's turn ends with when its requester withdrew it while it waited in the batch: it is not sent. */
+const WITHDRAWN = 'RequestWithdrawn';
+const withdrawn = (err: unknown): boolean => err instanceof ApplicationFailure && err.type === WITHDRAWN;
 
 /** One request's turn in a batch: what an earlier attempt left of it, and where its phase is recorded. */
 export interface Turn {
@@ -100,8 +106,11 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     const handle = Context.current().client.workflow.getHandle(input.submitterId, input.submitterRunId);
     const phases: Record<string, unknown> =
       heartbeatDetails && typeof heartbeatDetails === 'object' ? { ...heartbeatDetails } : {};
-    // A first attempt knows its requests as the submitter handed them; a retry asks which are left, and what they sent.
-    const requests: Request[] = attempt > 1 ? await handle.query(sendsQuery) : input.requests;
+    // A first attempt knows its requests as the submitter handed them; a retry takes over (from then on the submitter
+    // refuses an earlier attempt's sends) and hears which are left, and what they sent.
+    const { batch } = input;
+    const requests: Request[] =
+      attempt > 1 ? await handle.executeUpdate(resumeUpdate, { args: [{ batch, attempt }] }) : input.requests;
     const answers: [string, WriteAnswer][] = [];
     const cancelled = Context.current().cancellationSignal;
     // Each send listens to it until the batch ends (requester-gone.ts, sendSignal): up to 20, not a leak.
@@ -129,9 +138,18 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
           if (phase.phase !== 'sending') return beat(phases);
           note(phases);
           const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
-          await handle.signal(sentSignal, { answered: before, sending });
+          const verdict = await handle.executeUpdate(sendingUpdate, {
+            args: [{ answered: before, sending, batch, attempt }],
+          });
           if (before) tellHere(...before);
           before = undefined;
+          if (verdict === 'withdrawn')
+            throw ApplicationFailure.create({
+              type: WITHDRAWN,
+              message: 'withdrawn before it was sent',
+              nonRetryable: true,
+            });
+          if (verdict === 'stale') throw new CancelledFailure('a later attempt of the batch sends the rest');
         };
         let answer: WriteAnswer;
         try {
@@ -139,6 +157,10 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
           const sent = () => send({ ...r.input, submitterId: input.submitterId }, { prior, record });
           answer = { result: await inTraceOf(r.trace, `send ${input.activity}`, sent) };
         } catch (err) {
+          if (withdrawn(err)) {
+            delete phases[r.id]; // answered by the submitter
+            continue;
+          }
           if (!final(err)) {
             // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
             const last = before;

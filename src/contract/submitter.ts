@@ -111,16 +111,35 @@ export interface SendRecord {
 /**
  * A batch's progress (src/activities/send-in-turn.ts), made durable on its submitter before the next request leaves:
  * the answer of the request before it (`answered`), and the record of the send about to leave (`sending`). A retry of
- * the batch reads them back (`sends`): a request with an answer is done, one with a record may have been sent (its
- * lookup starts from that watermark), one with neither was never sent. A lost answer is then never looked for without
- * its watermark, and the jobs of earlier requests, known to the submitter, are never taken for it.
+ * the batch reads them back: a request with an answer is done, one with a record may have been sent (its lookup
+ * starts from that watermark), one with neither was never sent. A lost answer is then never looked for without its
+ * watermark, and the jobs of earlier requests, known to the submitter, are never taken for it.
  */
 export interface SendProgress {
   answered?: [string, WriteAnswer] | undefined;
   sending?: [string, SendRecord] | undefined;
 }
+/** Which batch (its number in the submitter's run; absent from a batch of an earlier version) and which attempt. */
+export interface BatchAttempt {
+  batch?: number | undefined;
+  attempt: number;
+}
+/**
+ * Whether the send a batch is about to make may leave: `go` (recorded), `withdrawn` (its requester withdrew it while
+ * it waited in the batch: answered so, never sent), `stale` (a later attempt of the batch took over, or the batch is
+ * over: this attempt stops, and sends nothing more).
+ */
+export type SendVerdict = 'go' | 'withdrawn' | 'stale';
+/** Records a batch's progress before its next send, and answers whether that send may leave (SendVerdict). */
+export const sendingUpdate = defineUpdate<SendVerdict, [SendProgress & BatchAttempt]>('sending');
+/**
+ * A retried batch taking over: the requests of the batch that have no answer yet, in order, each with its send's
+ * record if it has one. From then on an earlier attempt's sends are refused (`stale`); an earlier attempt asking
+ * after a later one gets nothing to send.
+ */
+export const resumeUpdate = defineUpdate<Turn[], [BatchAttempt]>('resume');
+/** The signal and query a batch of an earlier version of this code records and resumes with (sendingUpdate, resumeUpdate). */
 export const sentSignal = defineSignal<[SendProgress]>('sent');
-/** The requests of the batch being sent that have no answer yet, in order, each with its send's record if it has one. */
 export const sendsQuery = defineQuery<Turn[]>('sends');
 
 /** One request of a batch as the submitter hands it to its sending activity, with its send's record if it has one. */
@@ -139,6 +158,8 @@ export interface SendInTurnInput {
   requests: Turn[];
   submitterId: string;
   submitterRunId: string;
+  /** The batch's number in the submitter's run (BatchAttempt). */
+  batch?: number | undefined;
 }
 
 /** The failure an activity ended with, as its requester rethrows it. */

@@ -24,13 +24,18 @@ import {
   placeQuery,
   recentJobsQuery,
   requestsQuery,
+  resumeUpdate,
+  sendingUpdate,
   sendsQuery,
   sentSignal,
   submitSignal,
   withdrawSignal,
   type Place,
   type Requester,
+  type BatchAttempt,
+  type SendProgress,
   type SendRecord,
+  type SendVerdict,
   type Turn,
   type WriteAnswer,
 } from '../contract/submitter.js';
@@ -97,6 +102,10 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   // The batch being sent, by id, and the records of its sends (sendInTurn records each before it leaves).
   const sending = new Map<string, Queued>();
   const records = new Map<string, SendRecord>();
+  /** The batch being sent (its number in this run), the latest attempt of it heard from, and what it must not send. */
+  let batchNo = 0;
+  let batchAttempt = 0;
+  const withdrawing = new Set<string>();
   let continuing = false;
   let idleMs = IDLE_MS;
   /** Moves the requests first in line that go as the first does into the batch being sent, up to MOST_IN_A_BATCH. */
@@ -110,6 +119,8 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     )
       n++;
     const taken = queue.splice(0, n);
+    batchNo++;
+    batchAttempt = 0;
     for (const r of taken) {
       sending.set(r.id, r);
       if (r.sending) records.set(r.id, r.sending);
@@ -156,17 +167,46 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     return new Promise<Place>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
   });
   setHandler(recentJobsQuery, (since) => createdSince(kept, since));
-  setHandler(sentSignal, (progress) => {
+  /** Whether a batch's message comes from the batch being sent, from its latest attempt heard from (or a later). */
+  const current = (b: BatchAttempt): boolean =>
+    sending.size > 0 && (b.batch === undefined || b.batch === batchNo) && b.attempt >= batchAttempt;
+  const progressed = (progress: SendProgress): SendVerdict => {
     if (progress.answered) answered(...progress.answered);
     const [id, record] = progress.sending ?? [];
-    if (id && record && sending.has(id)) {
-      records.set(id, record);
-      sentAt.push(record.sentAt);
+    if (!id || !record || !sending.has(id)) return 'stale';
+    if (withdrawing.delete(id)) {
+      answered(id, { withdrawn: true });
+      return 'withdrawn';
     }
+    records.set(id, record);
+    sentAt.push(record.sentAt);
+    return 'go';
+  };
+  // Before each send the batch asks whether it may leave: one withdrawn meanwhile does not, nor one of an attempt
+  // that a retry of the batch took over from.
+  setHandler(sendingUpdate, (p) => {
+    if (!current(p)) {
+      if (p.answered) answered(...p.answered); // what it sent was answered: that stands
+      return 'stale';
+    }
+    batchAttempt = p.attempt;
+    return progressed(p);
+  });
+  setHandler(resumeUpdate, (b) => {
+    if (!current(b)) return [];
+    batchAttempt = b.attempt;
+    return [...sending.values()].map((r) => turnOf(r, records.get(r.id)));
+  });
+  // An earlier version's batch records by signal, and sends whatever the answer: a withdrawal cannot stop it.
+  setHandler(sentSignal, (progress) => {
+    if (progress.sending) withdrawing.delete(progress.sending[0]);
+    progressed(progress);
   });
   setHandler(sendsQuery, () => [...sending.values()].map((r) => turnOf(r, records.get(r.id))));
   setHandler(requestsQuery, () => ({ sending: [...sending.keys()], queued: queue.map((r) => r.id) }));
   setHandler(withdrawSignal, (id) => {
+    // In the batch and not sent yet: answered `withdrawn` when its turn comes, never sent.
+    if (sending.has(id) && !records.has(id)) withdrawing.add(id);
     const at = queue.findIndex((r) => r.id === id);
     // Being sent (or sent by an earlier batch, its answer lost), answered, or unknown: its answer stands.
     if (at < 0 || queue[at]!.sending) return;
@@ -188,7 +228,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
       const batch = take();
       sentAt = [];
       try {
-        for (const [id, a] of await sendBatch(batch)) answered(id, a);
+        for (const [id, a] of await sendBatch(batch, batchNo)) answered(id, a);
       } catch (err) {
         // About the request it names; else the last one sent (its send may have failed), else the first. One whose
         // send may have committed (it has a record) is not answered with a failure a retry may mend (an outage that
@@ -202,7 +242,10 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
           records.has(id ?? '') && !failure.nonRetryable && Date.now() < sending.get(id!)!.askAgainUntil;
         if (id && !lookAgain) answered(id, { failure });
       }
-      // Not answered (the batch stopped before it, or failed at another): first in line again, with what it sent.
+      // Not answered (the batch stopped before it, or failed at another): first in line again, with what it sent;
+      // one withdrawn meanwhile and never sent is answered so.
+      for (const id of withdrawing) if (!records.has(id)) answered(id, { withdrawn: true });
+      withdrawing.clear();
       queue.unshift(...[...sending.values()].map((r) => ({ ...r, sending: records.get(r.id) })));
       sending.clear();
       records.clear();
@@ -260,13 +303,14 @@ const turnOf = ({ id, input, trace }: Queued, sending: SendRecord | undefined): 
 });
 
 /** Sends a batch with one activity (src/activities/send-in-turn.ts): the answers it gave. */
-function sendBatch(batch: Queued[]): Promise<[string, WriteAnswer][]> {
+function sendBatch(batch: Queued[], batchNo: number): Promise<[string, WriteAnswer][]> {
   const { workflowId, runId } = workflowInfo();
   return activitiesWithin(batch[0]!.outageToleranceMs).submit.sendInTurn({
     activity: batch[0]!.activity,
     requests: batch.map((r) => turnOf(r, r.sending)),
     submitterId: workflowId,
     submitterRunId: runId,
+    batch: batchNo,
   });
 }
 

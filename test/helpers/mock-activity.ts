@@ -25,7 +25,11 @@ export function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...a
  */
 export function signalTaker(): { client: Client; signals: unknown[] } {
   const signals: unknown[] = [];
-  const handle = { signal: async (_: unknown, arg: unknown) => void signals.push(arg) };
+  const handle = {
+    signal: async (_: unknown, arg: unknown) => void signals.push(arg),
+    // The batch's record before each send (sendingUpdate): taken, and the send may go.
+    executeUpdate: async (_: unknown, { args }: { args: unknown[] }) => (signals.push(args[0]), 'go'),
+  };
   const client = { workflow: { getHandle: () => handle }, withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn() };
   return { client: client as unknown as Client, signals };
 }

@@ -21,7 +21,8 @@ export const SLOW_JOBS = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_00
 /**
  * Queues `request` at submitter `submitterId` on `taskQueue` (starting it if need be), and waits for its answer, by
  * asking, as a requester in another process than the submitter's batch does (answers-here.ts hands none over).
- * `unanswered`, when given, collects every failure of the questions it asks (the queries).
+ * `unanswered`, when given, collects every failure of the questions it asks (the queries). `wanted`: false once the
+ * requester withdrew it (it then stops asking, as a withdrawing activity does, rather than queue it again).
  */
 export async function askSubmitter(
   client: Client,
@@ -29,6 +30,7 @@ export async function askSubmitter(
   submitterId: string,
   request: WriteRequest,
   unanswered?: unknown[],
+  wanted: () => boolean = () => true,
 ): Promise<WriteAnswer> {
   const submitter = { id: submitterId, taskQueue };
   await queueAt(client, submitter, request);
@@ -39,6 +41,7 @@ export async function askSubmitter(
       throw err;
     })) as typeof handle.query;
   return askFor({ ...handle, query }, request.id, async () => {
+    if (!wanted()) return false;
     await queueAt(client, submitter, request);
     return true;
   });
