@@ -47,7 +47,9 @@ const result = spawnSync(
     `--import=${new URL('./test-preload.mjs', import.meta.url).href}`,
     '--test',
     `--test-concurrency=${concurrency}`,
-    '--test-timeout=300000',
+    // A hang guard, not a speed check: the longest file (the fault matrix, about 4 minutes alone) must fit on a
+    // loaded machine.
+    '--test-timeout=600000',
     // TAP on every Node (22 and 24 print the spec format by default), so logs read the same: `not ok` marks a failure.
     // Beside it, the summary reporter's counts and skips for the run's closing lines.
     ...(ownReporter

@@ -33,9 +33,14 @@ export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobS
   const others = new Set(lost.mark === null && t.createdBefore ? await t.createdBefore(lost.fallbackSinceMs) : []);
   if (lost.mark === null)
     log.warn('looking for a lost submission without its watermark', { targetId: t.targetId, others: [...others] });
-  /** The job found, none, or the new jobs whose target cannot be told yet. */
-  const look = async (): Promise<JobSubmitted | undefined | string[]> => {
+  /**
+   * The job found, none, or the new jobs whose target cannot be told yet. One found by its target alone is taken only
+   * once the window has ended (`settled`): until then our held request may still commit beside it (another caller's
+   * job, made meanwhile), and two are then told apart by failing, naming both, never by taking the first.
+   */
+  const look = async (settled = true): Promise<JobSubmitted | undefined | string[]> => {
     const res = await lookUp(t, lost.mark, lost.fallbackSinceMs, others);
+    if ('found' in res && !res.byId && !settled) return undefined;
     if ('found' in res) {
       log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
       return { jobId: res.found.id, createdAt: res.found.created_at, reconciled: true };
@@ -48,7 +53,7 @@ export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobS
   };
   // Not there (yet) before the window ends: a request the service holds may still commit.
   let seen = await lookUntilSettled(lost.sentAt, lost.settleMs, CADENCE, t.signal, async (last) => {
-    const r = await look();
+    const r = await look(last);
     return Array.isArray(r) && !last ? undefined : r;
   });
   for (let every = CADENCE.everyMs; Array.isArray(seen); every = Math.min(every * 2, LONGEST_PAUSE_MS)) {

@@ -91,13 +91,15 @@ function orderWrites(ctx: ActivityContext) {
     /** Looks for the order a lost answer created; again once a held request could no longer commit. */
     const settle = (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
       const known = new Set(before);
-      return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, signal, async () => {
+      // An order tells nothing of who made it: one new order is taken only once the window has ended, when our held
+      // request can no longer commit beside a person's made meanwhile (two then fail, naming both).
+      return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, signal, async (last) => {
         const fresh = (await listed()).filter((id) => !known.has(id));
         if (fresh.length > 1)
           throw new OrderOutcomeUnknown(
             `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
           );
-        if (!fresh[0]) return undefined;
+        if (!fresh[0] || !last) return undefined;
         log.warn('order answer lost; found the order it created', { orderId: fresh[0], kitchen: input.kitchen });
         return { orderId: fresh[0], status: null, variableOverrides: input.parameters, reconciled: true };
       });

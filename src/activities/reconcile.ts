@@ -21,8 +21,12 @@ export interface Watermark {
   newest: string | null;
 }
 
-/** Where a reconciliation stands: the job found, no job, or jobs whose target cannot be told yet. */
-export type Lookup = { found: Job } | { none: true } | { undetermined: string[] } | { several: string[] };
+/**
+ * Where a reconciliation stands: the job found (`byId`: by our submission id, which no other caller's job carries; else
+ * by its target and time), no job, or jobs whose target cannot be told yet.
+ */
+export type Lookup =
+  { found: Job; byId: boolean } | { none: true } | { undetermined: string[] } | { several: string[] };
 
 const PAGE = 50;
 
@@ -131,7 +135,7 @@ async function newJobs(
   }
 }
 
-type Verdict = 'ours' | 'other' | 'undetermined';
+type Verdict = 'ours' | 'ours by id' | 'other' | 'undetermined';
 
 /**
  * Whether a new job is ours. A run record that cannot be read as it should (gone, garbled, breaking its schema)
@@ -156,7 +160,7 @@ async function identifyBy(t: LookupTarget, job: Job): Promise<Verdict> {
     const run = await t.client.testRuns.summary(job.id, { signal: t.signal });
     const meta = run.metadata;
     const id = submissionIdIn(meta);
-    if (id !== undefined) return id === t.submissionId ? 'ours' : 'other';
+    if (id !== undefined) return id === t.submissionId ? 'ours by id' : 'other';
     if (meta && typeof meta === 'object') return 'other'; // another caller's metadata
     if (t.exact) return 'other'; // the deployment keeps ours: a run without it is not ours
     target ??= run.test_suite_id;
@@ -180,10 +184,12 @@ export async function lookUp(
   if (!complete) undetermined.push('(the rest of a listing that repeats its pages)');
   for (const job of jobs) {
     const verdict = await identify(t, job);
+    // A job carrying our submission id is ours, whatever else is new on the target: no other caller's carries it.
+    if (verdict === 'ours by id') return { found: job, byId: true };
     if (verdict === 'ours') ours.push(job);
     else if (verdict === 'undetermined') undetermined.push(job.id);
   }
-  if (ours.length === 1) return { found: ours[0]! };
+  if (ours.length === 1) return { found: ours[0]!, byId: false };
   if (ours.length > 1) return { several: ours.map((j) => j.id) };
   if (undetermined.length) return { undetermined };
   return { none: true };

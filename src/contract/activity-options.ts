@@ -25,6 +25,13 @@ export const NON_RETRYABLE = [
   'BlobStoreRefused',
 ] as const;
 
+/** The failures of a write that may have created something it could not find: they name what to look at. */
+export const OUTCOME_UNKNOWN: readonly string[] = [
+  'SubmissionOutcomeUnknown',
+  'OrderOutcomeUnknown',
+  'ImportOutcomeUnknown',
+];
+
 /** Failure types that retrying may fix. */
 export const RETRYABLE = [
   'ServerError',

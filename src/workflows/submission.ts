@@ -4,9 +4,15 @@
  * target across every worker and workflow of the namespace. A lost answer can then only be about our own job (see
  * src/activities/reconcile.ts). The submitting activity asks it and waits for the answer.
  */
-import { ActivityCancellationType, CancellationScope, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { JobSubmitted, OrderResult } from '../contract/index.js';
-import { submissionsWithin } from '../contract/activity-options.js';
+import { OUTCOME_UNKNOWN, submissionsWithin } from '../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { orderSubmitterId, submitterId } from '../contract/submitter.js';
 import { ourActivities } from './ours.js';
@@ -35,10 +41,18 @@ export async function askingSubmitter<T>(ask: () => Promise<T>, outer?: Cancella
   try {
     return await CancellationScope.nonCancellable(() => asking.run(ask));
   } catch (err) {
-    for (const scope of scopes) if (scope.consideredCancelled) await scope.cancelRequested;
+    // A write that may have created something ends the workflow with that failure even through a cancel: it names
+    // what to look at, where "cancelled" would say nothing was left behind.
+    if (!mayHaveCreated(err)) for (const scope of scopes) if (scope.consideredCancelled) await scope.cancelRequested;
     throw err;
   }
 }
+
+/** A write's failure saying it may have created something it could not find (an `…OutcomeUnknown`). */
+const mayHaveCreated = (err: unknown): boolean =>
+  err instanceof ActivityFailure &&
+  err.cause instanceof ApplicationFailure &&
+  OUTCOME_UNKNOWN.includes(err.cause.type ?? '');
 
 /**
  * The submitting activities: a cancel reaches them (a request waiting its turn is withdrawn), and waits for their

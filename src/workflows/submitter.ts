@@ -39,10 +39,9 @@ import {
   type Turn,
   type WriteAnswer,
 } from '../contract/submitter.js';
-import { CALL } from '../contract/activity-options.js';
 import { activitiesWithin } from './shared.js';
-import { ourActivities } from './ours.js';
 import { carried, type Queued } from './submitter-carry.js';
+import { createdSince, forgetAnswered, type Kept } from './submitter-answers.js';
 
 export interface SubmitterState {
   /** The answers its requesters may still ask for again, with until when. */
@@ -52,25 +51,6 @@ export interface SubmitterState {
   /** The pace of its sends lately (Pace). */
   pace?: Pace;
 }
-
-/**
- * An answer kept for its requester: until when at the latest, when it was given, and when its requester was first
- * seen no longer asking (the lookup grace runs from then).
- */
-interface Kept {
-  answer: WriteAnswer;
-  keepUntil: number;
-  at: number;
-  requester?: Requester | undefined;
-  goneSince?: number | undefined;
-}
-
-/**
- * How long an answer is kept after its requesting activity was first seen no longer pending: the lookup its workflow
- * makes when that activity ended unanswered (src/workflows/own-job.ts) comes right after. Counted from that check,
- * not from the one before it that saw the activity pending (up to LONGEST_IDLE_MS earlier), so the grace is whole.
- */
-const LOOKUP_GRACE_MS = 5 * 60_000;
 
 /** How long a submitter waits for another request before it asks which answers it must still keep, at first. */
 const IDLE_MS = 60_000;
@@ -108,6 +88,8 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   const withdrawing = new Set<string>();
   let continuing = false;
   let idleMs = IDLE_MS;
+  /** The question whether requesters still ask (forgetAnswered), while it runs. */
+  let asking: Promise<void> | undefined;
   /** Moves the requests first in line that go as the first does into the batch being sent, up to MOST_IN_A_BATCH. */
   const take = (): Queued[] => {
     const like = queue[0]!;
@@ -259,39 +241,16 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     if (await condition(() => queue.length > 0, idleMs)) continue;
     if (queue.length > 0) continue;
     if (kept.size > 0) {
-      await forgetAnswered(kept);
-      idleMs = Math.min(idleMs * 2, LONGEST_IDLE_MS);
+      // The question (retried through an outage, for hours) runs beside the queue: a request that comes meanwhile is
+      // sent at once.
+      const question = (asking ??= forgetAnswered(kept).finally(() => (asking = undefined)));
+      const heard = await Promise.race([question.then(() => true), condition(() => queue.length > 0)]);
+      if (heard === true) idleMs = Math.min(idleMs * 2, LONGEST_IDLE_MS);
       continue;
     }
     await condition(allHandlersFinished);
     return;
   }
-}
-
-/** Drops the answers whose requesters will not ask again: their workflow is gone, or their activity long ended. */
-async function forgetAnswered(kept: Map<string, Kept>): Promise<void> {
-  const entries = [...kept].filter(([, k]) => k.requester);
-  for (const [id, k] of kept) if (!k.requester) kept.delete(id);
-  if (entries.length === 0) return;
-  const asking = await ourActivities(CALL).stillAsking(entries.map(([, k]) => k.requester!));
-  const now = Date.now();
-  entries.forEach(([id, k], i) => {
-    if (asking[i]) k.goneSince = undefined;
-    else if (now - (k.goneSince ??= now) > LOOKUP_GRACE_MS) kept.delete(id);
-  });
-}
-
-/**
- * The jobs this submitter answered with since `since` (epoch ms): never the job of a later request. A lookup that
- * lost its watermark asks (src/activities/lost-answer.ts).
- */
-function createdSince(kept: Map<string, Kept>, since: number): string[] {
-  const ids: string[] = [];
-  for (const { answer, at } of kept.values()) {
-    const result = 'result' in answer && at >= since ? (answer.result as { jobId?: unknown } | null) : null;
-    if (typeof result?.jobId === 'string') ids.push(result.jobId);
-  }
-  return ids;
 }
 
 /** A request as its batch's activity takes it: with the record of its send, when it may have been sent. */

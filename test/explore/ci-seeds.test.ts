@@ -13,7 +13,7 @@ import { judge } from './oracle.js';
 import { runSeed } from './run-seed.js';
 
 /** Seeds that failed on an earlier main, then a spread. */
-export const CI_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
+export const CI_SEEDS = [22, 35, 84, 100, 1, 2, 3, 5];
 
 describe('the explorer, on its fixed seeds', () => {
   let world: World;

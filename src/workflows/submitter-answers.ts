@@ -1,0 +1,53 @@
+/**
+ * The answers a target's submitter (submitter.ts) keeps for its requesters: until when, and when they are forgotten
+ * (their requester will not ask again: its workflow is gone, or its activity ended past the lookup grace), and the
+ * jobs they name, for a lookup that lost its watermark.
+ */
+import type { Requester, WriteAnswer } from '../contract/submitter.js';
+import { CALL } from '../contract/activity-options.js';
+import { ourActivities } from './ours.js';
+
+/**
+ * An answer kept for its requester: until when at the latest, when it was given, and when its requester was first
+ * seen no longer asking (the lookup grace runs from then).
+ */
+export interface Kept {
+  answer: WriteAnswer;
+  keepUntil: number;
+  at: number;
+  requester?: Requester | undefined;
+  goneSince?: number | undefined;
+}
+
+/**
+ * How long an answer is kept after its requesting activity was first seen no longer pending: the lookup its workflow
+ * makes when that activity ended unanswered (src/workflows/own-job.ts) comes right after. Counted from that check,
+ * not from the one before it that saw the activity pending (up to LONGEST_IDLE_MS earlier), so the grace is whole.
+ */
+const LOOKUP_GRACE_MS = 5 * 60_000;
+
+/** Drops the answers whose requesters will not ask again: their workflow is gone, or their activity long ended. */
+export async function forgetAnswered(kept: Map<string, Kept>): Promise<void> {
+  const entries = [...kept].filter(([, k]) => k.requester);
+  for (const [id, k] of kept) if (!k.requester) kept.delete(id);
+  if (entries.length === 0) return;
+  const asking = await ourActivities(CALL).stillAsking(entries.map(([, k]) => k.requester!));
+  const now = Date.now();
+  entries.forEach(([id, k], i) => {
+    if (asking[i]) k.goneSince = undefined;
+    else if (now - (k.goneSince ??= now) > LOOKUP_GRACE_MS) kept.delete(id);
+  });
+}
+
+/**
+ * The jobs this submitter answered with since `since` (epoch ms): never the job of a later request. A lookup that
+ * lost its watermark asks (src/activities/lost-answer.ts).
+ */
+export function createdSince(kept: Map<string, Kept>, since: number): string[] {
+  const ids: string[] = [];
+  for (const { answer, at } of kept.values()) {
+    const result = 'result' in answer && at >= since ? (answer.result as { jobId?: unknown } | null) : null;
+    if (typeof result?.jobId === 'string') ids.push(result.jobId);
+  }
+  return ids;
+}
