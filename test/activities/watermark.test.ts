@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Job, ServiceClient } from '../../src/api/index.js';
-import { lookUp, watermarkOf, type LookupTarget, type Watermark } from '../../src/activities/reconcile.js';
+import type { Job } from '../../src/api/index.js';
+import { lookUp, watermarkOf, type Watermark } from '../../src/activities/reconcile.js';
+import { listingTarget } from '../helpers/listing-target.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 28, 4, 0, s)).toISOString();
 
@@ -24,23 +25,7 @@ const job = (id: string, second: number, tableGroup: string): Job => ({
   table_group_id: tableGroup,
 });
 
-/** A lookup of profiling runs on table group `tg-ours` whose service lists `jobs` (newest first), a page at a time. */
-function target(jobs: Job[]): LookupTarget {
-  const list = async (_project: string, q: { page?: number; limit?: number }) => {
-    const limit = q.limit ?? 20;
-    const page = q.page ?? 1;
-    return { items: jobs.slice((page - 1) * limit, page * limit), total: jobs.length, page, limit };
-  };
-  return {
-    client: { username: undefined, jobs: { list } } as unknown as ServiceClient,
-    projectCode: 'P',
-    kind: 'profiling',
-    jobKey: 'run-profile',
-    targetId: 'tg-ours',
-    submissionId: 'sub-1',
-    signal: new AbortController().signal,
-  };
-}
+const target = listingTarget;
 
 const newestFirst = (jobs: Job[]) => [...jobs].sort((a, b) => b.created_at.localeCompare(a.created_at));
 

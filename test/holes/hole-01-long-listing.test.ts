@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Job, ServiceClient } from '../../src/api/index.js';
-import { lookUp, type LookupTarget } from '../../src/activities/reconcile.js';
+import type { Job } from '../../src/api/index.js';
+import { lookUp } from '../../src/activities/reconcile.js';
+import { listingTarget } from '../helpers/listing-target.js';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 28, 4, 0, 0) + ms).toISOString();
 
@@ -29,22 +30,7 @@ test('hole 1: a lost job behind 1,100 newer jobs of other targets is found, not 
   const ours = job('ours', 1_000, 'tg-ours');
   const newer = Array.from({ length: 1_100 }, (_, i) => job(`other-${i}`, 2_000 + i, `tg-${i % 7}`));
   const listing = [...newer.reverse(), ours, ...older]; // newest first
-  let pages = 0;
-  const list = async (_project: string, q: { page?: number; limit?: number }) => {
-    pages++;
-    const limit = q.limit ?? 20;
-    const page = q.page ?? 1;
-    return { items: listing.slice((page - 1) * limit, page * limit), total: listing.length, page, limit };
-  };
-  const t: LookupTarget = {
-    client: { username: undefined, jobs: { list } } as unknown as ServiceClient,
-    projectCode: 'P',
-    kind: 'profiling',
-    jobKey: 'run-profile',
-    targetId: 'tg-ours',
-    submissionId: 'sub-1',
-    signal: new AbortController().signal,
-  };
+  const t = listingTarget(listing);
   const found = await lookUp(t, { ids: ['before'], newest: at(0) }, 0);
-  assert.deepEqual(found, { found: ours, byId: false }, `after ${pages} pages`);
+  assert.deepEqual(found, { found: ours, byId: false }, `after ${t.pages()} pages`);
 });
