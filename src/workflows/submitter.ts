@@ -243,7 +243,10 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     if (kept.size > 0) {
       // The question (retried through an outage, for hours) runs beside the queue: a request that comes meanwhile is
       // sent at once.
-      const question = (asking ??= forgetAnswered(kept).finally(() => (asking = undefined)));
+      // A question that fails (an outage past its tolerance) forgets nothing: the answers keep until their keepUntil.
+      const question = (asking ??= forgetAnswered(kept)
+        .catch(() => undefined)
+        .finally(() => (asking = undefined)));
       const heard = await Promise.race([question.then(() => true), condition(() => queue.length > 0)]);
       if (heard === true) idleMs = Math.min(idleMs * 2, LONGEST_IDLE_MS);
       continue;
