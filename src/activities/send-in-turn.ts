@@ -109,10 +109,15 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     // A first attempt knows its requests as the submitter handed them; a retry takes over (from then on the submitter
     // refuses an earlier attempt's sends) and hears which are left, and what they sent.
     const { batch } = input;
-    const requests: Request[] =
-      attempt > 1 ? await handle.executeUpdate(resumeUpdate, { args: [{ batch, attempt }] }) : input.requests;
-    const answers: [string, WriteAnswer][] = [];
     const cancelled = Context.current().cancellationSignal;
+    // An update waits for the submitter's workflow task: one that cannot come (its worker is shutting down, this one
+    // with it) must not hold this attempt. Given up, nothing is sent: the next attempt resumes from the submitter.
+    const ask = <R>(fn: () => Promise<R>): Promise<R> => Context.current().client.withAbortSignal(cancelled, fn);
+    const requests: Request[] =
+      attempt > 1
+        ? await ask(() => handle.executeUpdate(resumeUpdate, { args: [{ batch, attempt }] }))
+        : input.requests;
+    const answers: [string, WriteAnswer][] = [];
     // Each send listens to it until the batch ends (requester-gone.ts, sendSignal): up to 20, not a leak.
     setMaxListeners(requests.length + 10, cancelled);
     const deadline = attemptDeadline();
@@ -138,9 +143,9 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
           if (phase.phase !== 'sending') return beat(phases);
           note(phases);
           const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
-          const verdict = await handle.executeUpdate(sendingUpdate, {
-            args: [{ answered: before, sending, batch, attempt }],
-          });
+          const verdict = await ask(() =>
+            handle.executeUpdate(sendingUpdate, { args: [{ answered: before, sending, batch, attempt }] }),
+          );
           if (before) tellHere(...before);
           before = undefined;
           if (verdict === 'withdrawn')
