@@ -6,6 +6,9 @@ import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@tempor
 import { JOB_KINDS } from './job-kinds.js';
 import { NAME_PREFIX } from './names.js';
 
+/** The failures of a write that may have created something it could not find: they name what to look at. */
+export const OUTCOME_UNKNOWN = ['SubmissionOutcomeUnknown', 'OrderOutcomeUnknown', 'ImportOutcomeUnknown'] as const;
+
 /** Failure types (error class names) that retrying cannot fix. */
 export const NON_RETRYABLE = [
   'InvalidInput',
@@ -17,20 +20,11 @@ export const NON_RETRYABLE = [
   'InvalidRequest',
   'StrictImportRejected',
   'UnexpectedResponse',
-  'SubmissionOutcomeUnknown',
-  'OrderOutcomeUnknown',
-  'ImportOutcomeUnknown',
+  ...OUTCOME_UNKNOWN,
   'BlobNotFound',
   'BlobCorrupt',
   'BlobStoreRefused',
 ] as const;
-
-/** The failures of a write that may have created something it could not find: they name what to look at. */
-export const OUTCOME_UNKNOWN: readonly string[] = [
-  'SubmissionOutcomeUnknown',
-  'OrderOutcomeUnknown',
-  'ImportOutcomeUnknown',
-];
 
 /** Failure types that retrying may fix. */
 export const RETRYABLE = [

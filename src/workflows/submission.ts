@@ -52,7 +52,7 @@ export async function askingSubmitter<T>(ask: () => Promise<T>, outer?: Cancella
 const mayHaveCreated = (err: unknown): boolean =>
   err instanceof ActivityFailure &&
   err.cause instanceof ApplicationFailure &&
-  OUTCOME_UNKNOWN.includes(err.cause.type ?? '');
+  (OUTCOME_UNKNOWN as readonly string[]).includes(err.cause.type ?? '');
 
 /**
  * The submitting activities: a cancel reaches them (a request waiting its turn is withdrawn), and waits for their

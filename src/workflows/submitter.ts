@@ -149,6 +149,8 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     return new Promise<Place>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
   });
   setHandler(recentJobsQuery, (since) => createdSince(kept, since));
+  /** The requests of the batch being sent that have no answer yet, each with its send's record if it has one. */
+  const turnsLeft = (): Turn[] => [...sending.values()].map((r) => turnOf(r, records.get(r.id)));
   /** Whether a batch's message comes from the batch being sent, from its latest attempt heard from (or a later). */
   const current = (b: BatchAttempt): boolean =>
     sending.size > 0 && (b.batch === undefined || b.batch === batchNo) && b.attempt >= batchAttempt;
@@ -177,14 +179,14 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   setHandler(resumeUpdate, (b) => {
     if (!current(b)) return [];
     batchAttempt = b.attempt;
-    return [...sending.values()].map((r) => turnOf(r, records.get(r.id)));
+    return turnsLeft();
   });
   // An earlier version's batch records by signal, and sends whatever the answer: a withdrawal cannot stop it.
   setHandler(sentSignal, (progress) => {
     if (progress.sending) withdrawing.delete(progress.sending[0]);
     progressed(progress);
   });
-  setHandler(sendsQuery, () => [...sending.values()].map((r) => turnOf(r, records.get(r.id))));
+  setHandler(sendsQuery, turnsLeft);
   setHandler(requestsQuery, () => ({ sending: [...sending.keys()], queued: queue.map((r) => r.id) }));
   setHandler(withdrawSignal, (id) => {
     // In the batch and not sent yet: answered `withdrawn` when its turn comes, never sent.

@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { matrixSeed } from '../helpers/matrix.js';
-import { startWorld, type World } from '../helpers/matrix-world.js';
+import type { World } from '../helpers/matrix-world.js';
 import { draw, mixOf } from './draw.js';
 import { replayCommand } from './main.js';
 import { judge } from './oracle.js';
-import { runSeed } from './run-seed.js';
+import { runSeed, startExploreWorld } from './run-seed.js';
 
 /** Seeds that failed on an earlier main, then a spread. */
 export const CI_SEEDS = [22, 35, 84, 100, 1, 2, 3, 5];
@@ -18,7 +17,7 @@ export const CI_SEEDS = [22, 35, 84, 100, 1, 2, 3, 5];
 describe('the explorer, on its fixed seeds', () => {
   let world: World;
   before(async () => {
-    world = await startWorld(matrixSeed(4), { temporalDb: 'memory', simState: 'none' });
+    world = await startExploreWorld();
   });
   after(async () => world?.close());
 

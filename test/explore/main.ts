@@ -5,11 +5,9 @@
  * of its own. Prints the schedule mix, the failures, and the cancel latency by state at the end.
  */
 import { parseArgs } from 'node:util';
-import { matrixSeed } from '../helpers/matrix.js';
-import { startWorld } from '../helpers/matrix-world.js';
 import { draw, mixOf } from './draw.js';
 import { judge, type Verdict } from './oracle.js';
-import { runSeed } from './run-seed.js';
+import { runSeed, startExploreWorld } from './run-seed.js';
 
 export interface SeedOutcome {
   seed: number;
@@ -31,7 +29,7 @@ export async function explore(
   const out: SeedOutcome[] = [];
   await Promise.all(
     Array.from({ length: Math.min(lanes, seeds.length) }, async () => {
-      const world = await startWorld(matrixSeed(4), { temporalDb: 'memory', simState: 'none' });
+      const world = await startExploreWorld();
       worlds.add(world);
       try {
         for (let seed = todo.shift(); seed !== undefined; seed = todo.shift()) {

@@ -8,8 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { JobRecord } from '../../src/simulator/index.js';
 import type { Proc } from '../helpers/processes.js';
-import { cellIds } from '../helpers/matrix.js';
-import type { SimOrder, World } from '../helpers/matrix-world.js';
+import { cellIds, matrixSeed } from '../helpers/matrix.js';
+import { startWorld, type SimOrder, type World } from '../helpers/matrix-world.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import type { Requester, Schedule } from './draw.js';
 
@@ -145,6 +145,13 @@ async function foreignOrder(url: string): Promise<void> {
     body: JSON.stringify({ parameters: {}, schedule: 'now' }),
   }).catch(() => undefined);
 }
+
+/**
+ * The world seeds run in: a dev server in memory, the simulator without a state file (a fresh one per seed), and
+ * targets for the most cells a schedule draws plus one, the other table group of a long listing.
+ */
+export const startExploreWorld = (): Promise<World> =>
+  startWorld(matrixSeed(4), { temporalDb: 'memory', simState: 'none' });
 
 /** Runs schedule `s` in world `w`. */
 export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {

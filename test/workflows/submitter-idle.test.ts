@@ -49,22 +49,28 @@ describe("a submitter's idle end", () => {
     activityId,
   });
 
+  /**
+   * A requester that has ended, and when (the server's time, which skipping in earlier tests may have moved ahead of
+   * the clock's). One on a task queue nobody polls would hold the server's time: a task waiting in a queue, even of a
+   * terminated workflow, keeps it from skipping. Seen ended by describe, not by asking its result: asking would let
+   * the server skip time (to timers left by the activity's timeouts, hours ahead) before the submitter starts.
+   */
+  const endedRequester = async (tq: string, name: string) => {
+    const requester = await s.d.env.client.workflow.start('callActivity', {
+      taskQueue: tq,
+      workflowId: `idle-${name}-${tq}`,
+      args: ['dataops.stillAsking', [], CALL],
+    });
+    await eventually('the requester ended', async () =>
+      (await requester.describe()).status.name === 'COMPLETED' ? true : undefined,
+    );
+    const [now] = (await timesOf(requester, 'workflowExecutionCompletedEventAttributes')) as [number];
+    return { requester, now };
+  };
+
   test('an answer whose requester is gone is kept for the lookup grace, then forgotten, and the submitter ends', async () => {
     await withHarness(async (tq) => {
-      // A requester that has ended. (One on a task queue nobody polls would hold the server's time: a task waiting
-      // in a queue, even of a terminated workflow, keeps it from skipping.)
-      const requester = await s.d.env.client.workflow.start('callActivity', {
-        taskQueue: tq,
-        workflowId: `idle-gone-${tq}`,
-        args: ['dataops.stillAsking', [], CALL],
-      });
-      // Seen ended by describe, not by asking its result: asking would let the server skip time (to timers left by
-      // the activity's timeouts, hours ahead) before the submitter starts.
-      await eventually('the requester ended', async () =>
-        (await requester.describe()).status.name === 'COMPLETED' ? true : undefined,
-      );
-      // The server's time, which skipping in earlier tests may have moved ahead of the clock's.
-      const [now] = (await timesOf(requester, 'workflowExecutionCompletedEventAttributes')) as [number];
+      const { requester, now } = await endedRequester(tq, 'gone');
       const state: SubmitterState = {
         answers: [
           [
@@ -87,8 +93,8 @@ describe("a submitter's idle end", () => {
       const [started] = await timesOf(submitter, 'workflowExecutionStartedEventAttributes');
       const [ended] = await timesOf(submitter, 'workflowExecutionCompletedEventAttributes');
       const asked = await timesOf(submitter, 'activityTaskCompletedEventAttributes');
-      // Idle a minute, asked: gone but seen under 5 minutes ago, kept; idle 2, asked, kept; idle 4, asked, forgotten;
-      // idle 8 with nothing to keep: ended.
+      // Idle a minute, asked: first seen gone, kept; idle 2, asked: gone 2 minutes, kept; idle 4, asked: gone 6
+      // minutes, forgotten; idle 8 with nothing to keep: ended.
       assert.ok(ended! - started! >= 5 * MINUTE, `kept for the lookup grace (ended after ${ended! - started!} ms)`);
       assert.ok(ended! - started! < 30 * MINUTE, 'then forgotten: the submitter ended, not at the answer’s keepUntil');
       assert.equal(asked.length, 3, 'asked three times whether its requester still asks');
@@ -97,15 +103,7 @@ describe("a submitter's idle end", () => {
 
   test('hole 3: an answer is kept for the lookup grace from when its requester is first seen gone, not from when last seen asking', async () => {
     await withHarness(async (tq) => {
-      const requester = await s.d.env.client.workflow.start('callActivity', {
-        taskQueue: tq,
-        workflowId: `idle-late-${tq}`,
-        args: ['dataops.stillAsking', [], CALL],
-      });
-      await eventually('the requester ended', async () =>
-        (await requester.describe()).status.name === 'COMPLETED' ? true : undefined,
-      );
-      const [now] = (await timesOf(requester, 'workflowExecutionCompletedEventAttributes')) as [number];
+      const { requester, now } = await endedRequester(tq, 'late');
       // Last seen asking 9 minutes ago, at the check before this run's first (checks go up to 10 minutes apart): its
       // wait has just ended, and its workflow's lookup of the answer comes now.
       const submitter = await s.d.env.client.workflow.start('dataops.submitter', {
