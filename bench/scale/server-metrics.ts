@@ -80,18 +80,22 @@ export const total = (c: Counts, metric: string) => ofMetric(c, metric).reduce((
 /** A metric's `top` operations, largest first. */
 const largest = (c: Counts, metric: string, top: number) =>
   ofMetric(c, metric)
-    .sort((a, b) => b[1] - a[1])
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .slice(0, top);
 
-/** "requests R, persistence P per pipeline; most: Op n, …" for `pipelines` pipelines. */
+/**
+ * "requests R per pipeline (every request kind, largest first); persistence P (the `top` largest)" for `pipelines`
+ * pipelines. Every request kind is named, since sides are compared by them (a start, a signal, a terminate); a top-8
+ * cut once dropped a side's one `StartWorkflowExecution` behind ties at 1.0.
+ */
 export function perPipeline(c: Counts, pipelines: number, top = 8): string {
   const each = (v: number) => (v / pipelines).toFixed(1);
-  const most = (metric: string) =>
-    largest(c, metric, top)
+  const most = (metric: string, n = top) =>
+    largest(c, metric, n)
       .map(([op, v]) => `${op} ${each(v)}`)
       .join(', ');
   return (
-    `server requests ${each(total(c, 'service_requests'))} per pipeline (${most('service_requests')}); ` +
+    `server requests ${each(total(c, 'service_requests'))} per pipeline (${most('service_requests', Infinity)}); ` +
     `persistence operations ${each(total(c, 'persistence_requests'))} (${most('persistence_requests')})`
   );
 }

@@ -112,6 +112,28 @@ test('bench:scale server metrics: persistence time is summed over every namespac
   );
 });
 
+test('bench:scale server metrics: every request kind is named, even past eight at one per pipeline', () => {
+  const kinds = ['PollActivityTaskQueue', 'PollWorkflowTaskQueue', 'RespondWorkflowTaskCompleted'];
+  const ones = ['DescribeWorkflowExecution', 'PollWorkflowExecutionHistory', 'RecordActivityTaskHeartbeat'];
+  const more = ['RecordWorkerHeartbeat', 'RespondActivityTaskCompleted', 'StartWorkflowExecution'];
+  const line = (op: string, n: number) => `service_requests{operation="${op}",service_name="frontend"} ${n}`;
+  const c = counters(
+    [
+      ...kinds.map((k, i) => line(k, 10 * (3 - i))),
+      ...ones.map((k) => line(k, 2)),
+      ...more.map((k) => line(k, 2)),
+    ].join('\n'),
+  );
+  const text = perPipeline(c, 2);
+  assert.match(text, /StartWorkflowExecution 1\.0\b/);
+  assert.match(
+    text,
+    /^server requests 36\.0 per pipeline \(PollActivityTaskQueue 15\.0, PollWorkflowTaskQueue 10\.0, /,
+  );
+  // ties in name order, so two runs print one line
+  assert.match(text, /DescribeWorkflowExecution 1\.0, PollWorkflowExecutionHistory 1\.0, RecordActivityTaskHeartbeat/);
+});
+
 test('bench:scale actions: as the server counts them, in our namespace, single markers left out for their batch', () => {
   const action = (type: string, n: number, namespace = 'default') =>
     `action{action_type="${type}",namespace="${namespace}",operation="X",service_name="frontend"} ${n}`;
