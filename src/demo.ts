@@ -66,6 +66,8 @@ export async function runDemo(
     DATAOPS_USERNAME: SEED_USERS.admin.username,
     DATAOPS_PASSWORD: SEED_USERS.admin.password,
     DATAOPS_PROJECT_CODE: 'DEMO',
+    // The demo's own simulator: nothing else writes to it.
+    DATAOPS_SOLE_WRITER: 'true',
     DATAOPS_BLOB_DIR: join(work, 'blobs'),
     DATAOPS_EXPORT_DIR: join(work, 'exports'),
     DATAOPS_HEARTBEAT_THROTTLE_MS: '1000',

@@ -70,6 +70,7 @@ export async function buildActivityDeps(config: WorkerConfig): Promise<ActivityD
         onResponse: observeServiceCalls(Runtime.instance().metricMeter, name),
       }),
       ...(p.projectCode ? { projectCode: p.projectCode } : {}),
+      ...(p.soleWriter ? { soleWriter: true } : {}),
       scoreScale: config.service.scoreScale,
     };
   }

@@ -11,6 +11,13 @@ export interface ServiceProfile {
   client: ServiceClient;
   /** Project of the profile's table groups and suites; lets a lost submission be found in the job listing. */
   projectCode?: string;
+  /**
+   * Nothing else writes, with this account, to this profile's targets while a send of ours is in flight (no other
+   * client; ours one at a time, as the submitters send them): a lost answer may then be taken to be the one new job
+   * (or order) on its target. @default false: only a job carrying the submission's id is taken; another is named in
+   * an `…OutcomeUnknown` failure
+   */
+  soleWriter?: boolean;
   /** How the deployment reports scores. @default 'fraction' (TestGen 5.134) */
   scoreScale?: ScoreScale;
 }

@@ -22,9 +22,17 @@ export const SentFor = {
   submitterId: z.string().min(1).optional(),
   /**
    * A test run's requester whose earlier attempt may have sent it without the submitter (proven to keep our id): its
-   * lookup, by the id alone, comes before any send. `sending`: that attempt's recorded send, when it has one.
+   * lookup, by the id alone, comes before any send. `sending`: that attempt's recorded send, when it has one; without
+   * it, the lookup reaches back to `since` (absent from requests queued before it was added: the batch's own
+   * schedule time then).
    */
-  earlierUnlocked: z.object({ sending: z.object({ sentAt: z.number(), mark: z.unknown() }).optional() }).optional(),
+  earlierUnlocked: z
+    .object({
+      sending: z.object({ sentAt: z.number(), mark: z.unknown() }).optional(),
+      /** When the requesting activity was first scheduled: an unrecorded send is looked for from then. */
+      since: z.number().optional(),
+    })
+    .optional(),
 };
 
 export const SubmitInput = z.object({

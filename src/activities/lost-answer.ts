@@ -1,7 +1,9 @@
 /**
  * After a send whose answer was lost: the job it created, looked up (reconcile.ts) at once, then until the held
  * request could no longer commit (`settleMs` after the send, settle.ts). Undefined when it created none;
- * SubmissionOutcomeUnknown when several new jobs match. New jobs whose target the service does not tell yet (TestGen
+ * SubmissionOutcomeUnknown when several new jobs match, or when one matches by its target alone where that proves
+ * nothing: another client may write to the target (the profile does not declare `soleWriter`), or, without the send's
+ * watermark, no submitter names our own earlier jobs there (hole 11 of the explorer's issue). New jobs whose target the service does not tell yet (TestGen
  * names a profiling run's table group only once the run starts) are a state, not a failure: they are looked at again
  * until the attempt must end (`until`), then by the next attempt (SubmissionOutcomePending, retryable). Only an
  * activity with no room for another attempt fails, naming them, so a job of ours is never left unwatched unsaid.
@@ -31,6 +33,8 @@ export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobS
   // Without a watermark, the jobs since the fallback time include those of the submissions before ours on the target
   // (a run minutes ago): never ours, and known to its submitter, which names them.
   const others = new Set(lost.mark === null && t.createdBefore ? await t.createdBefore(lost.fallbackSinceMs) : []);
+  // A job found by its target alone is ours only where nothing else writes there, and an earlier job of ours is known.
+  const byTarget = t.byTarget === true && (lost.mark !== null || t.createdBefore !== undefined);
   if (lost.mark === null)
     log.warn('looking for a lost submission without its watermark', { targetId: t.targetId, others: [...others] });
   /**
@@ -41,6 +45,12 @@ export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobS
   const look = async (settled = true): Promise<JobSubmitted | undefined | string[]> => {
     const res = await lookUp(t, lost.mark, lost.fallbackSinceMs, others);
     if ('found' in res && !res.byId && !settled) return undefined;
+    if ('found' in res && !res.byId && !byTarget)
+      throw new SubmissionOutcomeUnknown(
+        `a submission for ${t.targetId} may have been lost, and new job ${res.found.id} on its target carries nothing ` +
+          'that tells whose it is (another client of this account may have made it); not submitting again (check it: ' +
+          'it may be ours, running unwatched; a profile whose account nothing else writes with sets SOLE_WRITER)',
+      );
     if ('found' in res) {
       log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
       return { jobId: res.found.id, createdAt: res.found.created_at, reconciled: true };

@@ -78,7 +78,10 @@ function orderWrites(ctx: ActivityContext) {
     prior: Prior<Listed>,
     record: (phase: Phase<Listed>) => void | Promise<void>,
   ): Promise<OrderResult> {
-    const { client } = ctx.profile(input.profile);
+    const { client, soleWriter } = ctx.profile(input.profile);
+    // A new order is taken for ours by its recipe and variation alone only where nothing else makes them meanwhile
+    // (declared by the profile).
+    const byTarget = soleWriter === true;
     const where = `${input.kitchen}/${input.recipe}/${input.variation}`;
     const listed = async () =>
       (
@@ -92,7 +95,8 @@ function orderWrites(ctx: ActivityContext) {
     const settle = (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
       const known = new Set(before);
       // An order tells nothing of who made it: one new order is taken only once the window has ended, when our held
-      // request can no longer commit beside a person's made meanwhile (two then fail, naming both).
+      // request can no longer commit beside a person's made meanwhile (two then fail, naming both), and only where
+      // nothing else makes orders of it (`byTarget`); elsewhere it is named, never taken.
       return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, signal, async (last) => {
         const fresh = (await listed()).filter((id) => !known.has(id));
         if (fresh.length > 1)
@@ -100,6 +104,10 @@ function orderWrites(ctx: ActivityContext) {
             `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
           );
         if (!fresh[0] || !last) return undefined;
+        if (!byTarget)
+          throw new OrderOutcomeUnknown(
+            `an order ${where} may have been created, and new order ${fresh[0]} carries nothing that tells whose it is (another client of this account may have made it); check it before running again (a profile whose account nothing else writes with sets SOLE_WRITER)`,
+          );
         log.warn('order answer lost; found the order it created', { orderId: fresh[0], kitchen: input.kitchen });
         return { orderId: fresh[0], status: null, variableOverrides: input.parameters, reconciled: true };
       });

@@ -46,6 +46,11 @@ export interface LookupTarget {
    * metadata carries our submission id, never by its target, so the lookup needs no submitter.
    */
   exact?: boolean | undefined;
+  /**
+   * A job may be taken for ours by its target alone: the profile declares that nothing else writes to its targets while
+   * a send of ours is in flight (soleWriter). Otherwise one found by its target is named, never taken.
+   */
+  byTarget?: boolean | undefined;
 }
 
 /** The newest jobs of the kind. */

@@ -56,7 +56,7 @@ export function sender(ctx: ActivityContext) {
     signal: AbortSignal,
     exact?: boolean,
   ) {
-    const { client, projectCode: profileProject } = ctx.profile(input.profile);
+    const { client, projectCode: profileProject, soleWriter } = ctx.profile(input.profile);
     const projectCode = input.projectCode ?? profileProject;
     const own = activityInfo().workflowExecution;
     const who = input.requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId };
@@ -66,8 +66,20 @@ export function sender(ctx: ActivityContext) {
     const createdBefore = submitterId
       ? (since: number) => Context.current().client.workflow.getHandle(submitterId).query(recentJobsQuery, since)
       : undefined;
+    const byTarget = soleWriter === true;
     const target: LookupTarget | undefined = projectCode
-      ? { client, projectCode, kind, jobKey, targetId: input.targetId, submissionId, signal, createdBefore, exact }
+      ? {
+          client,
+          projectCode,
+          kind,
+          jobKey,
+          targetId: input.targetId,
+          submissionId,
+          signal,
+          createdBefore,
+          exact,
+          byTarget,
+        }
       : undefined;
     return { client, submissionId, target };
   }
@@ -107,8 +119,15 @@ export function sender(ctx: ActivityContext) {
               `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
             );
           // An earlier attempt's send made without the submitter is told by its id alone (see Told); this one's as proven.
-          const by = cause === undefined && told?.earlierUnlocked ? { ...target, exact: true } : target;
-          return settle(by, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
+          const earlier = cause === undefined && told?.earlierUnlocked === true;
+          const by = earlier ? { ...target, exact: true } : target;
+          return settle(
+            by,
+            sending?.sentAt ?? Date.now(),
+            sending?.mark ?? null,
+            until,
+            earlier ? told.since : undefined,
+          );
         },
         record,
       },

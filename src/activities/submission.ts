@@ -54,6 +54,15 @@ function recordedSend(recorded: unknown): Sending | undefined {
   return phase?.phase === 'sending' ? phase : undefined;
 }
 
+/** When this activity's workflow started (epoch ms); outside a workflow, the longest a submission may take ago. */
+async function workflowStart(signal: AbortSignal): Promise<number> {
+  const own = activityInfo().workflowExecution;
+  if (!own) return Date.now() - SUBMISSION_BOUND_MS;
+  const client = Context.current().client;
+  const d = await client.withAbortSignal(signal, () => client.workflow.getHandle(own.workflowId, own.runId).describe());
+  return d.startTime.getTime();
+}
+
 /** A submission made by a wait of its own job (see own-job.ts), through its target's submitter (`lock`). */
 export interface WaitSubmission {
   profile: string;
@@ -133,7 +142,7 @@ export function submitter(ctx: ActivityContext) {
     return translated(() =>
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();
-        const told = { echoes: false, earlierUnlocked: earlier !== undefined };
+        const told = { echoes: false, earlierUnlocked: earlier !== undefined, since: earlier?.since };
         const sent = await sendOnce(kind, input, signal, prior, turn.record, outstanding, lookingUntil(), told);
         return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester);
       }),
@@ -198,8 +207,9 @@ export function submitter(ctx: ActivityContext) {
       throw new SubmissionOutcomeUnknown(
         `an unanswered submission for ${input.targetId} may have created a job, and no project code is configured to look it up`,
       );
-    // Told by its id, an early bound takes nothing of another's: the whole time a submission may take.
-    const since = sending?.sentAt ?? Date.now() - SUBMISSION_BOUND_MS;
+    // Told by its id, an early bound takes nothing of another's. Without its record, from the workflow's start: before
+    // any send of its waits, however late this runs (workers down for hours: hole 2).
+    const since = sending?.sentAt ?? (await workflowStart(signal));
     return settle(target, sending?.sentAt ?? Date.now(), sending?.mark ?? null, lookingUntil(), since);
   }
 

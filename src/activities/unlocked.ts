@@ -28,6 +28,11 @@ export interface Told {
   mark?: Watermark;
   echoes: boolean;
   earlierUnlocked?: boolean;
+  /**
+   * When the requesting activity was first scheduled (epoch ms): before any send of its attempts, so an earlier
+   * attempt's send whose record was lost is looked for from then, however long the request then queued (hole 2).
+   */
+  since?: number | undefined;
 }
 
 /**
@@ -49,6 +54,8 @@ export function forSubmitter(
 ): Record<string, unknown> {
   const { profile, targetId, projectCode } = input;
   const caller = input.caller ?? thisWorkflow();
-  const earlierUnlocked = provable(kind) && mayHaveSent ? { earlierUnlocked: sending ? { sending } : {} } : {};
+  const since = activityInfo().scheduledTimestampMs;
+  const earlierUnlocked =
+    provable(kind) && mayHaveSent ? { earlierUnlocked: { ...(sending ? { sending } : {}), since } } : {};
   return { profile, targetId, ...(projectCode ? { projectCode } : {}), caller, ...earlierUnlocked };
 }

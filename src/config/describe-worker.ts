@@ -24,6 +24,7 @@ export function describeConfig(config: WorkerConfig): Record<string, unknown> {
             username: p.credentials?.username ?? null,
             apiBearer: p.apiBearer?.type ?? 'session',
             projectCode: p.projectCode ?? null,
+            soleWriter: p.soleWriter ?? false,
           },
         ]),
       ),

@@ -4,7 +4,7 @@
  * `*_FILE` files and are never shown.
  */
 import { tokenExpiresAt } from '../api/token-expiry.js';
-import { type Env, type Problems, type ReadFile, doc, httpUrl, int, readEnv, secretKey, text } from './env.js';
+import { type Env, type Problems, type ReadFile, doc, flag, httpUrl, int, readEnv, secretKey, text } from './env.js';
 
 export interface ProfileConfig {
   /**
@@ -13,6 +13,8 @@ export interface ProfileConfig {
    */
   credentials?: { username: string; password: string };
   projectCode?: string;
+  /** Nothing else submits through the API, with this account, to the targets this profile writes to (see SOLE_WRITER). */
+  soleWriter?: boolean;
   /** Bearer for /api/v1 where the deployment issues its own. @default the /v2 session */
   apiBearer?:
     | { type: 'static'; token: string }
@@ -43,6 +45,10 @@ export const profileEnv = (prefix: string) => ({
   [`${prefix}PROJECT_CODE`]: doc(
     text(),
     'Its project: lets a submission whose answer was lost be found instead of sent again.',
+  ),
+  [`${prefix}SOLE_WRITER`]: doc(
+    flag(false),
+    "`true` declares that, while a send of ours is in flight, nothing else creates a job through the API with this account on this profile's targets, nor an order of their recipes and variations: no other client or person, and our sends to a target one at a time (this fleet's submitters, one per task queue and profile, see to that; a workflow of yours that calls the submit activities without `lock` must too). A submission whose answer was lost is then taken to be the one new job (or order) on its target. By default only a job carrying the submission's id is taken (test runs, where the deployment keeps their metadata); another new job on the target is named in an `…OutcomeUnknown` failure, never reported as the workflow's.",
   ),
   [`${prefix}API_TOKEN`]: doc(
     secretKey(),
@@ -164,6 +170,7 @@ export function readProfile(name: string, env: Env, read: ReadFile, problems: Pr
   return {
     ...(username && password ? { credentials: { username, password } } : {}),
     ...(projectCode ? { projectCode } : {}),
+    ...(v[`${prefix}SOLE_WRITER`] === true ? { soleWriter: true } : {}),
     ...(apiBearer ? { apiBearer } : {}),
   };
 }

@@ -77,7 +77,12 @@ export const FAILURE_TYPES = [
   f('Conflict', 'activity', false, 'the service refused a change that conflicts with the current state'),
   f('InvalidRequest', 'activity', false, 'the service refused the request as invalid'),
   f('UnexpectedResponse', 'activity', false, 'a valid JSON answer that breaks its schema'),
-  f('SubmissionOutcomeUnknown', 'activity', false, 'a submission answer was lost and the job could not be found'),
+  f(
+    'SubmissionOutcomeUnknown',
+    'activity',
+    false,
+    "a submission answer was lost and its job could not be found, or not told from another caller's (named)",
+  ),
   f(
     'SubmissionOutcomePending',
     'activity',
@@ -90,7 +95,12 @@ export const FAILURE_TYPES = [
     false,
     "internal: a target's submitter undid what it created for a workflow that is gone (terminated, timed out); no caller sees it",
   ),
-  f('OrderOutcomeUnknown', 'activity', false, 'an order-create answer was lost and the order could not be found'),
+  f(
+    'OrderOutcomeUnknown',
+    'activity',
+    false,
+    "an order-create answer was lost and its order could not be found, or not told from another's (named)",
+  ),
   f('ImportOutcomeUnknown', 'activity', false, 'an apply answer was lost and a fresh preview cannot tell if it landed'),
   f('UnknownProfile', 'activity', false, 'the input names a credential profile the worker does not have'),
   f('BlobNotFound', 'activity', false, 'a claim-check reference names no stored file (another host, or removed)'),

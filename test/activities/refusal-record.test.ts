@@ -54,7 +54,7 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
         const sent = await (await clientFor(sim)).profilingRuns.submit(TG.finance);
         const out = await attemptOf(attempt, { phase: 'rejected', attempt: refusedBy }, acts.submitProfilingRun, {
           targetId: TG.finance,
-        });
+        }).catch((e: unknown) => e);
         const jobs = sim.controls.jobs().filter((j) => j.table_group_id === TG.finance);
         return { sent: sent.id, out, jobs: jobs.length };
       },
@@ -62,17 +62,27 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
       { variants: { listingTargets: true } },
     );
 
+  /**
+   * What an attempt whose predecessor may have sent, with no record of that send (no watermark) and no submitter to
+   * name our earlier jobs, makes of the new job on its target: it cannot tell it from an earlier one of ours (hole 11
+   * of the explorer's issue), so it names it and sends nothing.
+   */
+  const namedNotTaken = (out: unknown, sent: string) => {
+    assert.ok(out instanceof ApplicationFailure && out.type === 'SubmissionOutcomeUnknown', String(out));
+    assert.match(out.message, new RegExp(`new job ${sent} on its target`));
+  };
+
   test('a job: the attempt right after the refusal submits at once', async () => {
     const { sent, out, jobs } = await jobCase(2, 1);
-    assert.equal(out.reconciled, false);
-    assert.notEqual(out.jobId, sent, 'a refusal just before: nothing outstanding, nothing looked for');
+    const job = out as { reconciled: boolean; jobId: string };
+    assert.equal(job.reconciled, false);
+    assert.notEqual(job.jobId, sent, 'a refusal just before: nothing outstanding, nothing looked for');
     assert.equal(jobs, 2);
   });
 
-  test('a job: an attempt two after the refusal looks first, and finds what the one in between sent', async () => {
+  test('a job: an attempt two after the refusal looks first, and names what the one in between sent', async () => {
     const { sent, out, jobs } = await jobCase(3, 1);
-    assert.equal(out.reconciled, true, 'looked for the job before sending');
-    assert.equal(out.jobId, sent);
+    namedNotTaken(out, sent);
     assert.equal(jobs, 1, 'not submitted twice');
   });
 
@@ -81,9 +91,11 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
       async (sim) => {
         const acts = activityFunctions(await simDeps(sim, { submitSettleMs: 1_000 }));
         const sent = await (await clientFor(sim)).profilingRuns.submit(TG.finance);
-        const out = await attemptOf(2, { phase: 'rejected' }, acts.submitProfilingRun, { targetId: TG.finance });
-        assert.equal(out.jobId, sent.id);
-        assert.equal(out.reconciled, true);
+        const out = await attemptOf(2, { phase: 'rejected' }, acts.submitProfilingRun, {
+          targetId: TG.finance,
+        }).catch((e: unknown) => e);
+        namedNotTaken(out, sent.id);
+        assert.equal(sim.controls.jobs().filter((j) => j.table_group_id === TG.finance).length, 1);
       },
       {},
       { variants: { listingTargets: true } },

@@ -51,6 +51,12 @@ export interface Schedule {
   skewMs: number;
   requesters: Requester[];
   steps: Step[];
+  /**
+   * Whether the workers' profile declares itself its targets' only writer (DATAOPS_SOLE_WRITER): never on a seed with
+   * another writer (another API client of the account, a person's order), and on two in three of the others. Not
+   * drawn, so that adding it left every seed's schedule as it was.
+   */
+  soleWriter: boolean;
 }
 
 /** The HTTP calls a fault can hit: submissions, an order's creation, the listings a lookup reads, a wait's polls, a cancel. */
@@ -137,7 +143,9 @@ export function draw(seed: number): Schedule {
   for (const q of requesters)
     if (q.cancelAt !== undefined && r.chance(0.5)) q.cancelAt = Math.max(q.startAt, r.pick(faultsAt) + r.int(0, 2_500));
   steps.sort((a, b) => a.at - b.at);
-  return { seed, cells, skewMs: r.chance(0.3) ? r.int(1_000, 120_000) : 0, requesters, steps };
+  const skewMs = r.chance(0.3) ? r.int(1_000, 120_000) : 0;
+  const otherWriter = steps.some((x) => (x.what === 'foreign' && x.jobs.as === 'api') || x.what === 'person-order');
+  return { seed, cells, skewMs, requesters, steps, soleWriter: !otherWriter && seed % 3 !== 0 };
 }
 
 /** One line per schedule, for the run's mix. */
@@ -152,6 +160,7 @@ export function mixOf(s: Schedule): string[] {
           : x.what,
     ),
     ...(s.skewMs ? ['clock-skew'] : []),
+    ...(s.soleWriter ? ['sole-writer'] : []),
     `cells:${s.cells}`,
   ];
 }

@@ -162,7 +162,8 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
   await w.controls.orderDurations({ plannedMs: 300, runMs: 2_500 });
   if (s.skewMs) await w.controls.call('POST', '/_sim/clock/advance', { ms: s.skewMs });
   const queue = `explore-${s.seed}-${Date.now()}`;
-  const workers: (Proc | undefined)[] = [w.startWorker(queue), w.startWorker(queue)];
+  const env = { DATAOPS_SOLE_WRITER: String(s.soleWriter) };
+  const workers: (Proc | undefined)[] = [w.startWorker(queue, env), w.startWorker(queue, env)];
   await sleep(1_500); // both polling before the first start
   const t0 = Date.now();
   const at = (ms: number) => sleep(Math.max(0, t0 + ms - Date.now()));
@@ -206,7 +207,7 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
         await workers[step.worker]?.stop('SIGKILL');
         workers[step.worker] = undefined;
         await sleep(step.downMs);
-        workers[step.worker] = w.startWorker(queue);
+        workers[step.worker] = w.startWorker(queue, env);
         return;
       }
       case 'foreign': {

@@ -14,17 +14,26 @@ export const harnessPath = fileURLToPath(new URL('../fixtures/workflows/activity
 
 /**
  * Activity dependencies for a simulator: profile "default" (admin, project DEMO, its client's request timeout
- * `timeoutMs`, 5 s when not given) plus any extra.
+ * `timeoutMs`, 5 s when not given; `soleWriter` unless told false: a test's simulator has no other writer unless the
+ * test makes one) plus any extra.
  */
 export async function simDeps(
   sim: RunningSimulator,
-  extra: Partial<ActivityDeps> & { user?: UserKey; projectCode?: string | null; timeoutMs?: number } = {},
+  extra: Partial<ActivityDeps> & {
+    user?: UserKey;
+    projectCode?: string | null;
+    timeoutMs?: number;
+    soleWriter?: boolean;
+  } = {},
 ): Promise<ActivityDeps> {
   const timeout = extra.timeoutMs !== undefined ? { timeoutMs: extra.timeoutMs } : {};
   const client = await clientFor(sim, extra.user ?? 'admin', timeout);
   const projectCode = extra.projectCode === null ? undefined : (extra.projectCode ?? 'DEMO');
   return {
-    profiles: { default: { client, ...(projectCode ? { projectCode } : {}) }, ...extra.profiles },
+    profiles: {
+      default: { client, ...(projectCode ? { projectCode } : {}), soleWriter: extra.soleWriter ?? true },
+      ...extra.profiles,
+    },
     store: extra.store ?? new LocalDirectoryBlobStore(mkdtempSync(join(tmpdir(), 'blobs-'))),
     exportDir: extra.exportDir ?? mkdtempSync(join(tmpdir(), 'exports-')),
     ...(extra.clockSkewMs !== undefined ? { clockSkewMs: extra.clockSkewMs } : {}),

@@ -121,12 +121,16 @@ export async function startSimulatorProcess(env: Record<string, string> = {}): P
   return { proc, url };
 }
 
-/** A worker's service settings for the simulator at `url`: its seed admin, in the seed project. */
+/**
+ * A worker's service settings for the simulator at `url`: its seed admin, in the seed project, declared its targets'
+ * only writer (the simulator has no other unless a test makes one).
+ */
 export const simulatorService = (url: string) => ({
   DATAOPS_BASE_URL: url,
   DATAOPS_USERNAME: SEED_USERS.admin.username,
   DATAOPS_PASSWORD: SEED_USERS.admin.password,
   DATAOPS_PROJECT_CODE: 'DEMO',
+  DATAOPS_SOLE_WRITER: 'true',
 });
 
 export function startWorkerProcess(env: Record<string, string>): Proc {

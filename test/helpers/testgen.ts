@@ -51,11 +51,13 @@ export interface TestGenPeer {
 
 /**
  * A worker's service settings for `peer` (as `simulatorService` is for the simulator): the API at `baseUrl` (the peer
- * itself, or a proxy in front of it), the demo project, and the OAuth refresh grant `grant`.
+ * itself, or a proxy in front of it), the demo project, and the OAuth refresh grant `grant`; declared its targets' only
+ * writer (TestGen's own scheduler writes as `scheduler`, which no lookup takes).
  */
 export const testGenService = (peer: TestGenPeer, grant: OAuthGrant, baseUrl = peer.url) => ({
   DATAOPS_BASE_URL: baseUrl,
   DATAOPS_PROJECT_CODE: peer.demo.projectCode,
+  DATAOPS_SOLE_WRITER: 'true',
   DATAOPS_OAUTH_TOKEN_URL: grant.tokenUrl,
   DATAOPS_OAUTH_CLIENT_ID: grant.clientId,
   DATAOPS_OAUTH_CLIENT_SECRET: grant.clientSecret,

@@ -122,6 +122,26 @@ describe(
       });
 
     test(
+      'a profiling run whose answer is lost, on a profile not declared its only writer: named, never sent again',
+      LONG,
+      async () => {
+        // TestGen keeps nothing of the caller on a profiling run: without the declaration, the run the lost answer
+        // created cannot be told from another client's, so the workflow fails naming it rather than report it.
+        const queue = uniqueTaskQueue('lost-undeclared');
+        await startWorker(queue, { DATAOPS_SOLE_WRITER: 'false' });
+        const path = new RegExp(`^${lostAnswers[1]!.path()}$`);
+        const before = posts(path).length;
+        const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
+        const handle = await start(queue, 'dataops.profileTableGroup', { ...polling, ...lostAnswers[1]!.input() });
+        const end = await ending(handle);
+        assert.equal(end.outcome, 'failed', `ended ${end.outcome}`);
+        assert.match(end.failure ?? '', /SubmissionOutcomeUnknown/);
+        assert.ok(end.failure?.includes(`new job ${answeredId(lost)}`), `the run named in: ${end.failure}`);
+        assert.equal(posts(path).length - before, 1, 'no second submission reached TestGen');
+      },
+    );
+
+    test(
       "the test run's wait is cancelled while it submits the run, and its worker dies: that run is found and canceled",
       LONG,
       async () => {
