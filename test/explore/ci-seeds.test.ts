@@ -11,8 +11,11 @@ import { replayCommand } from './main.js';
 import { judge } from './oracle.js';
 import { runSeed, startExploreWorld } from './run-seed.js';
 
-/** Seeds that failed on an earlier main, then a spread. */
-export const CI_SEEDS = [22, 35, 84, 100, 1, 2, 3, 5];
+/**
+ * Seeds that failed on an earlier main (46: another client's run taken for ours), one whose profile declares the sole
+ * writer and loses a profiling answer (10), then a spread.
+ */
+export const CI_SEEDS = [22, 35, 84, 100, 46, 10, 1, 2, 3, 5];
 
 describe('the explorer, on its fixed seeds', () => {
   let world: World;

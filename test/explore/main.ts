@@ -19,20 +19,24 @@ export interface SeedOutcome {
 /** The worlds running now: closed on SIGINT or SIGTERM, so that no server or worker outlives the explorer. */
 const worlds = new Set<{ close: () => Promise<void> }>();
 
-/** Runs `seeds` in `lanes` worlds side by side; `onSeed` hears each as it ends. */
+/**
+ * Runs `seeds` in `lanes` worlds side by side, starting none after `until` (epoch ms); `onSeed` hears each as it ends.
+ */
 export async function explore(
   seeds: number[],
   lanes: number,
   onSeed: (o: SeedOutcome) => void = () => {},
+  until = Infinity,
 ): Promise<SeedOutcome[]> {
   const todo = [...seeds];
   const out: SeedOutcome[] = [];
   await Promise.all(
     Array.from({ length: Math.min(lanes, seeds.length) }, async () => {
+      if (Date.now() >= until) return; // the budget is spent: no world either
       const world = await startExploreWorld();
       worlds.add(world);
       try {
-        for (let seed = todo.shift(); seed !== undefined; seed = todo.shift()) {
+        for (let seed = todo.shift(); seed !== undefined && Date.now() < until; seed = todo.shift()) {
           const schedule = draw(seed);
           const began = Date.now();
           let verdict: Verdict;
@@ -80,9 +84,14 @@ async function main(): Promise<void> {
       seed: { type: 'string' },
       from: { type: 'string', default: '1' },
       lanes: { type: 'string', default: '1' },
+      minutes: { type: 'string' },
     },
   });
-  const count = Number(values.seeds);
+  // With a time budget, seeds run until it is spent (no new seed starts after it), however many that is.
+  const minutes = values.minutes === undefined ? undefined : Number(values.minutes);
+  if (minutes !== undefined && !(minutes > 0))
+    throw new Error(`--minutes takes a positive number, got ${values.minutes}`);
+  const count = minutes !== undefined && values.seeds === '10' ? 1_000_000 : Number(values.seeds);
   const from = Number(values.from);
   const lanes = Number(values.lanes);
   for (const [flag, v] of [
@@ -99,12 +108,18 @@ async function main(): Promise<void> {
       void Promise.allSettled([...worlds].map((w) => w.close())).then(() => process.exit(130));
     });
   const started = Date.now();
-  const outcomes = await explore(seeds, lanes, (o) => {
-    const bad = o.verdict.violations.length > 0;
-    console.log(`seed ${o.seed}: ${bad ? 'FAILED' : 'clean'} in ${(o.ms / 1000).toFixed(1)} s`);
-    for (const v of o.verdict.violations) console.log(`  ${v}`);
-    if (bad) console.log(`  replay: ${replayCommand(o.seed)}`);
-  });
+  const until = minutes === undefined ? Infinity : started + minutes * 60_000;
+  const outcomes = await explore(
+    seeds,
+    lanes,
+    (o) => {
+      const bad = o.verdict.violations.length > 0;
+      console.log(`seed ${o.seed}: ${bad ? 'FAILED' : 'clean'} in ${(o.ms / 1000).toFixed(1)} s`);
+      for (const v of o.verdict.violations) console.log(`  ${v}`);
+      if (bad) console.log(`  replay: ${replayCommand(o.seed)}`);
+    },
+    until,
+  );
   const mix = new Map<string, number>();
   for (const m of outcomes.flatMap((o) => o.mix)) mix.set(m, (mix.get(m) ?? 0) + 1);
   const failed = outcomes.filter((o) => o.verdict.violations.length > 0);
