@@ -50,3 +50,13 @@ export const meanP99 = (xs: number[]) => `${f(mean(xs), 0)} / ${f(percentile(xs,
 
 /** Load average over the last minute. */
 export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+
+/**
+ * "W, S (ours A× / B×)": a side's worker and server CPU per pipeline in ms (`cpu` in seconds, by process), and ours
+ * against it, so that the CPU targets read at a glance.
+ */
+export function cpuPerPipeline(it: Record<string, number>, ours: Record<string, number>, n: number): string {
+  const ms = (s = NaN) => f((s * 1000) / n, 1);
+  const ratio = (a = NaN, b = NaN) => (Number.isFinite(a / b) ? `${f(a / b, 2)}×` : '–');
+  return `${ms(it.worker)}, ${ms(it.server)} (ours ${ratio(ours.worker, it.worker)} / ${ratio(ours.server, it.server)})`;
+}

@@ -13,7 +13,7 @@ import { SEED_USERS } from '../../src/simulator/index.js';
 import { scaleSeed } from './seed.js';
 import { startWorld } from '../../test/helpers/matrix-world.js';
 import { plainPipeline } from './loop.js';
-import { f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
+import { cpuPerPipeline, f, loadAverage, memoryMiB, percentile, pooled } from './measure.js';
 import {
   historyFigures,
   registerSearchAttributes,
@@ -198,7 +198,7 @@ async function main(): Promise<void> {
           floorStartSteps = startSteps(fl.t0, await floorStarts(w, fl.ids));
           floorLines.push(
             `| ${n} | ${f(fl.wallS)} s / ${f(loop.wallS)} s = **${f(fl.wallS / loop.wallS, 2)}×** ` +
-              `| ${f(fl.cpu.worker!)} + ${f(fl.cpu.server!)} | ${f(wk.wallS / fl.wallS, 2)}× | ${fl.failures} |`,
+              `| ${f(fl.cpu.worker!)} + ${f(fl.cpu.server!)} | ${cpuPerPipeline(fl.cpu, wk.cpu, n)} | ${f(wk.wallS / fl.wallS, 2)}× | ${fl.failures} |`,
           );
           serverWork.push(`N = ${n}, the floor: ${perPipeline(fl.server, n)}; ${persistenceLoad(fl.server, fl.wallS)}`);
           console.log(floorLines.at(-1));
@@ -206,7 +206,8 @@ async function main(): Promise<void> {
         for (const b of bounds) {
           floorLines.push(
             `| ${n} (bound: ${b.name}) | ${f(b.wallS)} s / ${f(loop.wallS)} s = **${f(b.wallS / loop.wallS, 2)}×** ` +
-              `| ${f(b.cpu.worker!)} + ${f(b.cpu.server!)} (+ ${f(b.cpu.simulator!)}) | ${f(wk.wallS / b.wallS, 2)}× | ${b.failures} |`,
+              `| ${f(b.cpu.worker!)} + ${f(b.cpu.server!)} (+ ${f(b.cpu.simulator!)}) | ${cpuPerPipeline(b.cpu, wk.cpu, n)} ` +
+              `| ${f(wk.wallS / b.wallS, 2)}× | ${b.failures} |`,
           );
           console.log(floorLines.at(-1));
         }
@@ -242,8 +243,8 @@ async function main(): Promise<void> {
           'on a worker of their own (bench/scale/floor-workflow.ts); the bound (`--bound`, run before each batch): ' +
           "one activity making the loop's calls, with none, one or both of the per-target locks (bound-workflow.ts):",
         '',
-        '| N | wall: floor or bound / loop | CPU s: its worker + server (+ sim) | our worker / it | failures |',
-        '|---|---|---|---|---|',
+        "| N | wall: floor or bound / loop | CPU s: its worker + server (+ sim) | CPU ms per pipeline: its worker, server (ours ÷ it) | our worker's wall / it | failures |",
+        '|---|---|---|---|---|---|',
         ...floorLines,
       );
     lines.push(

@@ -5,6 +5,7 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import { benchOptions, workerEnvOf } from '../../bench/scale/options.js';
 import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
 import { waitsCompleted } from '../../bench/scale/pipelines.js';
+import { cpuPerPipeline } from '../../bench/scale/measure.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -132,6 +133,14 @@ test('bench:scale server metrics: every request kind is named, even past eight a
   );
   // ties in name order, so two runs print one line
   assert.match(text, /DescribeWorkflowExecution 1\.0, PollWorkflowExecutionHistory 1\.0, RecordActivityTaskHeartbeat/);
+});
+
+test('bench:scale CPU per pipeline: each side in ms, ours against it', () => {
+  assert.equal(
+    cpuPerPipeline({ worker: 51.7, server: 96 }, { worker: 90.4, server: 122.4 }, 1000),
+    '51.7, 96.0 (ours 1.75× / 1.28×)',
+  );
+  assert.equal(cpuPerPipeline({ worker: 0, server: 1 }, {}, 10), '0.0, 100.0 (ours – / –)');
 });
 
 test('bench:scale actions: as the server counts them, in our namespace, single markers left out for their batch', () => {

@@ -30,7 +30,15 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
   assert.match(out, /pipeline input beyond the defaults: \{"statusReports":0\}/);
   assert.match(out, /pipelines started with their first search attributes/, 'as the CLI starts them');
   // The floor ran beside it, without failures.
-  assert.match(out, /^\| 2 \| [\d.]+ s \/ [\d.]+ s = \*\*[\d.]+×\*\* \| [\d.]+ \+ [\d.]+ \| [\d.]+× \| 0 \|$/m);
+  // Its CPU per pipeline, worker and server in ms, and ours against it, in a cell of its own.
+  const cpuCell = String.raw`[\d.]+, [\d.]+ \(ours (?:[\d.]+×|–) / (?:[\d.]+×|–)\)`;
+  assert.match(
+    out,
+    new RegExp(
+      String.raw`^\| 2 \| [\d.]+ s / [\d.]+ s = \*\*[\d.]+×\*\* \| [\d.]+ \+ [\d.]+ \| ${cpuCell} \| [\d.]+× \| 0 \|$`,
+      'm',
+    ),
+  );
   // The bound ran before each round, both shapes, without failures; with locks, each of its 2 submissions started a
   // lock execution, described its own workflow and terminated the lock; without, the pipeline is its only start.
   const table = out.slice(out.indexOf('The Temporal floor: N workflows'));
@@ -43,7 +51,10 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     'one activity, a submitter recording each send, each job named, the input check and progress upserts',
   ]) {
     const rows = table.match(
-      new RegExp(`^\\| 2 \\(bound: ${shape}\\) \\| [\\d.]+ s / [\\d.]+ s = \\*\\*[\\d.]+×\\*\\* \\|.*\\| 0 \\|$`, 'gm'),
+      new RegExp(
+        `^\\| 2 \\(bound: ${shape}\\) \\| [\\d.]+ s / [\\d.]+ s = \\*\\*[\\d.]+×\\*\\* \\|.*\\| ${cpuCell} \\| [\\d.]+× \\| 0 \\|$`,
+        'gm',
+      ),
     );
     assert.equal(rows?.length, 2, `two rounds of the bound (${shape}) in:\n${out}`);
   }
