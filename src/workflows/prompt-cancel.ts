@@ -7,14 +7,14 @@
  * A wait that answers with its job ended (it completed before the cancel reached it) answers once that cancel has; a
  * cancel still trying to reach the service then stops, since the wait saw the job end (`seenTerminal`).
  */
-import { CancellationScope, condition } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, condition } from '@temporalio/workflow';
 import type { JobOptions, JobSnapshot } from '../contract/index.js';
 import { cancelRemoteJob, cancelStarted, seenTerminal } from './remote-cancel.js';
 import type { Tracker } from './shared.js';
 
 /**
- * Runs `wait`; if the workflow is cancelled meanwhile, cancels the job `jobOf` names as soon as it names one (unless
- * `cancelRemoteJob` is false).
+ * Runs `wait`; if the workflow is cancelled meanwhile, cancels the job `jobOf` names as soon as it names one. With
+ * `cancelRemoteJob` false, the job is left alone and the wait is not waited for (leavingRunning).
  */
 export async function cancellingPromptly<T extends { job: JobSnapshot }>(
   t: Tracker,
@@ -22,7 +22,7 @@ export async function cancellingPromptly<T extends { job: JobSnapshot }>(
   jobOf: () => string | undefined,
   wait: () => Promise<T>,
 ): Promise<T> {
-  if (!opts.cancelRemoteJob) return wait();
+  if (!opts.cancelRemoteJob) return leavingRunning(jobOf, wait);
   let ended = false;
   CancellationScope.current()
     .cancelRequested.catch(() =>
@@ -46,6 +46,28 @@ export async function cancellingPromptly<T extends { job: JobSnapshot }>(
       if (result.job.id === jobId) seenTerminal(t, result.job);
       await cancelling;
     }
+    return result;
+  } finally {
+    ended = true;
+  }
+}
+
+/**
+ * With `cancelRemoteJob` false, a cancel ends the wait as soon as the job is known, rather than when the wait hears
+ * of it at its next heartbeat: a job that completed meanwhile would otherwise end the cancelled workflow completed.
+ * A wait that submits its own job is still waited for until it names the job, or ends without one.
+ */
+async function leavingRunning<T>(jobOf: () => string | undefined, wait: () => Promise<T>): Promise<T> {
+  let ended = false;
+  const left = CancellationScope.current().cancelRequested.catch(async (err: unknown) => {
+    await CancellationScope.nonCancellable(() => condition(() => ended || jobOf() !== undefined));
+    throw err;
+  });
+  try {
+    const result = await Promise.race([wait(), left]);
+    // Answered in the activation that brought the cancel: the job ended by itself, and the workflow is still cancelled.
+    if (CancellationScope.current().consideredCancelled)
+      throw new CancelledFailure('the workflow was cancelled; its job was left alone (cancelRemoteJob is false)');
     return result;
   } finally {
     ended = true;

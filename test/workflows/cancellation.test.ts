@@ -144,6 +144,29 @@ describe('cancelling a workflow cancels the remote job', () => {
       assert.equal(s.sim.controls.job(job.id)?.status, 'pending');
       assert.equal(s.sim.controls.counters().cancels[job.id], undefined);
       assert.equal((await handle.query(progressQuery)).remoteCancel, null);
+      // Ended at once: not once its wait heard of the cancel at its next heartbeat (seconds later).
+      const events = (await handle.fetchHistory()).events ?? [];
+      assert.ok(!events.some((e) => e.activityTaskCanceledEventAttributes), 'the wait was not waited for');
+    });
+  });
+
+  test('cancelRemoteJob false: a job that completes right after the cancel still ends the workflow cancelled', async () => {
+    // The wait hears of the cancel only at its next heartbeat (seconds); a job that completes before then used to end
+    // the cancelled workflow completed, with the job (#75: a Python caller's cancel 2.5 s after the job appeared).
+    const before = known();
+    await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
+      const handle = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
+        taskQueue,
+        workflowId: `c-optout-done-${taskQueue}`,
+        args: [{ ...profileArgs, cancelRemoteJob: false }],
+      });
+      const job = await newJob('run-profile', TG.finance, before);
+      await eventually('polled', () => s.sim.controls.requests().some((r) => r.path === `/api/v1/jobs/${job.id}`));
+      await handle.cancel();
+      s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0, runMs: 0 }, job.id); // it completes now
+      const err = await handle.result().catch((e: unknown) => e);
+      assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, `ended: ${String(err)}`);
+      assert.equal(s.sim.controls.counters().cancels[job.id], undefined, 'left alone');
     });
   });
 
