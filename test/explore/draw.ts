@@ -148,6 +148,19 @@ export function draw(seed: number): Schedule {
   return { seed, cells, skewMs, requesters, steps, soleWriter: !otherWriter && seed % 3 !== 0 };
 }
 
+/**
+ * Seed `seed`'s schedule with the workers' profile declared its targets' only writer, made true: another API client's
+ * jobs become the scheduler's, and no person orders (`--sole-writer`: the declared resolution, explored on every seed).
+ */
+export function drawSoleWriter(seed: number): Schedule {
+  const s = draw(seed);
+  const steps = s.steps.flatMap((x): Step[] => {
+    if (x.what === 'person-order') return [];
+    return x.what === 'foreign' && x.jobs.as === 'api' ? [{ ...x, jobs: { ...x.jobs, as: 'scheduler' } }] : [x];
+  });
+  return { ...s, steps, soleWriter: true };
+}
+
 /** One line per schedule, for the run's mix. */
 export function mixOf(s: Schedule): string[] {
   return [

@@ -5,7 +5,7 @@
  * of its own. Prints the schedule mix, the failures, and the cancel latency by state at the end.
  */
 import { parseArgs } from 'node:util';
-import { draw, mixOf } from './draw.js';
+import { draw, drawSoleWriter, mixOf, type Schedule } from './draw.js';
 import { judge, type Verdict } from './oracle.js';
 import { runSeed, startExploreWorld } from './run-seed.js';
 
@@ -27,6 +27,7 @@ export async function explore(
   lanes: number,
   onSeed: (o: SeedOutcome) => void = () => {},
   until = Infinity,
+  drawOf: (seed: number) => Schedule = draw,
 ): Promise<SeedOutcome[]> {
   const todo = [...seeds];
   const out: SeedOutcome[] = [];
@@ -37,7 +38,7 @@ export async function explore(
       worlds.add(world);
       try {
         for (let seed = todo.shift(); seed !== undefined && Date.now() < until; seed = todo.shift()) {
-          const schedule = draw(seed);
+          const schedule = drawOf(seed);
           const began = Date.now();
           let verdict: Verdict;
           try {
@@ -62,7 +63,8 @@ export async function explore(
 }
 
 /** The command that replays seed `seed`. */
-export const replayCommand = (seed: number) => `npm run explore -- --seed ${seed}`;
+export const replayCommand = (seed: number, soleWriter = false) =>
+  `npm run explore -- --seed ${seed}${soleWriter ? ' --sole-writer' : ''}`;
 
 /** Percentiles of the cancel latency, by the state the job was in. */
 export function latencyTable(outcomes: SeedOutcome[]): string[] {
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
       from: { type: 'string', default: '1' },
       lanes: { type: 'string', default: '1' },
       minutes: { type: 'string' },
+      'sole-writer': { type: 'boolean', default: false },
     },
   });
   // With a time budget, seeds run until it is spent (no new seed starts after it), however many that is.
@@ -109,6 +112,7 @@ async function main(): Promise<void> {
     });
   const started = Date.now();
   const until = minutes === undefined ? Infinity : started + minutes * 60_000;
+  const sole = values['sole-writer'];
   const outcomes = await explore(
     seeds,
     lanes,
@@ -116,9 +120,10 @@ async function main(): Promise<void> {
       const bad = o.verdict.violations.length > 0;
       console.log(`seed ${o.seed}: ${bad ? 'FAILED' : 'clean'} in ${(o.ms / 1000).toFixed(1)} s`);
       for (const v of o.verdict.violations) console.log(`  ${v}`);
-      if (bad) console.log(`  replay: ${replayCommand(o.seed)}`);
+      if (bad) console.log(`  replay: ${replayCommand(o.seed, sole)}`);
     },
     until,
+    sole ? drawSoleWriter : draw,
   );
   const mix = new Map<string, number>();
   for (const m of outcomes.flatMap((o) => o.mix)) mix.set(m, (mix.get(m) ?? 0) + 1);
@@ -131,7 +136,7 @@ async function main(): Promise<void> {
       .join(', ')}`,
   );
   console.log(`cancel latency by state:\n  ${latencyTable(outcomes).join('\n  ')}`);
-  for (const f of failed) console.log(`failed: ${replayCommand(f.seed)}`);
+  for (const f of failed) console.log(`failed: ${replayCommand(f.seed, sole)}`);
   process.exitCode = failed.length ? 1 : 0;
 }
 
