@@ -3,10 +3,11 @@
  * request could no longer commit (`settleMs` after the send, settle.ts). Undefined when it created none;
  * SubmissionOutcomeUnknown when several new jobs match, or when one matches by its target alone where that proves
  * nothing: another client may write to the target (the profile does not declare `soleWriter`), or, without the send's
- * watermark, no submitter names our own earlier jobs there (hole 11 of the explorer's issue). New jobs whose target the service does not tell yet (TestGen
- * names a profiling run's table group only once the run starts) are a state, not a failure: they are looked at again
- * until the attempt must end (`until`), then by the next attempt (SubmissionOutcomePending, retryable). Only an
- * activity with no room for another attempt fails, naming them, so a job of ours is never left unwatched unsaid.
+ * watermark, no submitter names our own earlier jobs there (hole 11 of the explorer's issue). New jobs whose target
+ * the service does not tell yet (TestGen names a profiling run's table group only once the run starts) are a state,
+ * not a failure: they are looked at again until the attempt must end (`until`), then by the next attempt
+ * (SubmissionOutcomePending, retryable). Only an activity with no room for another attempt fails, naming them, so a
+ * job of ours is never left unwatched unsaid.
  */
 import { log } from '@temporalio/activity';
 import type { JobSubmitted } from '../contract/types.js';

@@ -171,14 +171,16 @@ function soleWritersApart(profiles: Record<string, ProfileConfig>, problems: Pro
     const account = accountOf(p);
     if (account !== undefined) byAccount.set(account, [...(byAccount.get(account) ?? []), name]);
   }
-  for (const names of byAccount.values())
+  for (const names of byAccount.values()) {
+    if (names.length < 2) continue;
     for (const name of names)
-      if (names.length > 1 && profiles[name]!.soleWriter)
+      if (profiles[name]!.soleWriter)
         problems.add(
           `${profilePrefix(name)}SOLE_WRITER`,
           `profiles ${names.join(', ')} write as one account, and their sends to a target do not take turns: ` +
             'declare no sole writer among them, or use one profile',
         );
+  }
 }
 
 export function readProfile(name: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig {
