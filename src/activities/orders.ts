@@ -19,7 +19,7 @@ import type { SendFor } from './send-in-turn.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, undoneIfGone } from './requester-gone.js';
 import { requestIdOf } from '../contract/submitter.js';
-import { requester, throughSubmitter } from './through-submitter.js';
+import { answerOf, requester, throughSubmitter } from './through-submitter.js';
 import { SentFor } from './job-inputs.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 import { orderRunPage } from './order-pages.js';
@@ -38,6 +38,10 @@ export const RunOrderInput = z.object({
   requester: SentFor.requester,
 });
 export type RunOrderInput = z.input<typeof RunOrderInput>;
+
+/** An order's `runOrder` that asked submitter `lock` ended unanswered: which activity it was. */
+export const UnansweredOrderInput = z.object({ lock: z.string().min(1), activityId: z.string().min(1) });
+export type UnansweredOrderInput = z.input<typeof UnansweredOrderInput>;
 
 export const WaitOrderInput = z.object({
   profile: z.string().min(1).default('default'),
@@ -225,6 +229,20 @@ export function orderActivities(ctx: ActivityContext) {
           return createOnce(input, Context.current().cancellationSignal, outstanding, ownPrior(), beat);
         }),
       );
+    },
+
+    /**
+     * A `runOrder` that asked its submitter ended unanswered (its attempt's worker died, and the workflow's cancel or
+     * deadline let no other attempt run): the order its request created, as the submitter answers it (a request still
+     * queued is withdrawn now; one being sent is waited for). Null: nothing was sent for it.
+     */
+    findUnansweredOrder: async (raw: UnansweredOrderInput): Promise<{ order: OrderResult | null }> => {
+      const input = parseInput(UnansweredOrderInput, raw, 'findUnansweredOrder');
+      return translated(async () => {
+        const own = activityInfo().workflowExecution;
+        const who = { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId: input.activityId };
+        return { order: (await answerOf<OrderResult>(input.lock, requestIdOf(who))) ?? null };
+      });
     },
 
     /** Waits for the first order run of an order to reach a terminal status, polling with heartbeats. */

@@ -1,6 +1,7 @@
 /**
- * What became of the job a wait that submits its own (src/activities/own-job.ts) created, when the wait ended without
- * an outcome: named in its failure, or looked up, so that the workflow cancels it rather than leave it unwatched.
+ * What became of the job a wait that submits its own (src/activities/own-job.ts), or a submission's ask of its target's
+ * submitter (submission.ts), created, when it ended without an outcome: named in its failure, or looked up (a request
+ * still queued is withdrawn), so that the workflow cancels it rather than leave it unwatched.
  */
 import {
   ActivityFailure,
@@ -16,10 +17,10 @@ import type { Submission } from '../activities/job-inputs.js';
 import { activitiesWithin } from './shared.js';
 
 /**
- * The wait ended without an answer: it timed out (its attempt's worker died, and the workflow's cancel or the wait's
+ * The wait (or ask) ended without an answer: it timed out (its attempt's worker died, and the workflow's cancel or its
  * deadline let no other attempt run), or was cancelled while no attempt ran.
  */
-function unanswered(err: unknown): err is ActivityFailure {
+export function unanswered(err: unknown): err is ActivityFailure {
   return (
     err instanceof ActivityFailure && (err.cause instanceof TimeoutFailure || err.cause instanceof CancelledFailure)
   );
@@ -50,7 +51,11 @@ function ownJobNamed(err: ActivityFailure): JobSubmitted | undefined {
  * a dead attempt held). Null when it created none: it failed in its submission (as the submission's own activity
  * would), or the workflow was cancelled before it ran.
  */
-export async function ownJobAfter(opts: JobOptions, submit: Submission, err: unknown): Promise<JobSubmitted | null> {
+export async function ownJobAfter(
+  opts: Pick<JobOptions, 'profile' | 'outageToleranceMs'>,
+  submit: Submission,
+  err: unknown,
+): Promise<JobSubmitted | null> {
   if (!(err instanceof ActivityFailure)) return null;
   const named = ownJobNamed(err);
   if (named) return named;

@@ -16,7 +16,8 @@ import { OUTCOME_UNKNOWN, submissionsWithin } from '../contract/activity-options
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { orderSubmitterId, submitterId } from '../contract/submitter.js';
 import { ourActivities } from './ours.js';
-import type { Tracker } from './shared.js';
+import { ownJobAfter, unanswered } from './own-job.js';
+import { activitiesWithin, type Tracker } from './shared.js';
 
 export interface CreateOrderInput {
   profile: string;
@@ -32,8 +33,15 @@ export interface CreateOrderInput {
  * when the caller runs this in a non-cancellable one) withdraws a request still waiting its turn: the activity then
  * ends cancelled, nothing sent, and so does this. A request being sent is answered: its result (the job or order
  * id) is returned, known to be cleaned up by the caller. A workflow already cancelled does not ask at all.
+ * An ask that ended unanswered (its worker died, and the cancel or its deadline let no other attempt run) left its
+ * request where it was: `afterUnanswered` withdraws it or hears its answer, so that the workflow never ends while
+ * its request may still be sent.
  */
-export async function askingSubmitter<T>(ask: () => Promise<T>, outer?: CancellationScope): Promise<T> {
+export async function askingSubmitter<T>(
+  ask: () => Promise<T>,
+  afterUnanswered: (err: ActivityFailure) => Promise<T | null>,
+  outer?: CancellationScope,
+): Promise<T> {
   const scopes = [CancellationScope.current(), ...(outer ? [outer] : [])];
   for (const scope of scopes) if (scope.consideredCancelled) await scope.cancelRequested;
   const asking = new CancellationScope({ cancellable: true });
@@ -41,6 +49,8 @@ export async function askingSubmitter<T>(ask: () => Promise<T>, outer?: Cancella
   try {
     return await CancellationScope.nonCancellable(() => asking.run(ask));
   } catch (err) {
+    const found = unanswered(err) ? await CancellationScope.nonCancellable(() => afterUnanswered(err)) : null;
+    if (found) return found;
     // A write that may have created something ends the workflow with that failure even through a cancel: it names
     // what to look at, where "cancelled" would say nothing was left behind.
     if (!mayHaveCreated(err)) for (const scope of scopes) if (scope.consideredCancelled) await scope.cancelRequested;
@@ -101,7 +111,11 @@ export async function submitUnderLock(
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
   const submit = asking(t, opts.outageToleranceMs)[JOB_KINDS[kind].activity];
   const lock = submissionLockId(kind, opts.profile, targetId);
-  return askingSubmitter(() => submit({ ...args, lock, submitterQueue: submitterQueue() }), outer);
+  return askingSubmitter(
+    () => submit({ ...args, lock, submitterQueue: submitterQueue() }),
+    (err) => ownJobAfter(opts, waitSubmission(kind, opts, targetId), err),
+    outer,
+  );
 }
 
 /** Creates an order through the submitter of its kitchen, recipe and variation. */
@@ -109,5 +123,9 @@ export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput):
   const { outageToleranceMs: _, ...args } = input;
   const runOrder = asking(t, input.outageToleranceMs).runOrder;
   const lock = orderSubmitterId(submitterQueue(), input.profile, input);
-  return askingSubmitter(() => runOrder({ ...args, lock, submitterQueue: submitterQueue() }));
+  const find = activitiesWithin(input.outageToleranceMs).submit.findUnansweredOrder;
+  return askingSubmitter(
+    () => runOrder({ ...args, lock, submitterQueue: submitterQueue() }),
+    async (err) => (err.activityId ? (await find({ lock, activityId: err.activityId })).order : null),
+  );
 }

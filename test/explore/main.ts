@@ -1,5 +1,5 @@
 /**
- * The seeded explorer: `npm run explore -- --seeds N [--seed S] [--lanes L]`. Draws each seed's schedule (draw.ts),
+ * The seeded explorer: `npm run explore -- --seeds N [--seed S] [--lanes L] [--evidence DIR]`. Draws each seed's schedule (draw.ts),
  * runs it against a real Temporal dev server, the simulator and worker processes (run-seed.ts), and judges it
  * (oracle.ts). A failing seed prints the one command that replays it. Lanes run seeds side by side, each in a world
  * of its own. Prints the schedule mix, the failures, and the cancel latency by state at the end.
@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { draw, drawSoleWriter, mixOf, type Schedule } from './draw.js';
 import { judge, type Verdict } from './oracle.js';
+import { keepEvidence } from './evidence.js';
 import { runSeed, startExploreWorld } from './run-seed.js';
 
 export interface SeedOutcome {
@@ -28,6 +29,7 @@ export async function explore(
   onSeed: (o: SeedOutcome) => void = () => {},
   until = Infinity,
   drawOf: (seed: number) => Schedule = draw,
+  evidenceDir?: string,
 ): Promise<SeedOutcome[]> {
   const todo = [...seeds];
   const out: SeedOutcome[] = [];
@@ -42,7 +44,10 @@ export async function explore(
           const began = Date.now();
           let verdict: Verdict;
           try {
-            verdict = judge(await runSeed(world, schedule));
+            const run = await runSeed(world, schedule);
+            verdict = judge(run);
+            if (verdict.violations.length && evidenceDir)
+              verdict.violations.push(`evidence: ${await keepEvidence(world.client, run, verdict, evidenceDir)}`);
           } catch (err) {
             verdict = {
               violations: [`the seed did not run: ${(err as Error).stack ?? String(err)}`],
@@ -88,6 +93,7 @@ async function main(): Promise<void> {
       lanes: { type: 'string', default: '1' },
       minutes: { type: 'string' },
       'sole-writer': { type: 'boolean', default: false },
+      evidence: { type: 'string' },
     },
   });
   // With a time budget, seeds run until it is spent (no new seed starts after it), however many that is.
@@ -124,6 +130,7 @@ async function main(): Promise<void> {
     },
     until,
     sole ? drawSoleWriter : draw,
+    values.evidence,
   );
   const mix = new Map<string, number>();
   for (const m of outcomes.flatMap((o) => o.mix)) mix.set(m, (mix.get(m) ?? 0) + 1);

@@ -44,7 +44,15 @@ const ended = (fields: Partial<Ended> = {}): Ended => ({
   ...fields,
 });
 
-const run = (jobs: JobRecord[], e: Ended[] = [ended()]): SeedRun => ({ ended: e, jobs, orders: [], skewMs: 0 });
+const run = (jobs: JobRecord[], e: Ended[] = [ended()]): SeedRun => ({
+  seed: 1,
+  queue: 'q',
+  workerLogs: [],
+  ended: e,
+  jobs,
+  orders: [],
+  skewMs: 0,
+});
 
 test('a clean run has no violation', () => {
   assert.deepEqual(judge(run([job('j1', 'wf-a/r/2')])).violations, []);

@@ -28,6 +28,11 @@ export interface Ended {
 }
 
 export interface SeedRun {
+  seed: number;
+  /** The seed's task queue: its requesters' and their submitters' workflows. */
+  queue: string;
+  /** Each worker process's output, restarts included. */
+  workerLogs: string[];
   ended: Ended[];
   jobs: JobRecord[];
   orders: (SimOrder & { request_id?: string | null })[];
@@ -163,7 +168,13 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
   if (s.skewMs) await w.controls.call('POST', '/_sim/clock/advance', { ms: s.skewMs });
   const queue = `explore-${s.seed}-${Date.now()}`;
   const env = { DATAOPS_SOLE_WRITER: String(s.soleWriter) };
-  const workers: (Proc | undefined)[] = [w.startWorker(queue, env), w.startWorker(queue, env)];
+  const started: Proc[] = [];
+  const startWorker = () => {
+    const p = w.startWorker(queue, env);
+    started.push(p);
+    return p;
+  };
+  const workers: (Proc | undefined)[] = [startWorker(), startWorker()];
   await sleep(1_500); // both polling before the first start
   const t0 = Date.now();
   const at = (ms: number) => sleep(Math.max(0, t0 + ms - Date.now()));
@@ -207,7 +218,7 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
         await workers[step.worker]?.stop('SIGKILL');
         workers[step.worker] = undefined;
         await sleep(step.downMs);
-        workers[step.worker] = w.startWorker(queue, env);
+        workers[step.worker] = startWorker();
         return;
       }
       case 'foreign': {
@@ -240,5 +251,6 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
   await sleep(2_500); // a cancel's last transition (the oracle allows 2 s)
   const [jobs, orders] = await Promise.all([w.controls.jobs(), w.controls.orders()]);
   await Promise.all(workers.flatMap((p) => (p ? [p.stop('SIGKILL')] : [])));
-  return { ended, jobs, orders, skewMs: s.skewMs };
+  const workerLogs = started.map((p) => p.output());
+  return { seed: s.seed, queue, workerLogs, ended, jobs, orders, skewMs: s.skewMs };
 }
