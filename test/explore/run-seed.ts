@@ -245,12 +245,18 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
         });
     }
   });
-  const ended = await Promise.all(running);
-  await Promise.all(steps);
-  await w.controls.clearFaults();
-  await sleep(2_500); // a cancel's last transition (the oracle allows 2 s)
-  const [jobs, orders] = await Promise.all([w.controls.jobs(), w.controls.orders()]);
-  await Promise.all(workers.flatMap((p) => (p ? [p.stop('SIGKILL')] : [])));
-  const workerLogs = started.map((p) => p.output());
-  return { seed: s.seed, queue, workerLogs, ended, jobs, orders, skewMs: s.skewMs };
+  // Every requester and step settles before the seed ends, and its workers stop, even when one failed: a step left
+  // running would arm a fault or kill a worker in the next seed's world, and its rejection would end the explorer.
+  const [requested, stepped] = await Promise.all([Promise.allSettled(running), Promise.allSettled(steps)]);
+  try {
+    const failed = [...requested, ...stepped].find((x) => x.status === 'rejected');
+    if (failed) throw failed.reason;
+    const ended = requested.map((x) => (x as PromiseFulfilledResult<Ended>).value);
+    await w.controls.clearFaults();
+    await sleep(2_500); // a cancel's last transition (the oracle allows 2 s)
+    const [jobs, orders] = await Promise.all([w.controls.jobs(), w.controls.orders()]);
+    return { seed: s.seed, queue, workerLogs: started.map((p) => p.output()), ended, jobs, orders, skewMs: s.skewMs };
+  } finally {
+    await Promise.all(workers.flatMap((p) => (p ? [p.stop('SIGKILL')] : [])));
+  }
 }
