@@ -103,6 +103,7 @@ function orderWrites(ctx: ActivityContext) {
       // nothing else makes orders of it (`byTarget`); elsewhere it is named, never taken.
       return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, signal, async (last) => {
         const fresh = (await listed()).filter((id) => !known.has(id));
+        if (!last && fresh.length > 1) return undefined; // named once ours, still held, can no longer commit beside them
         if (fresh.length > 1)
           throw new OrderOutcomeUnknown(
             `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
