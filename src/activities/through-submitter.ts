@@ -13,6 +13,7 @@ import {
   requestIdOf,
   submitSignal,
   withdrawSignal,
+  WITHDRAWN_UNSENT,
   type Requester,
   type WriteAnswer,
   type WriteRequest,
@@ -131,7 +132,8 @@ export async function throughSubmitter<T>(
     // Unknown once withdrawn: nothing was sent. Else it was dropped when the submitter continued as new: queued again.
     const reenqueue = async () => !withdrawing && (await enqueue(), true);
     const answer = await answerFrom(handle, id, reenqueue, unlessLeaving, signal);
-    if ('withdrawn' in answer) throw new CancelledFailure('withdrawn while it waited its turn: nothing was sent');
+    if ('withdrawn' in answer)
+      throw new CancelledFailure('withdrawn while it waited its turn: nothing was sent', [WITHDRAWN_UNSENT]);
     return resultOf<T>(answer) as T;
   } finally {
     signal.removeEventListener('abort', withdraw);

@@ -12,6 +12,7 @@ import {
   isCancellation,
 } from '@temporalio/workflow';
 import type { JobSubmitted } from '../contract/index.js';
+import { WITHDRAWN_UNSENT } from '../contract/submitter.js';
 import type { JobOptions } from '../contract/workflows.js';
 import type { Submission } from '../activities/job-inputs.js';
 import { activitiesWithin } from './shared.js';
@@ -21,9 +22,10 @@ import { activitiesWithin } from './shared.js';
  * deadline let no other attempt run), or was cancelled while no attempt ran.
  */
 export function unanswered(err: unknown): err is ActivityFailure {
-  return (
-    err instanceof ActivityFailure && (err.cause instanceof TimeoutFailure || err.cause instanceof CancelledFailure)
-  );
+  if (!(err instanceof ActivityFailure)) return false;
+  if (err.cause instanceof TimeoutFailure) return true;
+  // An ask that withdrew its request says so: nothing was sent, nothing is looked up.
+  return err.cause instanceof CancelledFailure && !err.cause.details.includes(WITHDRAWN_UNSENT);
 }
 
 /** An activity the workflow's cancel stopped from being retried: the workflow was cancelled, not failed. */

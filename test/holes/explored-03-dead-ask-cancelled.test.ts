@@ -17,7 +17,7 @@ import { eventually } from '../helpers/wait.js';
 const LONG = { timeout: 5 * 60_000 };
 
 describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2 }, () => {
-  const world = worldOfCells(2);
+  const world = worldOfCells(3);
 
   const kinds = (cell: number, queue: string) => {
     const ids = cellIds(cell);
@@ -103,6 +103,38 @@ describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2
     const late = (await mine()).filter((x) => x.createdAt > closedAt);
     assert.deepEqual(late, [], `the victim's ${which} created after it ended (at ${closedAt})`);
   };
+
+  // A live ask withdraws its request itself and says so: the workflow looks nothing up (for a test run, the lookup
+  // by its id would wait out the settle window, 60 s by default, before the cancelled workflow could end).
+  test('a live ask that withdrew its request says so: nothing is looked up', LONG, async () => {
+    const w = world();
+    const queue = `explored-3-live-${Date.now()}`;
+    const kind = kinds(2, queue).profiling;
+    const workers = [w.startWorker(queue)];
+    // Held long enough for the cancel to reach the ask (at its next heartbeat) while its request still waits.
+    const held = await w.controls.addFault({ kind: 'delay', delay_ms: 15_000, method: kind.method, path: kind.path });
+    const start = (name: string) =>
+      w.client.workflow.start(kind.type, { taskQueue: queue, workflowId: `${queue}-${name}`, args: [kind.args] });
+    const first = await start('first');
+    await eventually(
+      'the first send held',
+      async () => (await w.controls.faults()).some((f) => f.id === held.id && f.hits === 1),
+      { tries: 600, delayMs: 50 },
+    );
+    const victim = await start('victim');
+    const submitter = w.client.workflow.getHandle(kind.submitter);
+    await eventually('the victim’s request queued behind it', async () =>
+      (await submitter.query(requestsQuery)).queued.some((id) => id.startsWith(`${victim.workflowId}/`)),
+    );
+    await victim.cancel();
+    assert.equal((await ending(victim)).outcome, 'cancelled');
+    const scheduled = ((await victim.fetchHistory()).events ?? []).flatMap(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+    );
+    assert.deepEqual(scheduled, ['dataops.submitProfilingRun'], 'its ask only, no lookup after it');
+    await first.terminate('done with it').catch(() => undefined);
+    await Promise.all(workers.map((p) => p.stop('SIGKILL')));
+  });
 
   test(
     'a profiling run queued behind a slow send: withdrawn, or found and cancelled, before the workflow ends',
