@@ -11,7 +11,7 @@ import { requestsQuery } from '../../src/contract/submitter.js';
 import { isTerminalJobStatus, isTerminalOrderRunStatus } from '../../src/vocabulary.js';
 import { ending } from '../helpers/ending.js';
 import { cellIds } from '../helpers/matrix.js';
-import { worldOfCells } from '../helpers/matrix-world.js';
+import { worldOfCells, type World } from '../helpers/matrix-world.js';
 import { eventually } from '../helpers/wait.js';
 
 const LONG = { timeout: 5 * 60_000 };
@@ -40,6 +40,28 @@ describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2
     };
   };
 
+  type Kind = ReturnType<typeof kinds>[keyof ReturnType<typeof kinds>];
+
+  /** A first request whose send the service holds `holdMs`, and a victim's request queued behind it. */
+  async function victimQueued(w: World, queue: string, kind: Kind, holdMs: number) {
+    const held = await w.controls.addFault({ kind: 'delay', delay_ms: holdMs, method: kind.method, path: kind.path });
+    const start = (name: string) =>
+      w.client.workflow.start(kind.type, { taskQueue: queue, workflowId: `${queue}-${name}`, args: [kind.args] });
+    const first = await start('first');
+    await eventually(
+      'the first send held',
+      async () => (await w.controls.faults()).some((f) => f.id === held.id && f.hits === 1),
+      { tries: 600, delayMs: 50 },
+    );
+    const victim = await start('victim');
+    const submitter = w.client.workflow.getHandle(kind.submitter);
+    const requestOf = `${victim.workflowId}/`;
+    await eventually('the victim’s request queued behind it', async () =>
+      (await submitter.query(requestsQuery)).queued.some((id) => id.startsWith(requestOf)),
+    );
+    return { first, victim, submitter, requestOf };
+  }
+
   const scenario = (which: 'profiling' | 'order', cell: number) => async () => {
     const w = world();
     const queue = `explored-3-${which}-${Date.now()}`;
@@ -48,24 +70,7 @@ describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2
     // Nothing ends by itself while the test looks: a job or order left running stays running.
     await w.controls.jobDurations({ pendingMs: 100, claimMs: 100, runMs: 600_000, cancelMs: 100 });
     await w.controls.orderDurations({ plannedMs: 100, runMs: 600_000 });
-    const held = await w.controls.addFault({ kind: 'delay', delay_ms: 4_000, method: kind.method, path: kind.path });
-    const start = (name: string) =>
-      w.client.workflow.start(kind.type, { taskQueue: queue, workflowId: `${queue}-${name}`, args: [kind.args] });
-    const first = await start('first');
-    await eventually(
-      'the first send held',
-      async () => (await w.controls.faults()).some((f) => f.id === held.id && f.hits === 1),
-      {
-        tries: 600,
-        delayMs: 50,
-      },
-    );
-    const victim = await start('victim');
-    const submitter = w.client.workflow.getHandle(kind.submitter);
-    const requestOf = `${victim.workflowId}/`;
-    await eventually('the victim’s request queued behind it', async () =>
-      (await submitter.query(requestsQuery)).queued.some((id) => id.startsWith(requestOf)),
-    );
+    const { first, victim, submitter, requestOf } = await victimQueued(w, queue, kind, 4_000);
     // The worker running the victim's ask dies; the workflow is cancelled before that ask is retried.
     const asking = (await victim.describe()).raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '';
     const dead = workers.find((p) => asking.startsWith(`${p.child.pid}@`));
@@ -112,20 +117,7 @@ describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2
     const kind = kinds(2, queue).profiling;
     const workers = [w.startWorker(queue)];
     // Held long enough for the cancel to reach the ask (at its next heartbeat) while its request still waits.
-    const held = await w.controls.addFault({ kind: 'delay', delay_ms: 15_000, method: kind.method, path: kind.path });
-    const start = (name: string) =>
-      w.client.workflow.start(kind.type, { taskQueue: queue, workflowId: `${queue}-${name}`, args: [kind.args] });
-    const first = await start('first');
-    await eventually(
-      'the first send held',
-      async () => (await w.controls.faults()).some((f) => f.id === held.id && f.hits === 1),
-      { tries: 600, delayMs: 50 },
-    );
-    const victim = await start('victim');
-    const submitter = w.client.workflow.getHandle(kind.submitter);
-    await eventually('the victim’s request queued behind it', async () =>
-      (await submitter.query(requestsQuery)).queued.some((id) => id.startsWith(`${victim.workflowId}/`)),
-    );
+    const { first, victim } = await victimQueued(w, queue, kind, 15_000);
     await victim.cancel();
     assert.equal((await ending(victim)).outcome, 'cancelled');
     const scheduled = ((await victim.fetchHistory()).events ?? []).flatMap(
