@@ -84,6 +84,23 @@ export function latencyTable(outcomes: SeedOutcome[]): string[] {
   });
 }
 
+/** Prints what `outcomes` add up to (count, mix, cancel latency by state, the failed seeds' replays); answers those. */
+export function summary(outcomes: SeedOutcome[], ms: number, sole: boolean, print = console.log): SeedOutcome[] {
+  const mix = new Map<string, number>();
+  for (const m of outcomes.flatMap((o) => o.mix)) mix.set(m, (mix.get(m) ?? 0) + 1);
+  const failed = outcomes.filter((o) => o.verdict.violations.length > 0);
+  print(`\n${outcomes.length} seeds in ${(ms / 1000).toFixed(0)} s, ${failed.length} failed`);
+  print(
+    `schedule mix: ${[...mix]
+      .sort()
+      .map(([k, n]) => `${k}=${n}`)
+      .join(', ')}`,
+  );
+  print(`cancel latency by state:\n  ${latencyTable(outcomes).join('\n  ')}`);
+  for (const f of failed) print(`failed: ${replayCommand(f.seed, sole)}`);
+  return failed;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -112,17 +129,21 @@ async function main(): Promise<void> {
   const seeds = values.seed !== undefined ? [Number(values.seed)] : Array.from({ length: count }, (_, i) => from + i);
   if (seeds.some((s) => !Number.isInteger(s) || s < 0))
     throw new Error(`--seed takes a whole number, got ${values.seed}`);
+  const started = Date.now();
+  const sole = values['sole-writer'];
+  // Stopped early, a long run still prints what its finished seeds add up to.
+  const done: SeedOutcome[] = [];
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
+      summary(done, Date.now() - started, sole);
       void Promise.allSettled([...worlds].map((w) => w.close())).then(() => process.exit(130));
     });
-  const started = Date.now();
   const until = minutes === undefined ? Infinity : started + minutes * 60_000;
-  const sole = values['sole-writer'];
   const outcomes = await explore(
     seeds,
     lanes,
     (o) => {
+      done.push(o);
       const bad = o.verdict.violations.length > 0;
       console.log(`seed ${o.seed}: ${bad ? 'FAILED' : 'clean'} in ${(o.ms / 1000).toFixed(1)} s`);
       for (const v of o.verdict.violations) console.log(`  ${v}`);
@@ -132,19 +153,8 @@ async function main(): Promise<void> {
     sole ? drawSoleWriter : draw,
     values.evidence,
   );
-  const mix = new Map<string, number>();
-  for (const m of outcomes.flatMap((o) => o.mix)) mix.set(m, (mix.get(m) ?? 0) + 1);
-  const failed = outcomes.filter((o) => o.verdict.violations.length > 0);
-  console.log(`\n${outcomes.length} seeds in ${((Date.now() - started) / 1000).toFixed(0)} s, ${failed.length} failed`);
-  console.log(
-    `schedule mix: ${[...mix]
-      .sort()
-      .map(([k, n]) => `${k}=${n}`)
-      .join(', ')}`,
-  );
-  console.log(`cancel latency by state:\n  ${latencyTable(outcomes).join('\n  ')}`);
-  for (const f of failed) console.log(`failed: ${replayCommand(f.seed, sole)}`);
-  process.exitCode = failed.length ? 1 : 0;
+  const failed = summary(outcomes, Date.now() - started, sole).length;
+  process.exitCode = failed ? 1 : 0;
 }
 
 if (process.argv[1]?.endsWith('explore/main.js'))

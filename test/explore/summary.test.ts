@@ -1,0 +1,26 @@
+/**
+ * What a run adds up to, printed at its end and when it is stopped early (SIGINT, SIGTERM): the seeds, the mix, the
+ * cancel latency by state, and each failed seed's replay.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { summary, type SeedOutcome } from './main.js';
+
+test('summary counts the seeds, sums the mix, tables the latency and names each failed seed’s replay', () => {
+  const outcome = (seed: number, violations: string[], ms: number): SeedOutcome => ({
+    seed,
+    verdict: { violations, cancelLatency: [{ state: 'pending', ms }] },
+    mix: ['kill', `cells:${seed}`],
+    ms: 10_000,
+  });
+  const lines: string[] = [];
+  const failed = summary([outcome(1, [], 300), outcome(2, ['bad'], 2_500)], 61_000, true, (l: string) => lines.push(l));
+  assert.deepEqual(
+    failed.map((f) => f.seed),
+    [2],
+  );
+  assert.equal(lines[0], '\n2 seeds in 61 s, 1 failed');
+  assert.equal(lines[1], 'schedule mix: cells:1=1, cells:2=1, kill=2');
+  assert.match(lines[2]!, /pending: n=2 p50=2500 ms p90=2500 ms max=2500 ms, over 2 s: 1/);
+  assert.equal(lines[3], 'failed: npm run explore -- --seed 2 --sole-writer');
+});
