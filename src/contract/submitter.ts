@@ -96,8 +96,8 @@ export const HELD_AT_MOST = 5;
 /** The requester no longer wants it: removed if still queued (nothing sent); one being sent is answered as usual. */
 export const withdrawSignal = defineSignal<[string]>('withdraw');
 /**
- * The detail of the cancellation an ask ends with when its request was withdrawn unsent: its workflow knows nothing
- * was sent, and looks nothing up (an ask that ended without saying so is settled with its submitter).
+ * The detail of the cancellation a first attempt's ask ends with when its request was withdrawn unsent: its workflow
+ * knows nothing was sent, and looks nothing up (an ask that ended without saying so is settled with its submitter).
  */
 export const WITHDRAWN_UNSENT = 'withdrawn-unsent';
 
