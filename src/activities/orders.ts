@@ -103,7 +103,8 @@ function orderWrites(ctx: ActivityContext) {
       // nothing else makes orders of it (`byTarget`); elsewhere it is named, never taken.
       return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, signal, async (last) => {
         const fresh = (await listed()).filter((id) => !known.has(id));
-        if (!last && fresh.length > 1) return undefined; // named once ours, still held, can no longer commit beside them
+        // Several are named once ours, still held, can no longer commit beside them: the failure names it too.
+        if (!last && fresh.length > 1) return undefined;
         if (fresh.length > 1)
           throw new OrderOutcomeUnknown(
             `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
@@ -239,11 +240,7 @@ export function orderActivities(ctx: ActivityContext) {
      */
     findUnansweredOrder: async (raw: UnansweredOrderInput): Promise<{ order: OrderResult | null }> => {
       const input = parseInput(UnansweredOrderInput, raw, 'findUnansweredOrder');
-      return translated(async () => {
-        const own = activityInfo().workflowExecution;
-        const who = { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId: input.activityId };
-        return { order: (await answerOf<OrderResult>(input.lock, requestIdOf(who))) ?? null };
-      });
+      return translated(async () => ({ order: (await answerOf<OrderResult>(input.lock, input.activityId)) ?? null }));
     },
 
     /** Waits for the first order run of an order to reach a terminal status, polling with heartbeats. */

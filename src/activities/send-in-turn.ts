@@ -26,6 +26,7 @@ import {
   type Turn as Request,
   type WriteAnswer,
 } from '../contract/submitter.js';
+import { abortable } from '../api/abortable.js';
 import { attemptDeadline } from './deadline.js';
 import { parseInput } from './errors.js';
 import { takeHere, tellHere } from './answers-here.js';
@@ -94,22 +95,6 @@ function naming(err: unknown, request: string): unknown {
 const refusedJustBefore = (phase: unknown, attempt: number): boolean =>
   Refused.safeParse(phase).data?.attempt === attempt - 1;
 
-/**
- * `fn`'s answer, unless `signal` aborts first: then a cancellation (`fn`'s call is left to end by itself). Raced, not
- * passed to the client: the worker's connection (NativeConnection) takes no abort signal, so a call given one waits on.
- */
-function unlessCancelled<R>(signal: AbortSignal, fn: () => Promise<R>): Promise<R> {
-  const gone = () => new CancelledFailure('the batch was cancelled while it asked its submitter: nothing sent');
-  if (signal.aborted) return Promise.reject(gone());
-  return new Promise<R>((resolve, reject) => {
-    const stop = () => reject(gone());
-    signal.addEventListener('abort', stop, { once: true });
-    fn()
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', stop));
-  });
-}
-
 /** `sendInTurn`: sends a batch of one submitter's requests in turn, each with `senders[activity]`. */
 export function sendInTurnActivity(senders: Record<string, SendFor>) {
   return async function sendInTurn(raw: SendInTurnInput): Promise<[string, WriteAnswer][]> {
@@ -128,7 +113,10 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     const cancelled = Context.current().cancellationSignal;
     // An update waits for the submitter's workflow task: one that cannot come (its worker is shutting down, this one
     // with it) must not hold this attempt. Given up, nothing is sent: the next attempt resumes from the submitter.
-    const ask = <R>(fn: () => Promise<R>): Promise<R> => unlessCancelled(cancelled, fn);
+    // Raced with the cancel (its reason, a CancelledFailure), not handed to the client: the worker's connection
+    // (NativeConnection) takes no abort signal. Once cancelled, nothing more is asked.
+    const ask = <R>(fn: () => Promise<R>): Promise<R> =>
+      cancelled.aborted ? Promise.reject(cancelled.reason as Error) : abortable(fn(), cancelled);
     const requests: Request[] =
       attempt > 1
         ? await ask(() => handle.executeUpdate(resumeUpdate, { args: [{ batch, attempt }] }))

@@ -22,7 +22,6 @@ import { cancelOwnUnwatched, cancelUnwatched, undoneIfGone, sendSignal, type Own
 import type { Turn } from './send-in-turn.js';
 import { sender, type RecordPhase } from './send-once.js';
 import { answerOf, throughSubmitter } from './through-submitter.js';
-import { requestIdOf } from '../contract/submitter.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 
 /**
@@ -195,9 +194,7 @@ export function submitter(ctx: ActivityContext) {
     activityId: string,
     recorded: unknown,
   ): Promise<JobSubmitted | undefined> {
-    const own = activityInfo().workflowExecution;
-    const requestId = requestIdOf({ workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId });
-    const answered = await answerOf<JobSubmitted>(input.lock, requestId);
+    const answered = await answerOf<JobSubmitted>(input.lock, activityId);
     if (answered) return { ...answered, reconciled: true };
     if (!provable(kind)) return undefined;
     const sending = recordedSend(recorded);

@@ -21,14 +21,10 @@ import {
 import { answerFrom } from './answers-here.js';
 import { traceCarrier } from './request-trace.js';
 
-/** This activity, as the submitter names its requester. */
-export function requester(): Requester {
-  const info = activityInfo();
-  return {
-    workflowId: info.workflowExecution?.workflowId ?? '-',
-    runId: info.workflowExecution?.runId ?? '-',
-    activityId: info.activityId,
-  };
+/** This activity (or activity `activityId` of its workflow), as the submitter names its requester. */
+export function requester(activityId = activityInfo().activityId): Requester {
+  const own = activityInfo().workflowExecution;
+  return { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId };
 }
 
 /** How long after its last try a request may still be asked about: by the lookup of a wait that ended unanswered. */
@@ -146,11 +142,12 @@ export async function throughSubmitter<T>(
 }
 
 /**
- * What submitter `submitterId` answered request `requestId` (an activity of this workflow that ended unanswered),
- * waiting for it if it is being sent; undefined when it sent nothing for it: never asked, withdrawn now while it
- * waited its turn, or refused. No submitter running: nothing of it is kept.
+ * What submitter `submitterId` answered the request of activity `activityId` of this workflow (one that ended
+ * unanswered), waiting for it if it is being sent; undefined when it sent nothing for it: never asked, withdrawn now
+ * while it waited its turn, or refused. No submitter running: nothing of it is kept.
  */
-export async function answerOf<T>(submitterId: string, requestId: string): Promise<T | undefined> {
+export async function answerOf<T>(submitterId: string, activityId: string): Promise<T | undefined> {
+  const requestId = requestIdOf(requester(activityId));
   const handle = Context.current().client.workflow.getHandle(submitterId);
   try {
     await handle.signal(withdrawSignal, requestId);

@@ -110,10 +110,10 @@ export async function submitUnderLock(
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
   const submit = asking(t, opts.outageToleranceMs)[JOB_KINDS[kind].activity];
-  const lock = submissionLockId(kind, opts.profile, targetId);
+  const submission = waitSubmission(kind, opts, targetId);
   return askingSubmitter(
-    () => submit({ ...args, lock, submitterQueue: submitterQueue() }),
-    (err) => ownJobAfter(opts, waitSubmission(kind, opts, targetId), err),
+    () => submit({ ...args, lock: submission.lock, submitterQueue: submission.submitterQueue }),
+    (err) => ownJobAfter(opts, submission, err),
     outer,
   );
 }
