@@ -64,7 +64,10 @@ async function leavingRunning<T>(jobOf: () => string | undefined, wait: () => Pr
     throw err;
   });
   try {
-    const result = await Promise.race([wait(), left]);
+    // Not cancelled with the workflow: it is not waited for, and a cancel of it that meets its completion in one
+    // activation is refused by the server (ACTIVITY_UNKNOWN), a run that did not recover. Left, it ends at its next
+    // heartbeat once the workflow has closed.
+    const result = await Promise.race([CancellationScope.nonCancellable(wait), left]);
     // Answered in the activation that brought the cancel: the job ended by itself, and the workflow is still cancelled.
     if (CancellationScope.current().consideredCancelled)
       throw new CancelledFailure('the workflow was cancelled; its job was left alone (cancelRemoteJob is false)');
