@@ -60,6 +60,9 @@ export class SimControls {
   requests = () => this.call<{ method: string; path: string }[]>('GET', '/_sim/requests');
 }
 
+const PORT_TAKEN = /EADDRINUSE|address already in use/;
+const PORT_TAKEN_TRIES = 10;
+
 /** A process that can be killed and started again with the same arguments (same port, same file). */
 export class Restartable {
   proc: Proc | undefined;
@@ -68,15 +71,27 @@ export class Restartable {
     private readonly ready: (p: Proc) => boolean | Promise<boolean>,
     private readonly what: string,
   ) {}
-  /** Starts it and waits until it is ready; a process that exits first fails at once, with what it said. */
+  /**
+   * Starts it and waits until it is ready; a process that exits first fails at once, with what it said. Its port is
+   * fixed, so another process may hold it for a moment (a client socket's ephemeral port, a concurrent server's
+   * internal one): a start that finds the port taken is tried again, a few times.
+   */
   async up(): Promise<void> {
-    const p = this.start();
-    this.proc = p;
-    const ready = () => {
-      failIfExited(p.child, this.what, p.output());
-      return this.ready(p);
-    };
-    await eventually(this.what, ready, { tries: 1_200, delayMs: 50 });
+    for (let attempt = 1; ; attempt++) {
+      const p = this.start();
+      this.proc = p;
+      const ready = () => {
+        failIfExited(p.child, this.what, p.output());
+        return this.ready(p);
+      };
+      try {
+        await eventually(this.what, ready, { tries: 1_200, delayMs: 50 });
+        return;
+      } catch (err) {
+        if (attempt >= PORT_TAKEN_TRIES || !PORT_TAKEN.test(String(err))) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
   }
   async kill(): Promise<void> {
     await this.proc?.stop('SIGKILL');
