@@ -116,5 +116,15 @@ test('a cancelled workflow: the time its job took to come to rest, by the state 
   const e = ended({ outcome: 'cancelled', reported: '', cancelAskedAt: 1_500 });
   const { cancelLatency, violations } = judge(run([job('j1', 'wf-a/r/2', { status: 'canceled' })], [e]));
   assert.deepEqual(violations, []);
-  assert.deepEqual(cancelLatency, [{ state: 'running', ms: 500 }]);
+  assert.deepEqual(cancelLatency, [
+    { state: 'running', ms: 500 },
+    { state: 'closed, its job created', ms: 1_500 },
+  ]);
+});
+
+test('a cancelled workflow that created nothing: the time from its cancel to its close', () => {
+  const e = ended({ outcome: 'cancelled', reported: '', cancelAskedAt: 1_500, closedAt: 4_200 });
+  const { cancelLatency, violations } = judge(run([job('j1', 'wf-b/r/2')], [e]));
+  assert.deepEqual(violations, []);
+  assert.deepEqual(cancelLatency, [{ state: 'closed, nothing created', ms: 2_700 }]);
 });

@@ -1,15 +1,18 @@
 /**
  * The explorer's oracle: what must hold after every seed, judged from the simulator's record of which request created
  * each job and order (its `X-Request-Id`, which our writes carry: `<workflowId>/<runId>/<activityId>`) and from how
- * each workflow ended. A violation fails the seed; the cancel latency is measured (per state the job was in) and
- * reported, not failed, until every cancel path is one (the one-path issue).
+ * each workflow ended. A violation fails the seed; the cancel latency is measured (per state the job was in, and from
+ * the cancel to the workflow's close) and reported, not failed, until every cancel path is one (the one-path issue).
  */
 import { isTerminalJobStatus, isTerminalOrderRunStatus } from '../../src/vocabulary.js';
 import { lifeBoundMs, type Ended, type SeedRun } from './run-seed.js';
 
 export interface Verdict {
   violations: string[];
-  /** Cancel latencies, ms from the cancel request (or the job's creation, if later) to the job at rest, by state. */
+  /**
+   * Cancel latencies, ms from the cancel request (or the job's creation, if later) to the job at rest, by state; and
+   * from the cancel request to the workflow's close (`closed, …`), by whether it created anything.
+   */
   cancelLatency: { state: string; ms: number }[];
 }
 
@@ -102,6 +105,13 @@ export function judge(run: SeedRun): Verdict {
         cancelLatency.push({ state: c.stateAt(asked), ms: (c.restAt ?? Infinity) - asked });
       }
     }
+    // How long a cancelled workflow took to close after its cancel: with nothing created, nothing holds it up but our
+    // own waits (a lookup, a settle window), which the jobs' latency above cannot show.
+    if (e.cancelAskedAt !== undefined && e.outcome === 'cancelled')
+      cancelLatency.push({
+        state: own.length ? 'closed, its job created' : 'closed, nothing created',
+        ms: e.closedAt - e.cancelAskedAt,
+      });
   }
   return { violations, cancelLatency };
 }
