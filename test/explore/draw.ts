@@ -1,7 +1,7 @@
 /**
  * What one explorer seed runs: a schedule drawn from the seed alone, so that the seed replays it. A few targets and
  * several requesters on them; faults on the HTTP calls of submission, lookup, waiting and cancel; worker kills;
- * cancels; jobs of other callers on the same targets (another API client of the same account, the scheduler); a
+ * cancels (some with `cancelRemoteJob: false`); jobs of other callers on the same targets (another API client of the same account, the scheduler); a
  * listing made longer than 1,000 jobs; the service's clock ahead of the worker's.
  */
 import type { FaultInput } from '../../src/simulator/faults.js';
@@ -35,6 +35,8 @@ export interface Requester {
   statusReports: number;
   /** When the explorer cancels it (ms after the seed began), if it does. */
   cancelAt?: number;
+  /** Cancelled with `cancelRemoteJob: false`: its job is to be left running, and the workflow to end cancelled. */
+  leaveRunning?: true;
 }
 
 export type Step =
@@ -143,6 +145,10 @@ export function draw(seed: number): Schedule {
   for (const q of requesters)
     if (q.cancelAt !== undefined && r.chance(0.5)) q.cancelAt = Math.max(q.startAt, r.pick(faultsAt) + r.int(0, 2_500));
   steps.sort((a, b) => a.at - b.at);
+  // Drawn from a stream of its own (added later), so that every seed's earlier draws stay as they were.
+  const later = prng(seed ^ 0x5bd1e995);
+  for (const q of requesters)
+    if (q.cancelAt !== undefined && q.kind !== 'order' && later.chance(0.3)) q.leaveRunning = true;
   const skewMs = r.chance(0.3) ? r.int(1_000, 120_000) : 0;
   const otherWriter = steps.some((x) => (x.what === 'foreign' && x.jobs.as === 'api') || x.what === 'person-order');
   return { seed, cells, skewMs, requesters, steps, soleWriter: !otherWriter && seed % 3 !== 0 };
@@ -164,7 +170,10 @@ export function drawSoleWriter(seed: number): Schedule {
 /** One line per schedule, for the run's mix. */
 export function mixOf(s: Schedule): string[] {
   return [
-    ...s.requesters.map((q) => `requester:${q.kind}${q.cancelAt !== undefined ? '+cancel' : ''}`),
+    ...s.requesters.map(
+      (q) =>
+        `requester:${q.kind}${q.cancelAt !== undefined ? '+cancel' : ''}${q.leaveRunning ? '(leave running)' : ''}`,
+    ),
     ...s.steps.map((x) =>
       x.what === 'fault'
         ? `fault:${x.fault.kind}@${WHERE.find((w) => w.path === x.fault.path)?.name}`

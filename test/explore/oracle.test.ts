@@ -122,9 +122,41 @@ test('a cancelled workflow: the time its job took to come to rest, by the state 
   ]);
 });
 
+test('a job at rest before the cancel was asked has no cancel latency', () => {
+  const e = ended({ outcome: 'cancelled', reported: '', cancelAskedAt: 2_500 });
+  const { cancelLatency } = judge(run([job('j1', 'wf-a/r/2')], [e]));
+  assert.deepEqual(cancelLatency, [{ state: 'closed, its job created', ms: 500 }]);
+});
+
 test('a cancelled workflow that created nothing: the time from its cancel to its close', () => {
   const e = ended({ outcome: 'cancelled', reported: '', cancelAskedAt: 1_500, closedAt: 4_200 });
   const { cancelLatency, violations } = judge(run([job('j1', 'wf-b/r/2')], [e]));
   assert.deepEqual(violations, []);
   assert.deepEqual(cancelLatency, [{ state: 'closed, nothing created', ms: 2_700 }]);
+});
+
+test('cancelled with cancelRemoteJob false: its job may run on, and completing with it instead is a violation', () => {
+  const leave = { ...requester, leaveRunning: true as const };
+  const running = job('j1', 'wf-a/r/2', { status: 'running', completed_at: null });
+  const cancelled = ended({ requester: leave, outcome: 'cancelled', reported: '', cancelAskedAt: 1_500 });
+  const left = judge(run([running], [cancelled]));
+  assert.deepEqual(left.violations, []);
+  assert.deepEqual(left.cancelLatency, [
+    { state: 'running', ms: Infinity },
+    { state: 'closed, its job left running', ms: 1_500 },
+  ]);
+  const late = job('j1', 'wf-a/r/2', { completed_at: 4_000 });
+  const completed = ended({ requester: leave, cancelAskedAt: 1_500, closedAt: 4_100 });
+  const v = judge(run([late], [completed])).violations;
+  assert.ok(
+    v.some((x) => x.includes('completed with run-profile j1, which ran on after its cancel')),
+    v.join('\n'),
+  );
+  const soon = job('j1', 'wf-a/r/2', { completed_at: 3_000 });
+  assert.deepEqual(judge(run([soon], [completed])).violations, [], 'at rest within 2 s of the cancel: a fair race');
+  assert.equal(
+    judge(run([running], [ended({ outcome: 'cancelled', reported: '', cancelAskedAt: 1_500 })])).violations.length,
+    1,
+    'with cancelRemoteJob true, a job left running is still a violation',
+  );
 });

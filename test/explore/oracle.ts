@@ -98,18 +98,32 @@ export function judge(run: SeedRun): Verdict {
     const closedOnService = e.closedAt + run.skewMs;
     for (const c of own) {
       const atRest = c.restAt !== null && c.restAt <= closedOnService + 2_000;
-      if (!atRest && !(e.outcome === 'failed' && e.reported.includes(c.id)))
+      const leftAsAsked = e.outcome === 'cancelled' && e.requester.leaveRunning === true;
+      if (!atRest && !(e.outcome === 'failed' && e.reported.includes(c.id)) && !leftAsAsked)
         violations.push(`${name} ended ${e.outcome}, leaving ${c.key} ${c.id} running, unnamed`);
+      // Asked to cancel and leave its job alone, it ends cancelled: not completed with a job that ran on well past
+      // the cancel (2 s: the time a cancel may take to reach the workflow).
+      const cancelledOnService = (e.cancelAskedAt ?? Infinity) + run.skewMs;
+      if (e.requester.leaveRunning && e.outcome === 'ok' && (c.restAt ?? Infinity) > cancelledOnService + 2_000)
+        violations.push(
+          `${name} completed with ${c.key} ${c.id}, which ran on after its cancel (cancelRemoteJob false)`,
+        );
       if (e.cancelAskedAt !== undefined && e.outcome === 'cancelled') {
         const asked = Math.max(e.cancelAskedAt + run.skewMs, c.createdAt);
-        cancelLatency.push({ state: c.stateAt(asked), ms: (c.restAt ?? Infinity) - asked });
+        // A job at rest before the cancel was asked has no cancel latency.
+        if (c.restAt === null || c.restAt >= asked)
+          cancelLatency.push({ state: c.stateAt(asked), ms: (c.restAt ?? Infinity) - asked });
       }
     }
     // How long a cancelled workflow took to close after its cancel: with nothing created, nothing holds it up but our
     // own waits (a lookup, a settle window), which the jobs' latency above cannot show.
     if (e.cancelAskedAt !== undefined && e.outcome === 'cancelled')
       cancelLatency.push({
-        state: own.length ? 'closed, its job created' : 'closed, nothing created',
+        state: !own.length
+          ? 'closed, nothing created'
+          : e.requester.leaveRunning
+            ? 'closed, its job left running'
+            : 'closed, its job created',
         ms: e.closedAt - e.cancelAskedAt,
       });
   }

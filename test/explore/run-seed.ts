@@ -61,6 +61,7 @@ function argsOf(r: Requester) {
     maxWaitMs: MAX_WAIT_MS,
     waitStrategy: r.waitStrategy,
     statusReports: r.statusReports,
+    ...(r.leaveRunning ? { cancelRemoteJob: false } : {}),
   };
   switch (r.kind) {
     case 'profile':
