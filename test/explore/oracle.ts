@@ -108,7 +108,7 @@ export function judge(run: SeedRun): Verdict {
         violations.push(
           `${name} completed with ${c.key} ${c.id}, which ran on after its cancel (cancelRemoteJob false)`,
         );
-      if (e.cancelAskedAt !== undefined && e.outcome === 'cancelled') {
+      if (e.cancelAskedAt !== undefined && e.outcome === 'cancelled' && !e.requester.leaveRunning) {
         const asked = Math.max(e.cancelAskedAt + run.skewMs, c.createdAt);
         // A job at rest before the cancel was asked has no cancel latency.
         if (c.restAt === null || c.restAt >= asked)
