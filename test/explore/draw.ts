@@ -1,8 +1,8 @@
 /**
  * What one explorer seed runs: a schedule drawn from the seed alone, so that the seed replays it. A few targets and
  * several requesters on them; faults on the HTTP calls of submission, lookup, waiting and cancel; worker kills;
- * cancels (some with `cancelRemoteJob: false`); jobs of other callers on the same targets (another API client of the same account, the scheduler); a
- * listing made longer than 1,000 jobs; the service's clock ahead of the worker's.
+ * cancels (some with `cancelRemoteJob: false`); jobs of other callers on the same targets (another API client of the
+ * same account, the scheduler); a listing made longer than 1,000 jobs; the service's clock ahead of the worker's.
  */
 import type { FaultInput } from '../../src/simulator/faults.js';
 import type { ForeignJobs } from '../../src/simulator/foreign-jobs.js';

@@ -96,14 +96,14 @@ export function judge(run: SeedRun): Verdict {
       violations.push(`${name}: ${e.historyLength} history events, over its bound of ${historyBound(e)}`);
     // When it ends, each of its jobs is at rest, or is named in its failure as left running.
     const closedOnService = e.closedAt + run.skewMs;
+    const leftAsAsked = e.outcome === 'cancelled' && e.requester.leaveRunning === true;
+    // Asked to cancel and leave its job alone, it ends cancelled: not completed with a job that ran on well past the
+    // cancel (2 s: the time a cancel may take to reach the workflow).
+    const cancelledOnService = (e.cancelAskedAt ?? Infinity) + run.skewMs;
     for (const c of own) {
       const atRest = c.restAt !== null && c.restAt <= closedOnService + 2_000;
-      const leftAsAsked = e.outcome === 'cancelled' && e.requester.leaveRunning === true;
       if (!atRest && !(e.outcome === 'failed' && e.reported.includes(c.id)) && !leftAsAsked)
         violations.push(`${name} ended ${e.outcome}, leaving ${c.key} ${c.id} running, unnamed`);
-      // Asked to cancel and leave its job alone, it ends cancelled: not completed with a job that ran on well past
-      // the cancel (2 s: the time a cancel may take to reach the workflow).
-      const cancelledOnService = (e.cancelAskedAt ?? Infinity) + run.skewMs;
       if (e.requester.leaveRunning && e.outcome === 'ok' && (c.restAt ?? Infinity) > cancelledOnService + 2_000)
         violations.push(
           `${name} completed with ${c.key} ${c.id}, which ran on after its cancel (cancelRemoteJob false)`,

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { localServersConfig } from '../../src/config/local-servers.js';
 import { resolveDevServer } from '../../src/local/temporal-servers.js';
@@ -89,7 +90,7 @@ export class Restartable {
         return;
       } catch (err) {
         if (attempt >= PORT_TAKEN_TRIES || !PORT_TAKEN.test(String(err))) throw err;
-        await new Promise((r) => setTimeout(r, 500));
+        await sleep(500);
       }
     }
   }
