@@ -50,7 +50,7 @@ function countsOf(result: ImportResult): Record<string, number> {
 
 /**
  * Heartbeat details of an apply: the preview it is checked against, and whether the last attempt was refused (the
- * refusing attempt's number: only the attempt right after it trusts it, see settle.ts `Refused`).
+ * refusing attempt's number: only the attempt right after it trusts it, see write-once.ts `Refused`).
  */
 const ApplyPhase = z.object({
   phase: z.enum(['sending', 'rejected']),

@@ -1,6 +1,7 @@
 /**
- * After a send whose answer was lost: the job it created, looked up (reconcile.ts) at once, then until the held
- * request could no longer commit (`settleMs` after the send, settle.ts). Undefined when it created none;
+ * After a send whose answer was lost: the job it created, looked up (src/exactly-once/lookup.ts over reconcile.ts's
+ * listing) at once, then until the held request could no longer commit (`settleMs` after the send). Undefined when it
+ * created none;
  * SubmissionOutcomeUnknown when several new jobs match, or when one matches by its target alone where that proves
  * nothing: another client may write to the target (the profile does not declare `soleWriter`), or, without the send's
  * watermark, no submitter names our own earlier jobs there (hole 11 of the explorer's issue). New jobs whose target
@@ -13,8 +14,8 @@ import { log } from '@temporalio/activity';
 import type { JobSubmitted } from '../contract/types.js';
 import { roomForAnotherAttempt } from './deadline.js';
 import { SubmissionOutcomePending, SubmissionOutcomeUnknown } from './errors.js';
-import { lookUp, type LookupTarget, type Watermark } from './reconcile.js';
-import { lookUntilSettled, pause } from './settle.js';
+import { jobListing, markOf, type LookupTarget, type Watermark } from './reconcile.js';
+import { lookOnce, lookUntilSettled, pause, unknownWords } from '../exactly-once/lookup.js';
 
 export interface LostSend {
   sentAt: number;
@@ -33,50 +34,33 @@ const LONGEST_PAUSE_MS = 30_000;
 export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobSubmitted | undefined> {
   // Without a watermark, the jobs since the fallback time include those of the submissions before ours on the target
   // (a run minutes ago): never ours, and known to its submitter, which names them.
-  const others = new Set(lost.mark === null && t.createdBefore ? await t.createdBefore(lost.fallbackSinceMs) : []);
+  const earlier = new Set(lost.mark === null && t.createdBefore ? await t.createdBefore(lost.fallbackSinceMs) : []);
   // A job found by its target alone is ours only where nothing else writes there, and an earlier job of ours is known.
-  const byTarget = t.byTarget === true && (lost.mark !== null || t.createdBefore !== undefined);
+  const soleWriter = t.byTarget === true && (lost.mark !== null || t.createdBefore !== undefined);
   if (lost.mark === null)
-    log.warn('looking for a lost submission without its watermark', { targetId: t.targetId, others: [...others] });
-  /**
-   * The job found, none, or the new jobs whose target cannot be told yet. One found by its target alone is taken only
-   * once the window has ended (`settled`): until then our held request may still commit beside it (another caller's
-   * job, made meanwhile), and two are then told apart by failing, naming both, never by taking the first.
-   */
-  const look = async (settled = true): Promise<JobSubmitted | undefined | string[]> => {
-    const res = await lookUp(t, lost.mark, lost.fallbackSinceMs, others);
-    if ('found' in res && !res.byId && !settled) return undefined;
-    if ('found' in res && !res.byId && !byTarget)
-      throw new SubmissionOutcomeUnknown(
-        `a submission for ${t.targetId} may have been lost, and new job ${res.found.id} on its target carries nothing ` +
-          'that tells whose it is (another client of this account may have made it); not submitting again (check it: ' +
-          'it may be ours, running unwatched; a profile whose account nothing else writes with sets SOLE_WRITER)',
-      );
-    if ('found' in res) {
-      log.warn('submission answer lost; found the job it created', { jobId: res.found.id, targetId: t.targetId });
-      return { jobId: res.found.id, createdAt: res.found.created_at, reconciled: true };
-    }
-    // Several are named once the window has ended, not before: our held request may still commit, and the failure
-    // must name its job too (explorer seed 693).
-    if ('several' in res && !settled) return undefined;
-    if ('several' in res)
-      throw new SubmissionOutcomeUnknown(
-        `a submission for ${t.targetId} may have been lost, and ${res.several.length} new jobs match it (${res.several.join(', ')}); not submitting again`,
-      );
-    return 'undetermined' in res ? res.undetermined : undefined;
-  };
-  // Not there (yet) before the window ends: a request the service holds may still commit.
-  let seen = await lookUntilSettled(lost.sentAt, lost.settleMs, CADENCE, t.signal, async (last) => {
-    const r = await look(last);
-    return Array.isArray(r) && !last ? undefined : r;
-  });
-  for (let every = CADENCE.everyMs; Array.isArray(seen); every = Math.min(every * 2, LONGEST_PAUSE_MS)) {
-    if (Date.now() + every > lost.until) throw undetermined(t.targetId, seen);
-    log.info('a lost submission may be a job whose target is not told yet; looking again', { jobs: seen });
+    log.warn('looking for a lost submission without its watermark', { targetId: t.targetId, others: [...earlier] });
+  const listing = jobListing(t);
+  const mark = markOf(lost.mark, lost.fallbackSinceMs);
+  const rules = { soleWriter, earlier };
+  const window = { sentAt: lost.sentAt, settleMs: lost.settleMs, cadence: CADENCE };
+  let seen = await lookUntilSettled(listing, mark, rules, window, (ms) => pause(ms, t.signal));
+  // New jobs whose target the service does not tell yet: looked at again until this attempt must end.
+  for (let every = CADENCE.everyMs; 'unknown' in seen && !seen.settled; every = Math.min(every * 2, LONGEST_PAUSE_MS)) {
+    if (Date.now() + every > lost.until) throw undetermined(t.targetId, seen.candidates);
+    log.info('a lost submission may be a job whose target is not told yet; looking again', { jobs: seen.candidates });
     await pause(every, t.signal);
-    seen = await look();
+    seen = await lookOnce(listing, mark, rules);
   }
-  return seen;
+  if ('none' in seen) return undefined;
+  if ('unknown' in seen)
+    throw new SubmissionOutcomeUnknown(
+      `a submission for ${t.targetId} may have been lost, and ${unknownWords(seen.unknown, 'job', seen.candidates)}; ` +
+        'not submitting again (check it: it may be ours, running unwatched; a profile whose account nothing else ' +
+        'writes with sets SOLE_WRITER)',
+    );
+  const { job } = seen.found;
+  log.warn('submission answer lost; found the job it created', { jobId: job.id, targetId: t.targetId });
+  return { jobId: job.id, createdAt: job.created_at, reconciled: true };
 }
 
 /** The end of an attempt with new jobs still undetermined: the next attempt looks on; with none left, a failure. */

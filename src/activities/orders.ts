@@ -5,7 +5,7 @@ import { ServiceError, isTerminalOrderRunStatus } from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beat, note } from './keep-alive.js';
-import { lookUntilSettled } from './settle.js';
+import { lookUntilSettled, pause, unknownWords } from '../exactly-once/lookup.js';
 import {
   Refused,
   nothingOutstanding,
@@ -95,28 +95,26 @@ function orderWrites(ctx: ActivityContext) {
           { signal },
         )
       ).orderIds;
-    /** Looks for the order a lost answer created; again once a held request could no longer commit. */
-    const settle = (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
-      const known = new Set(before);
-      // An order tells nothing of who made it: one new order is taken only once the window has ended, when our held
-      // request can no longer commit beside a person's made meanwhile (two then fail, naming both), and only where
-      // nothing else makes orders of it (`byTarget`); elsewhere it is named, never taken.
-      return lookUntilSettled(sentAt, ctx.submitSettleMs, { firstMs: 2_000, everyMs: 2_000 }, signal, async (last) => {
-        const fresh = (await listed()).filter((id) => !known.has(id));
-        // Several are named once ours, still held, can no longer commit beside them: the failure names it too.
-        if (!last && fresh.length > 1) return undefined;
-        if (fresh.length > 1)
-          throw new OrderOutcomeUnknown(
-            `an order ${where} may have been created, and ${fresh.length} new orders match it (${fresh.join(', ')}); check the kitchen before running it again`,
-          );
-        if (!fresh[0] || !last) return undefined;
-        if (!byTarget)
-          throw new OrderOutcomeUnknown(
-            `an order ${where} may have been created, and new order ${fresh[0]} carries nothing that tells whose it is (another client of this account may have made it); check it before running again (a profile whose account nothing else writes with sets SOLE_WRITER)`,
-          );
-        log.warn('order answer lost; found the order it created', { orderId: fresh[0], kitchen: input.kitchen });
-        return { orderId: fresh[0], status: null, variableOverrides: input.parameters, reconciled: true };
-      });
+    /**
+     * Looks for the order a lost answer created (src/exactly-once/lookup.ts): the listing tells ids alone, so a new one
+     * is ours only where nothing else makes orders of this recipe and variation (`byTarget`), and only once a held
+     * request of ours could no longer commit beside another's.
+     */
+    const settle = async (sentAt: number, before: string[]): Promise<OrderResult | undefined> => {
+      const listing = {
+        page: async () => ({ items: (await listed()).map((id) => ({ id })), last: true }),
+        whose: async () => 'target' as const,
+      };
+      const window = { sentAt, settleMs: ctx.submitSettleMs, cadence: { firstMs: 2_000, everyMs: 2_000 } };
+      const rules = { soleWriter: byTarget, earlier: new Set<string>() };
+      const seen = await lookUntilSettled(listing, { at: null, ids: before }, rules, window, (ms) => pause(ms, signal));
+      if ('none' in seen) return undefined;
+      if ('unknown' in seen)
+        throw new OrderOutcomeUnknown(
+          `an order ${where} may have been created, and ${unknownWords(seen.unknown, 'order', seen.candidates)}; check the kitchen before running it again (a profile whose account nothing else writes with sets SOLE_WRITER)`,
+        );
+      log.warn('order answer lost; found the order it created', { orderId: seen.found.id, kitchen: input.kitchen });
+      return { orderId: seen.found.id, status: null, variableOverrides: input.parameters, reconciled: true };
     };
 
     const unknown = (why: string) =>

@@ -10,6 +10,7 @@
  */
 import { GarbledResponse, NotFound, UnexpectedResponse, type Job, type ServiceClient } from '../api/index.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
+import type { Candidate, Listing, Mark, Whose } from '../exactly-once/lookup.js';
 
 /**
  * The newest jobs of one kind before a submission was sent: the newest one's creation time, and the ids of the jobs
@@ -20,13 +21,6 @@ export interface Watermark {
   ids: string[];
   newest: string | null;
 }
-
-/**
- * Where a reconciliation stands: the job found (`byId`: by our submission id, which no other caller's job carries; else
- * by its target and time), no job, or jobs whose target cannot be told yet.
- */
-export type Lookup =
-  { found: Job; byId: boolean } | { none: true } | { undetermined: string[] } | { several: string[] };
 
 const PAGE = 50;
 
@@ -106,40 +100,6 @@ export async function echoProof(t: LookupTarget): Promise<{ mark: Watermark; ech
   return { mark: watermarkOf(items), echoes };
 }
 
-/**
- * Jobs of the kind created after the watermark (newest first), read until the listing reaches older jobs or ends,
- * however many pages that takes: the listing is the whole project's, and a job of ours behind a thousand newer ones of
- * other targets is still ours. Without a watermark (the attempt that took it died before its heartbeat reached
- * Temporal), jobs created since `fallbackSinceMs`, except `others`: the jobs other submissions of ours are known to
- * have created. `complete` is false when the listing cannot be read to its end (a page repeats what an earlier one
- * showed: a deployment that ignores paging); a job may then hide past it.
- */
-async function newJobs(
-  t: LookupTarget,
-  mark: Watermark | null,
-  fallbackSinceMs: number,
-  others: ReadonlySet<string>,
-): Promise<{ jobs: Job[]; complete: boolean }> {
-  const known = new Set([...(mark?.ids ?? []), ...others]);
-  const since = mark ? sinceOf(mark.newest) : fallbackSinceMs;
-  const out: Job[] = [];
-  const seen = new Set<string>();
-  for (let page = 1; ; page++) {
-    const list = await t.client.jobs.list(
-      t.projectCode,
-      { job_key: t.jobKey, page, limit: PAGE },
-      { signal: t.signal },
-    );
-    for (const job of list.items) {
-      if (seen.has(job.id)) return { jobs: out, complete: false };
-      seen.add(job.id);
-      if (olderThan(job, since)) return { jobs: out, complete: true };
-      if (!known.has(job.id)) out.push(job);
-    }
-    if (list.items.length < list.limit || page * list.limit >= list.total) return { jobs: out, complete: true };
-  }
-}
-
 type Verdict = 'ours' | 'ours by id' | 'other' | 'undetermined';
 
 /**
@@ -176,26 +136,33 @@ async function identifyBy(t: LookupTarget, job: Job): Promise<Verdict> {
   return target === t.targetId ? 'ours' : 'other';
 }
 
-/** Looks for the job our submission created among the jobs newer than the watermark. */
-export async function lookUp(
-  t: LookupTarget,
-  mark: Watermark | null,
-  fallbackSinceMs: number,
-  others: ReadonlySet<string> = new Set(),
-): Promise<Lookup> {
-  const ours: Job[] = [];
-  const undetermined: string[] = [];
-  const { jobs, complete } = await newJobs(t, mark, fallbackSinceMs, others);
-  if (!complete) undetermined.push('(the rest of a listing that repeats its pages)');
-  for (const job of jobs) {
-    const verdict = await identify(t, job);
-    // A job carrying our submission id is ours, whatever else is new on the target: no other caller's carries it.
-    if (verdict === 'ours by id') return { found: job, byId: true };
-    if (verdict === 'ours') ours.push(job);
-    else if (verdict === 'undetermined') undetermined.push(job.id);
-  }
-  if (ours.length === 1) return { found: ours[0]!, byId: false };
-  if (ours.length > 1) return { several: ours.map((j) => j.id) };
-  if (undetermined.length) return { undetermined };
-  return { none: true };
+/** A listed job, as the lookup (src/exactly-once/lookup.ts) reads it. */
+export type JobCandidate = Candidate & { job: Job };
+
+const WHOSE: Record<Verdict, Whose> = { 'ours by id': 'ours', ours: 'target', other: 'other', undetermined: 'unknown' };
+
+/**
+ * The jobs of the kind, newest first, as the lookup reads them: the listing is the whole project's, and a job of ours
+ * behind a thousand newer ones of other targets is still ours, so it pages until it passes the mark.
+ */
+export function jobListing(t: LookupTarget): Listing<JobCandidate> {
+  return {
+    page: async (page) => {
+      const list = await t.client.jobs.list(
+        t.projectCode,
+        { job_key: t.jobKey, page, limit: PAGE },
+        { signal: t.signal },
+      );
+      const items = list.items.map((job) => ({ id: job.id, createdAt: Date.parse(job.created_at), job }));
+      return { items, last: list.items.length < list.limit || page * list.limit >= list.total };
+    },
+    whose: async (c) => WHOSE[await identify(t, c.job)],
+  };
 }
+
+/**
+ * A watermark as the lookup's mark: a job created before its newest is not new. Without one (the attempt that took it
+ * died before its heartbeat reached Temporal), the jobs created since `fallbackSinceMs`.
+ */
+export const markOf = (w: Watermark | null, fallbackSinceMs: number): Mark =>
+  w ? { at: w.newest === null ? null : Date.parse(w.newest), ids: w.ids } : { at: fallbackSinceMs, ids: [] };

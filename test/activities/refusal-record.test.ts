@@ -1,5 +1,5 @@
 /**
- * The record an attempt leaves when it ends with nothing outstanding (settle.ts `Refused`): the next attempt sends at
+ * The record an attempt leaves when it ends with nothing outstanding (write-once.ts `Refused`): the next attempt sends at
  * once, and only that one. A later attempt that started from it may have sent and died before its own record
  * reached Temporal (the keep-alive ticker repeats the refusal until then), so an attempt two after the refusal looks
  * for what was sent instead of sending again. For jobs, orders and applies alike. Likewise, a retry that cannot ask

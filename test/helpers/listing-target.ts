@@ -1,4 +1,4 @@
-/** A lost submission's lookup (src/activities/reconcile.ts) against a service that lists given jobs, a page at a time. */
+/** A lost submission's lookup (src/activities/reconcile.ts, src/exactly-once/lookup.ts) against a service that lists given jobs, a page at a time. */
 import type { Job, ServiceClient } from '../../src/api/index.js';
 import type { LookupTarget } from '../../src/activities/reconcile.js';
 

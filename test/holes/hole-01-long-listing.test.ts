@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Job } from '../../src/api/index.js';
-import { lookUp } from '../../src/activities/reconcile.js';
+import { jobListing, markOf } from '../../src/activities/reconcile.js';
+import { lookOnce } from '../../src/exactly-once/lookup.js';
 import { listingTarget } from '../helpers/listing-target.js';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 28, 4, 0, 0) + ms).toISOString();
@@ -31,6 +32,7 @@ test('hole 1: a lost job behind 1,100 newer jobs of other targets is found, not 
   const newer = Array.from({ length: 1_100 }, (_, i) => job(`other-${i}`, 2_000 + i, `tg-${i % 7}`));
   const listing = [...newer.reverse(), ours, ...older]; // newest first
   const t = listingTarget(listing);
-  const found = await lookUp(t, { ids: ['before'], newest: at(0) }, 0);
-  assert.deepEqual(found, { found: ours, byId: false }, `after ${t.pages()} pages`);
+  const mark = markOf({ ids: ['before'], newest: at(0) }, 0);
+  const found = await lookOnce(jobListing(t), mark, { soleWriter: true, earlier: new Set() });
+  assert.ok('found' in found && found.found.job === ours && !found.byId, `after ${t.pages()} pages`);
 });
