@@ -23,6 +23,7 @@ import type { Turn } from './send-in-turn.js';
 import { sender, type RecordPhase } from './send-once.js';
 import { answerOf, throughSubmitter } from './through-submitter.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
+import { abortable } from '../api/abortable.js';
 
 /**
  * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits its
@@ -57,8 +58,8 @@ function recordedSend(recorded: unknown): Sending | undefined {
 async function workflowStart(signal: AbortSignal): Promise<number> {
   const own = activityInfo().workflowExecution;
   if (!own) return Date.now() - SUBMISSION_BOUND_MS;
-  const client = Context.current().client;
-  const d = await client.withAbortSignal(signal, () => client.workflow.getHandle(own.workflowId, own.runId).describe());
+  // Raced with the cancel: the worker's connection ignores `withAbortSignal`, so a hung call would hold the lookup.
+  const d = await abortable(Context.current().client.workflow.getHandle(own.workflowId, own.runId).describe(), signal);
   return d.startTime.getTime();
 }
 
