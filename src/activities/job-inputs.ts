@@ -50,7 +50,7 @@ export const SubmitInput = z.object({
       namespace: z.string(),
     })
     .optional(),
-  /** The target's submitter, which sends it (src/workflows/submitter.ts). @default none: sent by this activity */
+  /** The target's submitter, which sends it (src/workflows/submitter.ts). @default this task queue's, for the target */
   lock: z.string().min(1).optional(),
   /** The task queue the submitter runs on. @default this activity's */
   submitterQueue: z.string().min(1).optional(),

@@ -7,7 +7,6 @@ import type { ActivityContext } from './context.js';
 import { beat, note } from './keep-alive.js';
 import { lookUntilSettled, pause, unknownWords } from '../exactly-once/lookup.js';
 import {
-  Refused,
   nothingOutstanding,
   recordingRefusal,
   writeOnce,
@@ -18,7 +17,7 @@ import {
 import type { SendFor } from './send-in-turn.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, undoneIfGone } from './requester-gone.js';
-import { requestIdOf } from '../contract/submitter.js';
+import { orderSubmitterId, requestIdOf } from '../contract/submitter.js';
 import { answerOf, requester, throughSubmitter } from './through-submitter.js';
 import { SentFor } from './job-inputs.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
@@ -31,7 +30,7 @@ export const RunOrderInput = z.object({
   recipe: z.string().min(1),
   variation: z.string().min(1),
   parameters: z.record(z.string(), z.unknown()).default({}),
-  /** The submitter of its recipe and variation, which creates it (src/workflows/submitter.ts). @default none: this activity */
+  /** The submitter of its recipe and variation, which creates it (src/workflows/submitter.ts). @default this task queue's */
   lock: z.string().min(1).optional(),
   /** The task queue the submitter runs on. @default this activity's */
   submitterQueue: z.string().min(1).optional(),
@@ -50,15 +49,6 @@ export const WaitOrderInput = z.object({
   pollIntervalMs: z.number().int().min(10).default(5_000),
 });
 export type WaitOrderInput = z.input<typeof WaitOrderInput>;
-
-/**
- * Heartbeat details of an order creation (write-once.ts): the orders listed before sending (null: no listing), or
- * `rejected`: the attempt ended with the order certainly not created (refused, or failed before it was sent).
- */
-const OrderPhase = z.union([
-  z.object({ phase: z.literal('sending'), sentAt: z.number(), mark: z.array(z.string()).nullable() }),
-  Refused,
-]);
 
 const WaitProgress = z.object({
   orderRunId: z.string().nullable(),
@@ -173,14 +163,6 @@ function orderWrites(ctx: ActivityContext) {
   return { createOnce, undo };
 }
 
-/** What an earlier attempt of this activity left, as its heartbeat details say (write-once.ts). */
-function ownPrior(): Prior<Listed> {
-  const recorded: unknown = activityInfo().heartbeatDetails;
-  if (nothingOutstanding(recorded)) return { mayHaveSent: false };
-  const phase = OrderPhase.safeParse(recorded).data;
-  return { mayHaveSent: true, sending: phase?.phase === 'sending' ? phase : undefined };
-}
-
 /** What a recipe and variation's submitter sends its orders with, for their requesters (send-in-turn.ts). */
 export function orderSender(ctx: ActivityContext): SendFor {
   const { createOnce, undo } = orderWrites(ctx);
@@ -199,7 +181,6 @@ export function orderSender(ctx: ActivityContext): SendFor {
 }
 
 export function orderActivities(ctx: ActivityContext) {
-  const { createOnce } = orderWrites(ctx);
   return {
     /**
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
@@ -215,18 +196,19 @@ export function orderActivities(ctx: ActivityContext) {
       return translated(() =>
         recordingRefusal(outstanding, beat, async () => {
           const { lock, submitterQueue, requester: _, ...order } = input;
-          if (lock) {
-            const tolerance = activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
-            const cancel = Context.current().cancellationSignal;
-            return throughSubmitter<OrderResult>(
-              { id: lock, taskQueue: submitterQueue },
-              'runOrder',
-              order,
-              tolerance,
-              cancel,
-            );
-          }
-          return createOnce(input, Context.current().cancellationSignal, outstanding, ownPrior(), beat);
+          // Without a submitter named, this task queue's submitter of the recipe and variation.
+          const { taskQueue } = activityInfo();
+          const tolerance = activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
+          return throughSubmitter<OrderResult>(
+            {
+              id: lock ?? orderSubmitterId(taskQueue, input.profile, input),
+              taskQueue: lock ? submitterQueue : taskQueue,
+            },
+            'runOrder',
+            order,
+            tolerance,
+            Context.current().cancellationSignal,
+          );
         }),
       );
     },

@@ -23,6 +23,7 @@ import type { Turn } from './send-in-turn.js';
 import { sender, type RecordPhase } from './send-once.js';
 import { answerOf, throughSubmitter } from './through-submitter.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
+import { submitterId } from '../contract/submitter.js';
 import { abortable } from '../api/abortable.js';
 
 /**
@@ -106,18 +107,20 @@ export function submitter(ctx: ActivityContext) {
     return translated(() =>
       recordingRefusal(outstanding, beat, async () => {
         const until = lookingUntil();
-        const told = { echoes: false, earlierUnlocked: earlier !== undefined };
         // Through a cancel: a send in flight finishes and its lookup runs, so what it created is known and cancelled
         // by its workflow, never left running unfound (hole 4 of the explorer's issue).
         const signal = sendSignal(true);
-        if (!input.lock) return sendOnce(kind, input, signal, prior, beat, outstanding, until, told);
+        // Without a submitter named, this task queue's submitter of the target: every send takes its turn.
+        const { taskQueue } = activityInfo();
+        const lock = input.lock ?? submitterId(taskQueue, input.profile, kind, input.targetId);
+        const submitterQueue = input.lock ? input.submitterQueue : taskQueue;
         const proof = await proofFor(kind, input, signal);
         if (proof && unlocked(proof)) {
           const sent = await sendOnce(kind, input, signal, prior, beat, outstanding, until, proof);
-          return undoneIfGone(sent, undoOwn({ ...input, lock: input.lock }, outageToleranceOf(), signal));
+          return undoneIfGone(sent, undoOwn({ ...input, lock }, outageToleranceOf(), signal));
         }
         return throughSubmitter<JobSubmitted>(
-          { id: input.lock, taskQueue: input.submitterQueue },
+          { id: lock, taskQueue: submitterQueue },
           JOB_KINDS[kind].activity,
           forSubmitter(kind, input, sending, own !== undefined),
           outageToleranceOf(),

@@ -69,6 +69,7 @@ function resultOf<T>(answer: WriteAnswer): T | undefined {
       message: answer.failure.message,
       type: answer.failure.type ?? undefined,
       nonRetryable: answer.failure.nonRetryable,
+      details: answer.failure.details,
     });
   return answer.result as T;
 }

@@ -48,7 +48,7 @@ export const profileEnv = (prefix: string) => ({
   ),
   [`${prefix}SOLE_WRITER`]: doc(
     flag(false),
-    "`true` declares that, while a send of ours is in flight, nothing else creates a job through the API with this account on this profile's targets, nor an order of their recipes and variations: no other client or person, and our sends to a target one at a time (this fleet's submitters, one per task queue and profile, see to that, so a worker refuses it on two profiles of one account; another fleet, or a workflow of yours that calls the submit activities without `lock`, must keep off these targets). A submission whose answer was lost is then taken to be the one new job (or order) on its target. By default only a job carrying the submission's id is taken (test runs, where the deployment keeps their metadata); another new job on the target is named in an `…OutcomeUnknown` failure, never reported as the workflow's.",
+    "`true` declares that, while a send of ours is in flight, nothing else creates a job through the API with this account on this profile's targets, nor an order of their recipes and variations: no other client or person, and our sends to a target one at a time (this fleet's submitters, one per task queue and profile, see to that, so a worker refuses it on two profiles of one account; another fleet must keep off these targets). A submission whose answer was lost is then taken to be the one new job (or order) on its target. By default only a job carrying the submission's id is taken (test runs, where the deployment keeps their metadata); another new job on the target is named in an `…OutcomeUnknown` failure, never reported as the workflow's.",
   ),
   [`${prefix}API_TOKEN`]: doc(
     secretKey(),

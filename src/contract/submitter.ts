@@ -67,6 +67,8 @@ export interface WriteFailure {
   message: string;
   type: string | null;
   nonRetryable: boolean;
+  /** Its details (a refusal's status and URL, an import's would-be result), as the sending activity gave them. */
+  details?: unknown[] | undefined;
 }
 
 /** The answer: what the write created, how it failed, or that it was withdrawn before it was sent. */
@@ -170,8 +172,10 @@ export interface SendInTurnInput {
 /** The failure an activity ended with, as its requester rethrows it. */
 export function failureOf(err: unknown): WriteFailure {
   const cause = err instanceof ActivityFailure ? (err.cause ?? err) : err;
-  if (cause instanceof ApplicationFailure)
-    return { message: cause.message, type: cause.type ?? null, nonRetryable: cause.nonRetryable ?? false };
+  if (cause instanceof ApplicationFailure) {
+    const details = cause.details?.length ? { details: [...cause.details] } : {};
+    return { message: cause.message, type: cause.type ?? null, nonRetryable: cause.nonRetryable ?? false, ...details };
+  }
   return { message: cause instanceof Error ? cause.message : String(cause), type: null, nonRetryable: false };
 }
 

@@ -1,10 +1,18 @@
-/** The order activities against the simulator: an order created and its run waited for, and the run's page. */
+/**
+ * The order activities against the simulator: an order created (as its recipe's submitter creates it, send-in-turn.ts)
+ * and its run waited for, and the run's page.
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { activityFunctions, type ActivityDeps } from '../../src/activities/index.js';
+import { activityContext } from '../../src/activities/context.js';
+import { orderSender } from '../../src/activities/orders.js';
+import type { OrderResult } from '../../src/contract/types.js';
 import { SIM_CUSTOMER, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
-import { run } from '../helpers/mock-activity.js';
+import type { Client } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { quiet, run, runIn } from '../helpers/mock-activity.js';
 import { startTestSimulator } from '../helpers/sim.js';
 
 describe('order activities', () => {
@@ -17,9 +25,25 @@ describe('order activities', () => {
   });
   after(async () => sim?.close());
 
+  /** Creates an order as the submitter's batch does, first in its turn, for a requester still running. */
+  const running = {
+    workflow: { getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }) },
+    withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
+  };
+  const creating = (d: ActivityDeps) => (input: Record<string, unknown>) =>
+    runIn(
+      new MockActivityEnvironment(undefined, { ...quiet, client: running as unknown as Client }),
+      async () =>
+        (await orderSender(activityContext(d))(input, {
+          prior: { mayHaveSent: false },
+          record: async () => undefined,
+        })) as OrderResult,
+    );
+
   test('runOrder then waitForOrderRun: the order id, the overrides, and the final run status', async () => {
     const acts = activityFunctions(deps);
-    const order = await run(acts.runOrder, {
+    const runOrder = creating(deps);
+    const order = await runOrder({
       kitchen: 'production',
       recipe: 'load-warehouse',
       variation: 'backfill',
@@ -31,7 +55,7 @@ describe('order activities', () => {
     assert.ok(done.polls >= 2);
     // Its page in the UI, addressed by the account GET /v2/userinfo names (deployed-variants.md).
     assert.equal(done.url, `${sim.url}/#/orders/${SIM_CUSTOMER}/production/runs/${done.orderRunId}`);
-    const failing = await run(acts.runOrder, { kitchen: 'staging', recipe: 'load-warehouse', variation: 'broken' });
+    const failing = await runOrder({ kitchen: 'staging', recipe: 'load-warehouse', variation: 'broken' });
     assert.equal(
       (await run(acts.waitForOrderRun, { kitchen: 'staging', orderId: failing.orderId, pollIntervalMs: 20 })).status,
       'SERVING_ERROR',
@@ -39,10 +63,12 @@ describe('order activities', () => {
   });
 
   test("an order run's page: the account is asked once per client, and a refusal leaves only the page out", async () => {
-    const acts = activityFunctions(await simDeps(sim));
+    const d = await simDeps(sim);
+    const acts = activityFunctions(d);
+    const runOrder = creating(d);
     const userinfo = () => sim.controls.requests().filter((r) => r.path === '/v2/userinfo').length;
     const waited = async () => {
-      const order = await run(acts.runOrder, {
+      const order = await runOrder({
         kitchen: 'production',
         recipe: 'load-warehouse',
         variation: 'backfill',
@@ -60,11 +86,13 @@ describe('order activities', () => {
     assert.ok(second.url?.endsWith(`/runs/${second.orderRunId}`), String(second.url));
     assert.equal(userinfo() - before, 2, 'asked again after the refusal, then known');
     // Two waits of a new client ending together share one read of the account, held by the service meanwhile.
-    const fresh = activityFunctions(await simDeps(sim));
+    const freshDeps = await simDeps(sim);
+    const fresh = activityFunctions(freshDeps);
+    const freshOrder = creating(freshDeps);
     sim.controls.addFault({ kind: 'delay', delay_ms: 3_000, path: '/v2/userinfo', count: 1 });
     const [a, b] = await Promise.all(
       ['backfill', 'daily'].map(async (variation) => {
-        const o = await run(fresh.runOrder, { kitchen: 'production', recipe: 'load-warehouse', variation });
+        const o = await freshOrder({ kitchen: 'production', recipe: 'load-warehouse', variation });
         return run(fresh.waitForOrderRun, { kitchen: 'production', orderId: o.orderId, pollIntervalMs: 20 });
       }),
     );

@@ -2,8 +2,8 @@
  * The record an attempt leaves when it ends with nothing outstanding (write-once.ts `Refused`): the next attempt sends at
  * once, and only that one. A later attempt that started from it may have sent and died before its own record
  * reached Temporal (the keep-alive ticker repeats the refusal until then), so an attempt two after the refusal looks
- * for what was sent instead of sending again. For jobs, orders and applies alike. Likewise, a retry that cannot ask
- * its submitter (Temporal down) fails without recording a refusal, rather than take "nothing" for an answer.
+ * for what was sent instead of sending again (applies, which send from their own attempts). Likewise, a retry that
+ * cannot ask its submitter (Temporal down) fails without recording a refusal, rather than take "nothing" for an answer.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -15,7 +15,6 @@ import { simDeps, withFreshSimulator } from '../helpers/activities.js';
 import { clientFor } from '../helpers/sim.js';
 import { quiet } from '../helpers/mock-activity.js';
 
-const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
 const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
 
@@ -46,79 +45,9 @@ const temporalDown = {
 const sentBefore = { phase: 'sending', sentAt: Date.now(), mark: [] };
 
 describe('a refusal recorded by an attempt is trusted by the next attempt only', () => {
-  const jobCase = (attempt: number, refusedBy: number) =>
-    withFreshSimulator(
-      async (sim) => {
-        const acts = activityFunctions(await simDeps(sim, { submitSettleMs: 1_000 }));
-        // What the attempt before this one sent, before it died: a job on the target, just now.
-        const sent = await (await clientFor(sim)).profilingRuns.submit(TG.finance);
-        const out = await attemptOf(attempt, { phase: 'rejected', attempt: refusedBy }, acts.submitProfilingRun, {
-          targetId: TG.finance,
-        }).catch((e: unknown) => e);
-        const jobs = sim.controls.jobs().filter((j) => j.table_group_id === TG.finance);
-        return { sent: sent.id, out, jobs: jobs.length };
-      },
-      {},
-      { variants: { listingTargets: true } },
-    );
-
-  /**
-   * What an attempt whose predecessor may have sent, with no record of that send (no watermark) and no submitter to
-   * name our earlier jobs, makes of the new job on its target: it cannot tell it from an earlier one of ours (hole 11
-   * of the explorer's issue), so it names it and sends nothing.
-   */
-  const namedNotTaken = (out: unknown, sent: string) => {
-    assert.ok(out instanceof ApplicationFailure && out.type === 'SubmissionOutcomeUnknown', String(out));
-    assert.match(out.message, new RegExp(`new job ${sent} on its target`));
-  };
-
-  test('a job: the attempt right after the refusal submits at once', async () => {
-    const { sent, out, jobs } = await jobCase(2, 1);
-    const job = out as { reconciled: boolean; jobId: string };
-    assert.equal(job.reconciled, false);
-    assert.notEqual(job.jobId, sent, 'a refusal just before: nothing outstanding, nothing looked for');
-    assert.equal(jobs, 2);
-  });
-
-  test('a job: an attempt two after the refusal looks first, and names what the one in between sent', async () => {
-    const { sent, out, jobs } = await jobCase(3, 1);
-    namedNotTaken(out, sent);
-    assert.equal(jobs, 1, 'not submitted twice');
-  });
-
-  test('an untagged refusal (recorded before the attempt rule) is not trusted either', async () => {
-    await withFreshSimulator(
-      async (sim) => {
-        const acts = activityFunctions(await simDeps(sim, { submitSettleMs: 1_000 }));
-        const sent = await (await clientFor(sim)).profilingRuns.submit(TG.finance);
-        const out = await attemptOf(2, { phase: 'rejected' }, acts.submitProfilingRun, {
-          targetId: TG.finance,
-        }).catch((e: unknown) => e);
-        namedNotTaken(out, sent.id);
-        assert.equal(sim.controls.jobs().filter((j) => j.table_group_id === TG.finance).length, 1);
-      },
-      {},
-      { variants: { listingTargets: true } },
-    );
-  });
-
-  test('an order: an attempt two after the refusal does not create a second order', async () => {
-    await withFreshSimulator(async (sim) => {
-      const acts = activityFunctions(await simDeps(sim));
-      const order = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' };
-      const before = sim.controls.orders().length;
-      await (await clientFor(sim)).orders.create(order); // what the attempt in between sent
-      const out = await attemptOf(3, { phase: 'rejected', attempt: 1 }, acts.runOrder, { ...order, wait: false }).catch(
-        (e: unknown) => e,
-      );
-      assert.ok(out instanceof ApplicationFailure && out.type === 'OrderOutcomeUnknown', String(out));
-      assert.equal(sim.controls.orders().length, before + 1, 'not created a second time');
-      const next = await attemptOf(2, { phase: 'rejected', attempt: 1 }, acts.runOrder, { ...order, wait: false });
-      assert.equal(next.reconciled, false, 'right after the refusal: created at once');
-      assert.equal(sim.controls.orders().length, before + 2);
-    });
-  });
-
+  // Jobs and orders are sent by their target's submitter, whose records of each send decide what a retried batch may
+  // send (send-in-turn.ts; holes 7 and 8); the requesting activity's own attempts send nothing. Applies still send
+  // from their own attempts, and rely on this record.
   test('an order retry whose submitter cannot be reached fails without recording a refusal: its predecessor may have sent', async () => {
     // The attempt before sent (its phase says so) and died. This one fails before its submitter answers (Temporal
     // is unreachable): recorded as "nothing outstanding", the next attempt would create the order without looking.

@@ -24,14 +24,11 @@ describe('waitForJob in a mock activity environment', () => {
   });
   after(async () => sim?.close());
 
+  // The job to wait for, submitted straight through the service client: these tests are about the wait.
   const submit = async (kind: 'profiling' | 'tests', target: string) => {
-    const env = new MockActivityEnvironment(undefined, quiet);
-    const acts = activityFunctions(deps);
-    const res =
-      kind === 'profiling'
-        ? await run(env, acts.submitProfilingRun, { targetId: target })
-        : await run(env, acts.submitTestRun, { targetId: target });
-    return res.jobId;
+    const { client } = deps.profiles.default!;
+    const res = kind === 'profiling' ? await client.profilingRuns.submit(target) : await client.testRuns.submit(target);
+    return res.id;
   };
   const jobPolls = (jobId: string) => sim.controls.requests().filter((r) => r.path === `/api/v1/jobs/${jobId}`);
 
