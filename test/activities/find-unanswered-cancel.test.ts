@@ -12,7 +12,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityContext } from '../../src/activities/context.js';
 import type { ServiceClient } from '../../src/api/index.js';
 import { submitter } from '../../src/activities/submission.js';
-import { quiet, runIn } from '../helpers/mock-activity.js';
+import { endingOnceCancelled, quiet } from '../helpers/mock-activity.js';
 
 // A hang guard, not a speed check: on the code before, the lookup never ended.
 test('a lookup cancelled while its workflow’s start is asked for ends cancelled', { timeout: 60_000 }, async () => {
@@ -37,12 +37,10 @@ test('a lookup cancelled while its workflow’s start is asked for ends cancelle
     submitSettleMs: 1_000,
   } as unknown as ActivityContext;
   const input = { profile: 'default', targetId: 'suite', lock: 'dataops-submit/q/default/tests/suite' };
-  const ended = runIn(env, () => submitter(ctx).findUnanswered('tests', input, '7', undefined)).then(
-    () => 'completed',
-    (err: unknown) => err,
+  const outcome = await endingOnceCancelled(
+    env,
+    () => submitter(ctx).findUnanswered('tests', input, '7', undefined),
+    askedNow,
   );
-  await askedNow;
-  env.cancel();
-  const outcome = await ended;
   assert.ok(outcome instanceof CancelledFailure, `ended with ${String(outcome)}`);
 });

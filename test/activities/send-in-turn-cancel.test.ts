@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { sendInTurnActivity } from '../../src/activities/send-in-turn.js';
-import { quiet, runIn } from '../helpers/mock-activity.js';
+import { endingOnceCancelled, quiet } from '../helpers/mock-activity.js';
 
 // A hang guard, not a speed check: on the code before, the batch never ended.
 test(
@@ -44,13 +44,7 @@ test(
       submitterId: 'dataops-submit/q/default/profiling/tg',
       submitterRunId: 'run',
     };
-    const ended = runIn(env, () => sendInTurn(input)).then(
-      () => 'completed',
-      (err: unknown) => err,
-    );
-    await askedNow;
-    env.cancel();
-    const outcome = await ended;
+    const outcome = await endingOnceCancelled(env, () => sendInTurn(input), askedNow);
     assert.ok(outcome instanceof CancelledFailure, `ended with ${String(outcome)}`);
     assert.equal(sent, false, 'nothing sent without the submitter’s record');
   },

@@ -14,6 +14,24 @@ export function runIn<A extends unknown[], R>(
   return env.run<A, R, typeof fn>(fn, ...args);
 }
 
+/**
+ * Runs `fn` in `env`, cancels it once `asked` resolves (it is waiting on a call that never answers), and returns how it
+ * ended: `'completed'`, or what it threw.
+ */
+export async function endingOnceCancelled(
+  env: MockActivityEnvironment,
+  fn: () => Promise<unknown>,
+  asked: Promise<void>,
+): Promise<unknown> {
+  const ended = runIn(env, fn).then(
+    () => 'completed',
+    (err: unknown) => err,
+  );
+  await asked;
+  env.cancel();
+  return ended;
+}
+
 /** Runs `fn` as a first attempt. */
 export function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
   return runIn(new MockActivityEnvironment(undefined, quiet), fn, ...args);
