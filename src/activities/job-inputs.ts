@@ -21,7 +21,8 @@ export const SentFor = {
   /** The submitter sending it: it names the jobs it created before, never this request's (recentJobsQuery). */
   submitterId: z.string().min(1).optional(),
   /**
-   * A test run's requester whose earlier attempt may have sent it without the submitter (proven to keep our id): its
+   * Sent only by the requesters of workers from before the one path, still served by the shared submitter: a test
+   * run's requester whose earlier attempt may have sent it without the submitter (proven to keep our id then). Its
    * lookup, by the id alone, comes before any send. `sending`: that attempt's recorded send, when it has one; without
    * it, the lookup reaches back to `since` (absent from requests queued before it was added: the batch's own
    * schedule time then).
@@ -104,8 +105,6 @@ export const UnansweredInput = z.object({
   submit: Submission,
   /** The wait's activity id, part of the submission's identity. */
   activityId: Id,
-  /** The wait's last heartbeat details (its progress, with the submission's phase), when the failure carried them. */
-  heartbeat: z.unknown().optional(),
 });
 export type UnansweredInput = z.input<typeof UnansweredInput>;
 

@@ -1,8 +1,7 @@
 /**
  * A heartbeating wait that submits its own job first (`submitAndWaitForJob`), when the workflow hears of a job from
  * its wait's status reports: the workflow then needs no submission activity and no workflow task for it (6 history
- * events). The submission is the same as its own activity's (submission.ts, through its target's submitter), with its
- * phase in the wait's heartbeat details. A failure fails the wait as it would have failed the submission; a retryable
+ * events). The submission is the same as its own activity's (submission.ts, through its target's submitter). A failure fails the wait as it would have failed the submission; a retryable
  * one is retried with the wait, which then finds the job it may have created, as a submission's retry does. The
  * workflow's cancel lets a submission in flight finish: the workflow waits for the answer and cancels the job.
  */
@@ -32,10 +31,8 @@ export async function ownJob(
   // Recorded before the target's submitter is asked: the wait's next heartbeat, the one that may carry the workflow's
   // cancel, then waits for the throttle, and the wait's first report names the job before it hears of a cancel.
   beat(progress);
-  const job = await submissions.submitWithin(submit.kind, { profile, ...submit }, progress.submission, (phase) =>
-    beat({ ...progress, submission: phase }),
-  );
-  Object.assign(progress, { submitted: job, submittedAt: Date.now(), submission: undefined });
+  const job = await submissions.submitWithin(submit.kind, { profile, ...submit });
+  Object.assign(progress, { submitted: job, submittedAt: Date.now() });
   beat(progress);
   return job;
 }
@@ -71,13 +68,7 @@ export function ownJobActivities(ctx: ActivityContext) {
     findUnansweredSubmission: async (raw: UnansweredInput): Promise<{ job: JobSubmitted | null }> => {
       const input = parseInput(UnansweredInput, raw, 'findUnansweredSubmission');
       return translated(async () => {
-        const heartbeat = input.heartbeat as Partial<WaitProgress> | null | undefined;
-        const job = await submissions.findUnanswered(
-          input.submit.kind,
-          { profile: input.profile, ...input.submit },
-          input.activityId,
-          typeof heartbeat === 'object' ? heartbeat?.submission : undefined,
-        );
+        const job = await submissions.findUnanswered({ profile: input.profile, ...input.submit }, input.activityId);
         if (job) log.warn('an unanswered wait had submitted its job', { jobId: job.jobId, ...input.submit });
         return { job: job ?? null };
       });

@@ -4,9 +4,8 @@
  * listed in it, by the service's own clock (no skew allowance, so an earlier run's job is never a candidate). A
  * candidate is ours when its caller metadata carries our submission id (test runs, where the deployment keeps
  * metadata), or else when its target is ours: from the listing where the deployment shows it, from the run's own
- * record where it does not (TestGen 5.134 shows a profiling run's table group once the run has started). The per-target
- * lock (src/workflows/submission.ts) ensures no other submission of ours to that target is in flight meanwhile. A test
- * run needs no lock where the deployment is proven to keep its metadata (echoProof): then only its id makes it ours.
+ * record where it does not (TestGen 5.134 shows a profiling run's table group once the run has started). The target's
+ * submitter (src/workflows/submitter.ts) ensures no other submission of ours to that target is in flight meanwhile.
  */
 import { GarbledResponse, NotFound, UnexpectedResponse, type Job, type ServiceClient } from '../api/index.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
@@ -15,11 +14,14 @@ import type { Candidate, Listing, Mark, Whose } from '../exactly-once/lookup.js'
 /**
  * The newest jobs of one kind before a submission was sent: the newest one's creation time, and the ids of the jobs
  * listed then that are not older than it (usually the newest alone; more when several share its time). A job older
- * than `newest` is never a candidate (newJobs), so its id is not kept: the record goes with every send.
+ * than `newest` is never a candidate (newJobs), so its id is not kept: the record goes with every send. For test
+ * runs, also whether the deployment was seen to keep our submission id (`echoes`, keepsOurId): then the lookup tells
+ * ours by the id alone, and a run without it is another caller's.
  */
 export interface Watermark {
   ids: string[];
   newest: string | null;
+  echoes?: boolean | undefined;
 }
 
 const PAGE = 50;
@@ -36,8 +38,9 @@ export interface LookupTarget {
   /** The jobs the target's submitter created since a time: never this submission's (src/workflows/submitter.ts). */
   createdBefore?: ((sinceMs: number) => Promise<string[]>) | undefined;
   /**
-   * The deployment is proven to keep a test run's caller metadata (`echoProof`): a test run is ours only when its
-   * metadata carries our submission id, never by its target, so the lookup needs no submitter.
+   * A test run is ours only when its metadata carries our submission id, never by its target: the deployment was seen
+   * to keep it before the send (Watermark `echoes`), or the send was made without the submitter (by a worker from
+   * before the one path: EarlierUnlocked in send-once.ts).
    */
   exact?: boolean | undefined;
   /**
@@ -64,9 +67,10 @@ export function watermarkOf(items: Job[]): Watermark {
   return { ids: items.filter((j) => !olderThan(j, since)).map((j) => j.id), newest };
 }
 
-/** Notes the newest jobs of the kind, before sending. */
+/** Notes the newest jobs of the kind, before sending; for test runs, whether the deployment keeps our id. */
 export async function takeWatermark(t: LookupTarget): Promise<Watermark> {
-  return watermarkOf((await newest(t)).items);
+  const { items } = await newest(t);
+  return { ...watermarkOf(items), ...(t.kind === 'tests' ? { echoes: await keepsOurId(t, items) } : {}) };
 }
 
 /** The submission id a test run's caller metadata carries, if it carries any metadata: undefined without. */
@@ -79,25 +83,22 @@ const notFromUs = (t: LookupTarget, job: Job): boolean =>
   (typeof job.created_by === 'string' && !!t.client.username && job.created_by !== t.client.username);
 
 /**
- * The newest test runs (a watermark, if taken just before the send), and whether the deployment is proven to keep a
- * test run's caller metadata: the newest one an API caller submitted shows a `submission_id` in its metadata, as
- * every test run we submit sends. Then our own is told exactly by its id (TestGen 5.134 keeps it; the spec's summary
- * has no such field). Unproven (no such run yet, a run without it, a record that cannot be read now), it is not.
+ * Whether the deployment keeps a test run's caller metadata: the newest run an API caller of this account submitted,
+ * before this send, shows a `submission_id`, as every test run we submit sends (TestGen 5.134 keeps it; the spec's
+ * summary has no such field). Not shown (no such run yet, a run without it, another client of the account, a record
+ * that cannot be read now): not known, and the lookup goes by target, as for the other kinds.
  */
-export async function echoProof(t: LookupTarget): Promise<{ mark: Watermark; echoes: boolean }> {
-  const { items } = await newest(t);
+async function keepsOurId(t: LookupTarget, items: Job[]): Promise<boolean> {
   const probe = items.find((job) => !notFromUs(t, job));
-  let echoes = false;
-  if (probe) {
-    try {
-      const meta = (await t.client.testRuns.summary(probe.id, { signal: t.signal })).metadata;
-      echoes = typeof submissionIdIn(meta) === 'string';
-    } catch (err) {
-      // Unproven, whatever went wrong (an outage too): the lock serves, and nothing needs retrying for the proof.
-      if (t.signal.aborted) throw err;
-    }
+  if (!probe) return false;
+  try {
+    return (
+      typeof submissionIdIn((await t.client.testRuns.summary(probe.id, { signal: t.signal })).metadata) === 'string'
+    );
+  } catch (err) {
+    if (t.signal.aborted) throw err;
+    return false; // not known, whatever went wrong (an outage too): nothing needs retrying for it
   }
-  return { mark: watermarkOf(items), echoes };
 }
 
 type Verdict = 'ours' | 'ours by id' | 'other' | 'undetermined';

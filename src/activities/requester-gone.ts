@@ -6,8 +6,7 @@
 import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activity';
 import { Conflict, type ServiceClient } from '../api/index.js';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import { CANCEL_SEND, requestIdOf, type Requester } from '../contract/submitter.js';
-import { queueAt, requester } from './through-submitter.js';
+import type { Requester } from '../contract/submitter.js';
 
 /** Whether workflow run `who` is gone (no longer running): nobody will hear of what was created for it. */
 async function gone(who: { workflowId: string; runId: string }): Promise<boolean> {
@@ -24,8 +23,7 @@ async function gone(who: { workflowId: string; runId: string }): Promise<boolean
  * `result`, unless the workflow it was created for is gone: then it is undone with `undo` and this activity ends:
  * cancelled when it is that workflow's own, else `RequesterGone` (a submitter's, not retried; nobody hears of it).
  * `requester`: the workflow that asked a submitter for it; absent, this activity's own. A failed undo is thrown: a
- * submitter's batch then retries it (its retry finds what it created); this workflow's own activity has no retry left
- * (its workflow is gone), so its `undo` hands a failed cancel to the target's submitter (cancelOwnUnwatched).
+ * submitter's batch then retries it (its retry finds what it created).
  */
 export async function undoneIfGone<T>(
   result: T,
@@ -42,57 +40,9 @@ export async function undoneIfGone<T>(
   throw ApplicationFailure.create({ type: 'RequesterGone', message, nonRetryable: true });
 }
 
-/** A job this activity created for its own workflow, and the submitter of its target (`lock`, on `submitterQueue`). */
-export interface OwnUndo {
-  profile: string;
-  jobId: string;
-  lock: string;
-  submitterQueue?: string | undefined;
-}
-
-/**
- * Cancels job `job.jobId`, which this activity created for its own workflow, now gone. A cancel that fails is handed
- * to the target's submitter, which sends it as it sends writes (`cancelJob`), its batch retried through an outage of
- * `outageToleranceMs` on any worker: this activity has no retry left, and its worker may not live to try again. Nobody
- * asks for its answer. Until 2026-11-27 the cancel was tried again in this worker's process only.
- */
-export async function cancelOwnUnwatched(
-  client: ServiceClient,
-  job: OwnUndo,
-  outageToleranceMs: number,
-  signal: AbortSignal,
-): Promise<void> {
-  const { profile, jobId, lock, submitterQueue } = job;
-  try {
-    return await cancelUnwatched(client, jobId, signal);
-  } catch {
-    // Logged there; handed over below.
-  }
-  const me = requester();
-  await queueAt(
-    Context.current().client,
-    { id: lock, taskQueue: submitterQueue ?? activityInfo().taskQueue },
-    {
-      id: `${requestIdOf(me)}#cancel`,
-      activity: CANCEL_SEND,
-      input: { profile, jobId, requester: me },
-      outageToleranceMs,
-      askAgainUntil: Date.now(),
-    },
-  ).catch((err: unknown) => {
-    log.error('could not hand the cancel of a job nobody watches to its submitter; the job may keep running', {
-      jobId,
-      error: err instanceof Error ? err.message : String(err),
-    });
-    throw err;
-  });
-  log.warn("handed the cancel of a job nobody watches to its target's submitter", { jobId, submitterId: lock });
-}
-
 /**
  * Cancels a job its workflow will never hear of; one that already ended (409) is left as it is. Any other failure is
- * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it; an activity of
- * the gone workflow's own hands the cancel to the target's submitter (cancelOwnUnwatched).
+ * thrown: a submitter's batch then ends its attempt, and its retry finds the job again and cancels it.
  */
 export async function cancelUnwatched(client: ServiceClient, jobId: string, signal: AbortSignal): Promise<void> {
   try {

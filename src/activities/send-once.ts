@@ -1,8 +1,7 @@
 /**
  * One send of a job to its target, made once (write-once.ts): where the jobs it may have created are looked up (its
- * submission id, the target's listing), the proof a test run takes before it goes without the submitter, and, after a
- * send that may have landed, the look for the job it created (lost-answer.ts). submission.ts decides who sends and
- * when; this file is the send itself.
+ * submission id, the target's listing), and, after a send that may have landed, the look for the job it created
+ * (lost-answer.ts). submission.ts decides who sends and when; this file is the send itself.
  */
 import { activityInfo, Context, log } from '@temporalio/activity';
 import type { z } from 'zod';
@@ -11,15 +10,22 @@ import type { ActivityContext } from './context.js';
 import { SubmissionOutcomeUnknown } from './errors.js';
 import type { SubmitInput } from './job-inputs.js';
 import { SENDERS, linkTo } from './job-kinds.js';
-import { echoProof, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
-import { provable, type Proof, type Told } from './unlocked.js';
+import { takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import { writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';
 import { recentJobsQuery, requestIdOf } from '../contract/submitter.js';
 
-/** Where a submission records its phase: its own heartbeat details (and its submitter), or those of its wait. */
+/** Where a submission records its phase: at its target's submitter, before the send leaves (send-in-turn.ts). */
 export type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<void>;
+
+/**
+ * A request of a worker from before the one path, whose requester may have sent its test run by itself: that send,
+ * carrying our id, is told by the id alone, looked for from when the requesting activity was first scheduled.
+ */
+export interface EarlierUnlocked {
+  since?: number | undefined;
+}
 
 /** Sending a job once, for the submissions of `ctx`'s worker. */
 export function sender(ctx: ActivityContext) {
@@ -33,17 +39,6 @@ export function sender(ctx: ActivityContext) {
       fallbackSinceMs: (sinceMs ?? activityInfo().scheduledTimestampMs) - ctx.clockSkewMs,
     });
 
-  /** The proof a test run's submission takes before it sends (Proof); none for other kinds, or without a listing. */
-  async function proofFor(
-    kind: JobKind,
-    input: Pick<z.output<typeof SubmitInput>, 'profile' | 'targetId' | 'projectCode'>,
-    signal: AbortSignal,
-  ): Promise<Proof | undefined> {
-    if (!provable(kind)) return undefined;
-    const { target } = lookupTarget(kind, input, activityInfo().activityId, signal);
-    return target ? echoProof(target) : undefined;
-  }
-
   /**
    * Where the jobs a submission may have created are looked up. Its id, carried in a test run's metadata, names the
    * requesting activity: `requester` when a submitter sends it, else activity `activityId` of this workflow.
@@ -54,7 +49,6 @@ export function sender(ctx: ActivityContext) {
       Partial<Pick<z.output<typeof SubmitInput>, 'requester' | 'submitterId'>>,
     activityId: string,
     signal: AbortSignal,
-    exact?: boolean,
   ) {
     const { client, projectCode: profileProject, soleWriter } = ctx.profile(input.profile);
     const projectCode = input.projectCode ?? profileProject;
@@ -77,7 +71,6 @@ export function sender(ctx: ActivityContext) {
           submissionId,
           signal,
           createdBefore,
-          exact,
           byTarget,
         }
       : undefined;
@@ -94,15 +87,15 @@ export function sender(ctx: ActivityContext) {
     record: RecordPhase,
     outstanding: Outstanding,
     until: number,
-    told?: Told,
+    earlier?: EarlierUnlocked,
   ): Promise<JobSubmitted> {
     const { jobKey } = JOB_KINDS[kind];
     const send = SENDERS[kind];
-    const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal, told?.echoes);
+    const { client, submissionId, target } = lookupTarget(kind, input, activityInfo().activityId, signal);
     return writeOnce(
       {
         prior,
-        mark: async () => told?.mark ?? (target ? takeWatermark(target) : null),
+        mark: async () => (target ? takeWatermark(target) : null),
         send: async () => {
           const res = await send(
             client,
@@ -118,15 +111,16 @@ export function sender(ctx: ActivityContext) {
             throw new SubmissionOutcomeUnknown(
               `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
             );
-          // An earlier attempt's send made without the submitter is told by its id alone (see Told); this one's as proven.
-          const earlier = cause === undefined && told?.earlierUnlocked === true;
-          const by = earlier ? { ...target, exact: true } : target;
+          // Told by its id alone where the deployment keeps it (seen at the mark), or where an earlier attempt sent it
+          // without the submitter (EarlierUnlocked).
+          const byId = cause === undefined && earlier !== undefined;
+          const by = byId || sending?.mark?.echoes === true ? { ...target, exact: true } : target;
           return settle(
             by,
             sending?.sentAt ?? Date.now(),
             sending?.mark ?? null,
             until,
-            earlier ? told.since : undefined,
+            byId ? earlier.since : undefined,
           );
         },
         record,
@@ -135,5 +129,5 @@ export function sender(ctx: ActivityContext) {
     );
   }
 
-  return { settle, proofFor, lookupTarget, sendOnce };
+  return { settle, lookupTarget, sendOnce };
 }

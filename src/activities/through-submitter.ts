@@ -129,8 +129,8 @@ export async function throughSubmitter<T>(
     // Unknown once withdrawn: nothing was sent. Else it was dropped when the submitter continued as new: queued again.
     const reenqueue = async () => !withdrawing && (await enqueue(), true);
     const answer = await answerFrom(handle, id, reenqueue, unlessLeaving, signal);
-    // Said unsent on a first attempt only: an earlier one may have sent a test run itself (unlocked.ts), which only
-    // the workflow's lookup by its id then finds.
+    // Said unsent on a first attempt only: on a later one the workflow asks what the request got (an earlier attempt
+    // on a worker from before the one path may have sent a test run itself).
     if ('withdrawn' in answer)
       throw new CancelledFailure(
         'withdrawn while it waited its turn: nothing was sent',

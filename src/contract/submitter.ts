@@ -43,9 +43,9 @@ export interface WriteRequest {
 }
 
 /**
- * The cancel of a job created for a workflow that is gone, which the activity that created it could not send itself
- * (src/activities/requester-gone.ts): sent by the target's submitter with the `cancelJob` activity, retried as its
- * writes are.
+ * The cancel of a job created for a workflow that is gone, which the activity that created it could not send itself:
+ * handed over only by workers from before the one path, whose test runs could go without the submitter. The shared
+ * submitter still sends it (with the `cancelJob` activity, retried as its writes are) for those workers' runs.
  */
 export const CANCEL_SEND = 'cancelJob';
 

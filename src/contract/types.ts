@@ -61,10 +61,6 @@ export const WaitProgress = z.object({
   reportedAt: z.number().nullable().default(null),
   /** Reports sent so far by this wait, across its attempts: they are bounded by its `statusReports`. */
   reports: z.number().int().default(0),
-  /**
-   * Where the submission of this wait's own job got to (src/activities/own-job.ts), while `submitted` is absent.
-   */
-  submission: z.unknown().optional(),
   /** The job a wait that submits its own submitted, and when (epoch ms, worker clock): later attempts follow it. */
   submitted: JobSubmitted.optional(),
   submittedAt: z.number().optional(),

@@ -62,7 +62,7 @@ export async function ownJobAfter(
   const named = ownJobNamed(err);
   if (named) return named;
   if (!unanswered(err) || err.activityId === undefined) return null;
-  const input = { profile: opts.profile, submit, activityId: err.activityId, heartbeat: lastHeartbeat(err) };
+  const input = { profile: opts.profile, submit, activityId: err.activityId };
   const { job } = await CancellationScope.nonCancellable(() =>
     activitiesWithin(opts.outageToleranceMs).submit.findUnansweredSubmission(input),
   );

@@ -1,6 +1,7 @@
 /**
- * An ask whose request was withdrawn unsent says so on a first attempt only: on a later one, an earlier attempt may
- * have sent a test run itself (without the submitter), which only its workflow's lookup by id finds.
+ * An ask whose request was withdrawn unsent says so on a first attempt only: on a later one, the workflow asks the
+ * submitter for what the earlier attempts' request got (a worker from before the one path may have sent a test run
+ * itself), at the cost of one lookup.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -21,9 +21,8 @@ const LONG = { timeout: 10 * 60_000 };
 // The scenarios run side by side: each has its own cell, task queue and workers, and spends most of its time waiting
 // for a dead attempt's heartbeat timeout.
 describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 }, () => {
-  // Every test run here goes through its suite's submitter, as on a deployment that drops a test run's metadata: where
-  // it is kept, whichever scenario's run is created first proves it for the others, which then send theirs without
-  // the submitter (test/e2e/worker-death-unlocked.test.ts has that path), and the victim is not the submitter's.
+  // A deployment that drops a test run's metadata: a lost test run is found by its suite, as a profiling run by its
+  // table group (test/e2e/worker-death-test-run.test.ts has the one that keeps it, found by its id).
   const world = worldOfCells(5, undefined, { variants: { callerMetadata: false } });
 
   /** The job the dying worker submits: the test run, or the profiling run. */

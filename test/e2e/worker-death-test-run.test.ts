@@ -1,10 +1,10 @@
 /**
- * A worker dies right after its wait sent a test run without the lock (src/activities/unlocked.ts), before the record
- * of that send reached Temporal (its heartbeats throttled): no lock kept, no send recorded. The wait's next attempt
- * must look for the run by its id before it sends anything, and find it: one run, followed to the end, never a second
- * one, and never the earlier run on the same suite.
+ * A worker dies while the test run its wait asked for is being sent by the suite's submitter (the POST held, its
+ * heartbeats throttled). The batch's next attempt, on another worker, must look for the run before it sends anything,
+ * and find it by its id (the deployment keeps it): one run, followed to the end, never a second one, and never the
+ * earlier run on the same suite. (Until the one path, such a run was sent by the wait itself.)
  *
- * And a run sent so for a workflow that is gone by its answer (terminated while the POST was held), whose cancel is
+ * And a run sent for a workflow that is gone by its answer (terminated while the POST was held), whose cancel is
  * refused, then its worker killed: the cancel must outlive that worker (src/activities/requester-gone.ts), and the next
  * worker sends it. Nothing is left running unwatched.
  */
@@ -19,7 +19,7 @@ import { eventually } from '../helpers/wait.js';
 
 const LONG = { timeout: 10 * 60_000 };
 
-describe('a test run sent without the lock by a worker that died before recording the send', () => {
+describe('a test run being sent by a worker that dies', () => {
   const world = worldOfCells(1);
   const polling = { pollIntervalMs: 200, maxPollIntervalMs: 400 };
   const start = (taskQueue: string, name: string, input: Record<string, unknown>) =>
@@ -28,7 +28,7 @@ describe('a test run sent without the lock by a worker that died before recordin
       workflowId: `${name}-${Date.now()}`,
       args: [{ testSuiteId: cellIds(0).target, ...polling, ...input }],
     });
-  /** A run of ours on the suite first: the simulator then shows our id (the proof), so test runs go without the lock. */
+  /** A run of ours on the suite first: the simulator then shows our id, so a lost answer is found by it alone. */
   const proven = async (queue: string) => {
     world().startWorker(`${queue}-first`);
     const end = await ending<{ job: JobRun }>(await start(`${queue}-first`, `${queue}-first`, {}));
@@ -41,12 +41,12 @@ describe('a test run sent without the lock by a worker that died before recordin
   test('the next attempt finds the run by its id and sends nothing', LONG, async () => {
     const w = world();
     const ids = cellIds(0);
-    const queue = 'death-unlocked';
+    const queue = 'death-test-run';
     // An earlier run is there to be wrongly taken.
     const first = await proven(queue);
     const before = (await runsOnTheSuite()).length;
     const handle = await killedBeforeItsRecord(w, queue, `/test-suites/${ids.target}/test-runs`, () =>
-      start(queue, 'unlocked-second', { heartbeatTimeoutMs: 20_000 }),
+      start(queue, 'test-run-second', { heartbeatTimeoutMs: 20_000 }),
     );
     const end = await ending<{ job: JobRun }>(handle);
     assert.equal(end.outcome, 'ok', end.failure);
@@ -56,7 +56,7 @@ describe('a test run sent without the lock by a worker that died before recordin
     const types = ((await handle.fetchHistory()).events ?? []).flatMap(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
     );
-    assert.equal(types[0], 'dataops.submitAndWaitForJob', `the wait sent it: ${types.join(', ')}`);
+    assert.equal(types[0], 'dataops.submitAndWaitForJob', `the wait asked for it: ${types.join(', ')}`);
   });
 
   test(
@@ -92,7 +92,7 @@ describe('a test run sent without the lock by a worker that died before recordin
           delayMs: 50,
         });
         await handle.terminate('gone while its test run is sent');
-        // Refused twice: the activity's own cancel, and one more try (the submitter's, or the same process's).
+        // Refused twice: the batch's cancel, and its retry's.
         await eventually('the cancel refused twice', async () => (await w.controls.hits(refused.id)) >= 2, {
           tries: 1_200,
           delayMs: 50,

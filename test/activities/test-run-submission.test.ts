@@ -1,8 +1,8 @@
 /**
- * A test run told by its submission id, without the target's submitter (src/activities/reconcile.ts, echoProof):
- * where the deployment is proven to keep a test run's caller metadata, the first attempt sends it itself and a lost
- * answer is resolved by the id alone, never by the suite; where it is not, the suite's submitter sends it. On the dev
- * server against the simulator, whose `callerMetadata` variant plays both.
+ * A test run goes through its suite's submitter, whether or not the deployment keeps our submission id in its
+ * metadata (until the one path, a deployment proven to keep it had its test runs sent without the submitter). A lost
+ * answer is never taken to be another caller's run; a run made for a workflow gone meanwhile is cancelled, by the
+ * next worker if need be. On the dev server against the simulator, whose `callerMetadata` variant plays both.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -16,14 +16,14 @@ import { eventually } from '../helpers/wait.js';
 
 const TS = SEED_IDS.testSuites;
 
-describe('a test run told by its submission id', () => {
+describe('a test run through its suite’s submitter', () => {
   let t: TestEnv;
   before(async () => {
     t = await startDevServerEnv();
   });
   after(async () => t?.env.teardown());
 
-  /** A simulator with the given `callerMetadata`, and one test run submitted on it first (the proof, when kept). */
+  /** A simulator with the given `callerMetadata`, and one test run submitted on it first. */
   async function service(callerMetadata: boolean): Promise<RunningSimulator> {
     const { sim } = await startTestSimulator({ jobDurations: FROZEN, variants: { callerMetadata } });
     await submit(sim, TS.financeProd);
@@ -56,14 +56,14 @@ describe('a test run told by its submission id', () => {
     }
   };
 
-  test('where the deployment keeps it, a test run goes without the submitter; where it does not, through it', async () => {
+  test('whether the deployment keeps our id or not, a test run goes through its suite’s submitter', async () => {
     const keeps = await service(true);
     const drops = await service(false);
     try {
       // The seed's suites, one per service: submitter ids are per profile and suite, and both use profile "default".
       const first = await submit(keeps, TS.salesDev);
       assert.equal(keeps.controls.job(first.jobId)?.test_suite_id, TS.salesDev);
-      assert.equal(await lockStatus(TS.salesDev), 'never asked');
+      assert.equal(await lockStatus(TS.salesDev), 'RUNNING', 'asked: it keeps the answer for a retry');
       const second = await submit(drops, TS.salesProd);
       assert.equal(drops.controls.job(second.jobId)?.test_suite_id, TS.salesProd);
       assert.equal(await lockStatus(TS.salesProd), 'RUNNING', 'asked: it keeps the answer for a retry');
@@ -117,10 +117,10 @@ describe('a test run told by its submission id', () => {
   });
 
   /**
-   * A test run of ours, sent without the submitter (the deployment keeps our id), so that only its own activity can
-   * undo it: its workflow is terminated while the service holds its POST, and the cancel that undoes it is refused
-   * `refusals` times (503). `during` runs while the worker does, with the run once created; then the worker stops.
-   * A failed cancel goes to the suite's submitter (`lock`), which runs on `taskQueue`.
+   * A test run of ours, sent by its suite's submitter (`lock`, on `taskQueue`): its workflow is terminated while the
+   * service holds its POST, and the cancel that undoes it is refused `refusals` times (503). `during` runs while the
+   * worker does, with the run once created; then the worker stops. A failed cancel fails the batch's attempt, and its
+   * retry finds the run and cancels it again.
    */
   async function goneWhileSending(
     sim: RunningSimulator,
@@ -185,8 +185,8 @@ describe('a test run told by its submission id', () => {
   test('a cancel still refused when its worker stops is sent by the next worker: nothing is left running', async () => {
     const sim = await service(true);
     try {
-      // The worker stops once the cancel was refused three times (the activity's own try, then the submitter's): it
-      // does not wait for the cancel to be taken, and the cancel is not lost with it.
+      // The worker stops once the cancel was refused three times (the batch's attempts): it does not wait for the
+      // cancel to be taken, and the cancel is not lost with it.
       const taskQueue = uniqueTaskQueue('gone');
       const created = await goneWhileSending(
         sim,
