@@ -1,7 +1,7 @@
 /** What activities are built from: one service client per credential profile, the claim-check store, the export directory. */
 import type { ServiceClient } from '../api/index.js';
 import type { ScoreScale } from '../vocabulary.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobStore } from '../claim-check/blob-store.js';
 import { UnknownProfile } from './errors.js';
 import type { JobLinks } from '../contract/job-links.js';
 import type { LineageDeps } from './lineage.js';

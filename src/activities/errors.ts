@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { RateLimited, RequestAborted, ServiceError, StrictImportRejected, UnexpectedResponse } from '../api/index.js';
 import { invalidInputMessage, issueLines } from '../contract/issues.js';
 import { keepAlive } from './keep-alive.js';
+import { BlobCorrupt, BlobNotFound, BlobStoreRefused } from '../claim-check/errors.js';
 
 /** Thrown when an activity input is invalid; the message lists every problem. */
 export class InvalidInput extends Error {
@@ -50,26 +51,6 @@ export class OrderOutcomeUnknown extends Error {
 /** Thrown when an apply's answer was lost and a fresh preview cannot tell whether (all of) it landed. */
 export class ImportOutcomeUnknown extends Error {
   override readonly name = 'ImportOutcomeUnknown';
-}
-
-/** Thrown when a claim-check reference points to nothing in the store. */
-export class BlobNotFound extends Error {
-  override readonly name = 'BlobNotFound';
-}
-
-/** Thrown when the object store refuses (credentials, permissions, no such bucket): retrying cannot help. */
-export class BlobStoreRefused extends Error {
-  override readonly name = 'BlobStoreRefused';
-}
-
-/** Thrown when the object store fails in a way that may pass (5xx, throttling, the network): retried. */
-export class BlobStoreUnavailable extends Error {
-  override readonly name = 'BlobStoreUnavailable';
-}
-
-/** Thrown when a stored file is damaged (not gzip, a content hash that differs, not JSON): reading it again cannot help. */
-export class BlobCorrupt extends Error {
-  override readonly name = 'BlobCorrupt';
 }
 
 /** Parses an activity input with its schema; a bad input is a non-retryable InvalidInput listing every problem. */

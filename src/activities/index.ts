@@ -64,10 +64,9 @@ export const createActivities = (deps: ActivityDeps) => prefixed(activityFunctio
 /** The activities by their own names (the workflows call them through ourActivities, which adds the prefix). */
 export type Activities = ReturnType<typeof activityFunctions>;
 export type { ActivityDeps, ServiceProfile } from './context.js';
-export { LocalDirectoryBlobStore, type BlobStore } from './blob-store.js';
+export { LocalDirectoryBlobStore, type BlobStore } from '../claim-check/blob-store.js';
+export { BlobCorrupt, BlobNotFound } from '../claim-check/errors.js';
 export {
-  BlobCorrupt,
-  BlobNotFound,
   ImportOutcomeUnknown,
   InvalidInput,
   OrderOutcomeUnknown,

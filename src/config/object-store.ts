@@ -3,7 +3,7 @@
  * host. Credentials are not read here: the AWS SDK's own chain finds them (AWS_ACCESS_KEY_ID and
  * AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, instance and container roles), so no secret passes through us.
  */
-import type { S3StoreOptions } from '../activities/s3-options.js';
+import type { S3StoreOptions } from '../claim-check/s3-options.js';
 import { type Env, type Problems, doc, flag, httpUrl, int, oneOf, readEnv, text, textOr } from './env.js';
 
 export type ObjectStoreConfig = Omit<S3StoreOptions, 'credentials'>;

@@ -11,8 +11,8 @@ import {
   SchemeRoutedBlobStore,
   retainLocalBlobs,
   type BlobStore,
-} from '../activities/blob-store.js';
-import { BlobStoreRefused } from '../activities/errors.js';
+} from '../claim-check/blob-store.js';
+import { BlobStoreRefused } from '../claim-check/errors.js';
 import { ConfigError } from '../config/env.js';
 import { loadS3BlobStore } from './optional-packages.js';
 import type { WorkerConfig } from '../config/worker.js';

@@ -35,6 +35,6 @@ export const startConfiguredTracing = async (config: TracingConfig | undefined):
   config ? (await loadTracing()).startTracing(config) : undefined;
 
 export const loadS3BlobStore = () =>
-  optional(() => import('../activities/s3-blob-store.js'), 'DATAOPS_BLOB_STORE=s3 (claim checks in a bucket)', [
+  optional(() => import('../claim-check/s3-blob-store.js'), 'DATAOPS_BLOB_STORE=s3 (claim checks in a bucket)', [
     '@aws-sdk/client-s3',
   ]);

@@ -13,9 +13,9 @@ import {
   PutBucketLifecycleConfigurationCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { LocalDirectoryBlobStore } from '../../src/activities/blob-store.js';
-import { BlobCorrupt, BlobNotFound, BlobStoreRefused, BlobStoreUnavailable } from '../../src/activities/errors.js';
-import { S3BlobStore, retentionRuleId, type S3StoreOptions } from '../../src/activities/s3-blob-store.js';
+import { LocalDirectoryBlobStore } from '../../src/claim-check/blob-store.js';
+import { BlobCorrupt, BlobNotFound, BlobStoreRefused, BlobStoreUnavailable } from '../../src/claim-check/errors.js';
+import { S3BlobStore, retentionRuleId, type S3StoreOptions } from '../../src/claim-check/s3-blob-store.js';
 import { ConfigError } from '../../src/config/env.js';
 import { openClaimChecks } from '../../src/setup/claim-checks.js';
 import { objectStoreNeed, startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';

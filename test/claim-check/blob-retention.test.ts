@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { LocalDirectoryBlobStore, pruneLocalBlobs } from '../../src/activities/blob-store.js';
+import { LocalDirectoryBlobStore, pruneLocalBlobs } from '../../src/claim-check/blob-store.js';
 
 const DAY = 24 * 3_600_000;
 const age = (path: string, days: number) => {
