@@ -3,6 +3,7 @@ import type { ServiceClient } from '../api/index.js';
 import type { ScoreScale } from '../vocabulary.js';
 import type { BlobStore } from '../claim-check/blob-store.js';
 import { UnknownProfile } from './errors.js';
+import { beatingWhile } from './heartbeats.js';
 import type { JobLinks } from '../contract/job-links.js';
 import type { LineageDeps } from './lineage.js';
 
@@ -89,8 +90,13 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
       return p;
     },
     store() {
-      if (!deps.store) throw new Error('no blob store configured on this worker for export and import');
-      return deps.store;
+      const { store } = deps;
+      if (!store) throw new Error('no blob store configured on this worker for export and import');
+      // A large file may take longer to store or read than the activity's heartbeat timeout: it beats meanwhile.
+      return {
+        putJson: (value) => beatingWhile(store.putJson(value)),
+        getJson: (ref) => beatingWhile(store.getJson(ref)),
+      };
     },
     clockSkewMs: deps.clockSkewMs ?? 5 * 60_000,
     submitSettleMs: deps.submitSettleMs ?? 60_000,

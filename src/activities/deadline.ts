@@ -8,6 +8,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
+import { beatingWhile } from './heartbeats.js';
 
 /** Kept back from the deadline: enough to return the result (the read in flight is aborted, not awaited). */
 export const DEADLINE_MARGIN_MS = 2_000;
@@ -61,7 +62,7 @@ export function readBudget(context: Context = Context.current()): Budget {
   return {
     signal: AbortSignal.any([context.cancellationSignal, deadline.signal]),
     // The activity's own sleep, so that a cancel still ends it as a cancellation; cut short at the deadline.
-    sleep: (ms) => Promise.race([context.sleep(ms), delay(ms, undefined, { signal: deadline.signal })]),
+    sleep: (ms) => beatingWhile(Promise.race([context.sleep(ms), delay(ms, undefined, { signal: deadline.signal })])),
     spent: () => deadline.signal.aborted && !context.cancellationSignal.aborted,
     close: () => clearTimeout(timer),
   };

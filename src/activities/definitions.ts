@@ -17,7 +17,7 @@ import {
 import type { ActivityContext } from './context.js';
 import { ImportOutcomeUnknown, InvalidInput, parseInput, translated } from './errors.js';
 import { nothingOutstanding, recordingRefusal, writeOnce, type Phase } from './write-once.js';
-import { beat } from './keep-alive.js';
+import { beat, rest } from './heartbeats.js';
 
 export const ExportInput = z.object({
   profile: z.string().min(1).default('default'),
@@ -152,7 +152,7 @@ export function definitionActivities(ctx: ActivityContext) {
             // With no send time recorded (an attempt that died before its heartbeat reached Temporal), it may have
             // been sent a moment ago: the whole window.
             const settleLeft = (sending?.sentAt ?? Date.now()) + ctx.submitSettleMs - Date.now();
-            if (settleLeft > 0) await Context.current().sleep(settleLeft);
+            if (settleLeft > 0) await rest(settleLeft);
             const now = await preview();
             const landed = compareWithExpected(approved.summary, now.summary);
             if (landed === 'none') return undefined;

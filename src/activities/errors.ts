@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { RateLimited, RequestAborted, ServiceError, StrictImportRejected, UnexpectedResponse } from '../api/index.js';
 import { invalidInputMessage, issueLines } from '../contract/issues.js';
-import { keepAlive } from './keep-alive.js';
+import { heartbeating } from './heartbeats.js';
 import { BlobCorrupt, BlobNotFound, BlobStoreRefused } from '../claim-check/errors.js';
 
 /** Thrown when an activity input is invalid; the message lists every problem. */
@@ -129,10 +129,10 @@ export function toFailure(err: unknown): Error {
   return ApplicationFailure.create({ type: 'Error', message: String(err), nonRetryable: false });
 }
 
-/** Runs an activity body, heartbeating while it runs (see keep-alive.ts), and translates what it throws. */
+/** Runs an activity body, heartbeating while its requests are in flight (heartbeats.ts), and translates what it throws. */
 export async function translated<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return await keepAlive(fn);
+    return await heartbeating(fn);
   } catch (err) {
     throw toFailure(err);
   }

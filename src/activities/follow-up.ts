@@ -8,7 +8,7 @@
 import { Context, log } from '@temporalio/activity';
 import { isTerminalJobStatus, type Job, type ServiceClient } from '../api/index.js';
 import type { JobSnapshot, WaitProgress } from '../contract/types.js';
-import { note } from './keep-alive.js';
+import { note } from './heartbeats.js';
 import { freshProgress, observe, untilNextPoll } from './wait-progress.js';
 
 /**

@@ -16,6 +16,7 @@ import {
   testRunSummary,
   type GenerationOutlook,
 } from './summaries.js';
+import { beatingWhile } from './heartbeats.js';
 
 const SummaryInput = JobInput.extend({ awaitScoreMs: AwaitScoreMs });
 type SummaryInput = z.input<typeof SummaryInput>;
@@ -23,7 +24,7 @@ type SummaryInput = z.input<typeof SummaryInput>;
 /** A summary read in its own activity: aborted by the activity's cancellation, and sleeping cancellably. */
 function activityCall() {
   const context = Context.current();
-  return { signal: context.cancellationSignal, sleep: (ms: number) => context.sleep(ms) };
+  return { signal: context.cancellationSignal, sleep: (ms: number) => beatingWhile(context.sleep(ms)) };
 }
 
 export function jobActivities(ctx: ActivityContext) {

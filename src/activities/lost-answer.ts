@@ -16,6 +16,7 @@ import { roomForAnotherAttempt } from './deadline.js';
 import { SubmissionOutcomePending, SubmissionOutcomeUnknown } from './errors.js';
 import { jobListing, markOf, type LookupTarget, type Watermark } from './reconcile.js';
 import { lookOnce, lookUntilSettled, pause, unknownWords } from '../exactly-once/lookup.js';
+import { beatingWhile } from './heartbeats.js';
 
 export interface LostSend {
   sentAt: number;
@@ -43,12 +44,12 @@ export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobS
   const mark = markOf(lost.mark, lost.fallbackSinceMs);
   const rules = { soleWriter, earlier };
   const window = { sentAt: lost.sentAt, settleMs: lost.settleMs, cadence: CADENCE };
-  let seen = await lookUntilSettled(listing, mark, rules, window, (ms) => pause(ms, t.signal));
+  let seen = await lookUntilSettled(listing, mark, rules, window, (ms) => beatingWhile(pause(ms, t.signal)));
   // New jobs whose target the service does not tell yet: looked at again until this attempt must end.
   for (let every = CADENCE.everyMs; 'unknown' in seen && !seen.settled; every = Math.min(every * 2, LONGEST_PAUSE_MS)) {
     if (Date.now() + every > lost.until) throw undetermined(t.targetId, seen.candidates);
     log.info('a lost submission may be a job whose target is not told yet; looking again', { jobs: seen.candidates });
-    await pause(every, t.signal);
+    await beatingWhile(pause(every, t.signal));
     seen = await lookOnce(listing, mark, rules);
   }
   if ('none' in seen) return undefined;

@@ -15,6 +15,7 @@ import type { OrderStopOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { attemptDeadline } from './deadline.js';
 import { parseInput, translated } from './errors.js';
+import { rest } from './heartbeats.js';
 
 export const StopOrderInput = z.object({
   profile: z.string().min(1).default('default'),
@@ -61,7 +62,7 @@ async function confirmStopped(
     }
     const wait = Math.min(input.pollIntervalMs, deadline - Date.now());
     if (wait <= 0) return { confirmed: false, runs, error };
-    await context.sleep(wait);
+    await rest(wait);
   }
 }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ServiceError, isTerminalOrderRunStatus } from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
-import { beat, note } from './keep-alive.js';
+import { beat, beatingWhile, note, rest } from './heartbeats.js';
 import { lookUntilSettled, pause, unknownWords } from '../exactly-once/lookup.js';
 import {
   nothingOutstanding,
@@ -97,7 +97,9 @@ function orderWrites(ctx: ActivityContext) {
       };
       const window = { sentAt, settleMs: ctx.submitSettleMs, cadence: { firstMs: 2_000, everyMs: 2_000 } };
       const rules = { soleWriter: byTarget, earlier: new Set<string>() };
-      const seen = await lookUntilSettled(listing, { at: null, ids: before }, rules, window, (ms) => pause(ms, signal));
+      const seen = await lookUntilSettled(listing, { at: null, ids: before }, rules, window, (ms) =>
+        beatingWhile(pause(ms, signal)),
+      );
       if ('none' in seen) return undefined;
       if ('unknown' in seen)
         throw new OrderOutcomeUnknown(
@@ -245,7 +247,7 @@ export function orderActivities(ctx: ActivityContext) {
             progress.status = run.status;
           }
           progress.polls++;
-          note(progress); // sent with the ticker's next tick: a poll needs no heartbeat of its own
+          note(progress); // sent with the next beat while it waits: a poll needs no heartbeat of its own
           if (progress.orderRunId && progress.status && isTerminalOrderRunStatus(progress.status)) {
             const url = await orderRunPage(client, input.kitchen, progress.orderRunId);
             return {
@@ -255,7 +257,7 @@ export function orderActivities(ctx: ActivityContext) {
               ...(url ? { url } : {}),
             };
           }
-          await context.sleep(untilNextPoll(polledAt, input.pollIntervalMs));
+          await rest(untilNextPoll(polledAt, input.pollIntervalMs));
         }
       });
     },

@@ -11,7 +11,7 @@ import type { JobSubmitted, WaitProgress } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { parseInput, toFailure, translated } from './errors.js';
 import { UnansweredInput, type Submission } from './job-inputs.js';
-import { beat } from './keep-alive.js';
+import { beat } from './heartbeats.js';
 import { submitter, type Submitter } from './submission.js';
 
 /**

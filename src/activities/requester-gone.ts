@@ -7,11 +7,12 @@ import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activi
 import { Conflict, type ServiceClient } from '../api/index.js';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { Requester } from '../contract/submitter.js';
+import { beatingWhile } from './heartbeats.js';
 
 /** Whether workflow run `who` is gone (no longer running): nobody will hear of what was created for it. */
 async function gone(who: { workflowId: string; runId: string }): Promise<boolean> {
   try {
-    const d = await Context.current().client.workflow.getHandle(who.workflowId, who.runId).describe();
+    const d = await beatingWhile(Context.current().client.workflow.getHandle(who.workflowId, who.runId).describe());
     return d.status.name !== 'RUNNING';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return true;
@@ -82,7 +83,7 @@ export async function stillAsking(requesters: Requester[]): Promise<boolean[]> {
   return Promise.all(
     requesters.map(async ({ workflowId, runId, activityId }) => {
       try {
-        const d = await client.workflow.getHandle(workflowId, runId).describe();
+        const d = await beatingWhile(client.workflow.getHandle(workflowId, runId).describe());
         return d.status.name === 'RUNNING' && (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId);
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;

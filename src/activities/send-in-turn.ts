@@ -30,7 +30,7 @@ import { abortable } from '../api/abortable.js';
 import { attemptDeadline } from './deadline.js';
 import { parseInput } from './errors.js';
 import { takeHere, tellHere } from './answers-here.js';
-import { beat, note } from './keep-alive.js';
+import { beat, beatingWhile, note } from './heartbeats.js';
 import { inTraceOf } from './request-trace.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
@@ -116,7 +116,7 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     // Raced with the cancel (its reason, a CancelledFailure), not handed to the client: the worker's connection
     // (NativeConnection) takes no abort signal. Once cancelled, nothing more is asked.
     const ask = <R>(fn: () => Promise<R>): Promise<R> =>
-      cancelled.aborted ? Promise.reject(cancelled.reason as Error) : abortable(fn(), cancelled);
+      cancelled.aborted ? Promise.reject(cancelled.reason as Error) : beatingWhile(abortable(fn(), cancelled));
     const requests: Request[] =
       attempt > 1
         ? await ask(() => handle.executeUpdate(resumeUpdate, { args: [{ batch, attempt }] }))
@@ -143,7 +143,7 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
         const record = async (phase: Phase<unknown>): Promise<void> => {
           phases[r.id] = phase;
           // A refusal only the heartbeat keeps (the next attempt then sends at once); a send the submitter records
-          // below, and the ticker's next beat carries it: no heartbeat of its own.
+          // below, and the next beat while the batch waits carries it: no heartbeat of its own.
           if (phase.phase !== 'sending') return beat(phases);
           note(phases);
           const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];

@@ -15,6 +15,7 @@ import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import { writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';
 import { recentJobsQuery, requestIdOf } from '../contract/submitter.js';
+import { beatingWhile } from './heartbeats.js';
 
 /** Where a submission records its phase: at its target's submitter, before the send leaves (send-in-turn.ts). */
 export type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<void>;
@@ -58,7 +59,8 @@ export function sender(ctx: ActivityContext) {
     const { jobKey } = JOB_KINDS[kind];
     const { submitterId } = input;
     const createdBefore = submitterId
-      ? (since: number) => Context.current().client.workflow.getHandle(submitterId).query(recentJobsQuery, since)
+      ? (since: number) =>
+          beatingWhile(Context.current().client.workflow.getHandle(submitterId).query(recentJobsQuery, since))
       : undefined;
     const byTarget = soleWriter === true;
     const target: LookupTarget | undefined = projectCode

@@ -19,6 +19,7 @@ import {
   type WriteRequest,
 } from '../contract/submitter.js';
 import { answerFrom } from './answers-here.js';
+import { beatingWhile } from './heartbeats.js';
 import { traceCarrier } from './request-trace.js';
 
 /** This activity (or activity `activityId` of its workflow), as the submitter names its requester. */
@@ -46,12 +47,12 @@ function askAgainUntil(): number {
  * `p`, unless this activity stops first for another reason than its workflow's cancel: its worker shuts down, its
  * workflow is gone, it timed out, it was paused or reset. It then need not wait for the answer, which its next attempt
  * (asking under the same id) or the submitter itself (undoing it for a workflow that is gone) takes care of. A
- * workflow's cancel is waited out: the answer names what the workflow must cancel.
+ * workflow's cancel is waited out: the answer names what the workflow must cancel. Beats while it waits.
  */
 function unlessLeaving<R>(p: Promise<R>): Promise<R> {
   const context = Context.current();
   const signal = context.cancellationSignal;
-  return new Promise<R>((resolve, reject) => {
+  const leaving = new Promise<R>((resolve, reject) => {
     const check = () => {
       if (!context.cancellationDetails?.cancelRequested) reject(signal.reason as Error);
     };
@@ -59,6 +60,7 @@ function unlessLeaving<R>(p: Promise<R>): Promise<R> {
     else signal.addEventListener('abort', check, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', check));
   });
+  return beatingWhile(leaving);
 }
 
 /** What the write created (undefined: withdrawn, nothing sent); the failure it ended with is thrown. */

@@ -9,7 +9,7 @@ import { isTerminalJobStatus, type Job } from '../api/index.js';
 import { jobStatusSignal } from '../contract/messages.js';
 import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
-import { beat, note } from './keep-alive.js';
+import { beat, note, rest } from './heartbeats.js';
 import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, SubmitAndWaitInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
@@ -132,16 +132,14 @@ export function waitingActivities(ctx: ActivityContext) {
       const job = await client.jobs.get(jobId, { signal: context.cancellationSignal });
       const changed = observe(progress, job);
       // A report is counted against its budget across attempts, so it is recorded at once; a poll's progress
-      // goes with the next tick of the heartbeat ticker (keep-alive.ts).
+      // goes with the next beat while the wait waits (heartbeats.ts).
       if (await reportStatus(job, progress, input.statusReports)) beat(progress);
       else note(progress);
       if (isTerminalJobStatus(job.status)) return finished(ctx, input, job, progress);
       const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
       if (stuck) return stuck;
       if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
-      await context.sleep(
-        untilNextPoll(polledAt, ownJobUnnamed(progress) ? Math.min(interval, NAME_WITHIN_MS) : interval),
-      );
+      await rest(untilNextPoll(polledAt, ownJobUnnamed(progress) ? Math.min(interval, NAME_WITHIN_MS) : interval));
       interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
     }
   }

@@ -22,7 +22,7 @@ import { ConnectionFailed, RateLimited, RequestAborted, ServiceError, Unexpected
 /**
  * The phase an attempt records when it ends with nothing outstanding: refused before or at the send, or a lost answer
  * settled with nothing found. It goes with the attempt's failure, so the next attempt sends at once, with no settle
- * window. It names its attempt: a later attempt that started from it repeats it (keep-alive.ts) until it records its
+ * window. It names its attempt: a later attempt that started from it repeats it (heartbeats.ts) until it records its
  * own send, and a worker that dies before that send's heartbeat reaches Temporal must not leave it looking current.
  */
 export const Refused = z.object({ phase: z.literal('rejected'), attempt: z.number().int().optional() });

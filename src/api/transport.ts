@@ -7,6 +7,7 @@ import https from 'node:https';
 import got, { RequestError, TimeoutError, type Got, type Method } from 'got';
 import { ConnectionFailed, RequestAborted, RequestTimedOut, type ServiceErrorInit } from './errors.js';
 import type { ResponseEvent } from './options.js';
+import { awaitRequest } from './request-scope.js';
 
 export interface RawResponse {
   status: number;
@@ -75,21 +76,23 @@ export class Transport {
     if (opts.signal?.aborted) throw new RequestAborted(`${method} ${shownPath} aborted before it was sent`, init);
     const started = performance.now();
     try {
-      const res = await this.#got(`${base}${path}`, {
-        method,
-        ...(query ? { searchParams: query } : {}),
-        headers: {
-          ...(opts.token
-            ? { authorization: `Bearer ${opts.token}` }
-            : opts.authorization
-              ? { authorization: opts.authorization }
-              : {}),
-          ...(opts.requestId ? { 'x-request-id': opts.requestId } : {}),
-        },
-        ...(opts.json !== undefined ? { json: opts.json } : {}),
-        ...(opts.form ? { form: opts.form } : {}),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
+      const res = await awaitRequest(
+        this.#got(`${base}${path}`, {
+          method,
+          ...(query ? { searchParams: query } : {}),
+          headers: {
+            ...(opts.token
+              ? { authorization: `Bearer ${opts.token}` }
+              : opts.authorization
+                ? { authorization: opts.authorization }
+                : {}),
+            ...(opts.requestId ? { 'x-request-id': opts.requestId } : {}),
+          },
+          ...(opts.json !== undefined ? { json: opts.json } : {}),
+          ...(opts.form ? { form: opts.form } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        }),
+      );
       this.#onResponse?.({ method, path: shownPath, status: res.statusCode, durationMs: performance.now() - started });
       return { status: res.statusCode, text: res.body, headers: res.headers };
     } catch (err) {

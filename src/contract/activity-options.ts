@@ -82,8 +82,8 @@ const throughOutage = (toleranceMs: number): Pick<ActivityOptions, 'scheduleToCl
 });
 
 /**
- * Short, idempotent calls: get, cancel, summaries, lookups. They heartbeat while they run (every activity does, see
- * src/activities/keep-alive.ts), so a worker that dies mid-call is noticed after 20 seconds, not after the
+ * Short, idempotent calls: get, cancel, summaries, lookups. They heartbeat while they wait (every activity does, see
+ * src/activities/heartbeats.ts), so a worker that dies mid-call is noticed after 20 seconds, not after the
  * start-to-close timeout.
  */
 export const callsWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE_MS): ActivityOptions => ({

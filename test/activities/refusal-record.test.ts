@@ -1,7 +1,7 @@
 /**
  * The record an attempt leaves when it ends with nothing outstanding (write-once.ts `Refused`): the next attempt sends at
  * once, and only that one. A later attempt that started from it may have sent and died before its own record
- * reached Temporal (the keep-alive ticker repeats the refusal until then), so an attempt two after the refusal looks
+ * reached Temporal (its waits beat the refusal again until then), so an attempt two after the refusal looks
  * for what was sent instead of sending again (applies, which send from their own attempts). Likewise, a retry that
  * cannot ask its submitter (Temporal down) fails without recording a refusal, rather than take "nothing" for an answer.
  */

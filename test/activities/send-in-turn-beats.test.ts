@@ -1,6 +1,6 @@
 /**
  * What a submitter's batch (src/activities/send-in-turn.ts) heartbeats: a send is recorded at the submitter (its `sent`
- * signal) before it leaves, and costs no heartbeat of its own (the ticker carries it with its next beat); a refusal,
+ * signal) before it leaves, and costs no heartbeat of its own (the next beat while it waits carries it); a refusal,
  * which only the heartbeat keeps for the next attempt, is heartbeated at once. Each heartbeat that reaches Temporal is
  * a billed action (docs/benchmarks.md).
  */
@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { keepAlive } from '../../src/activities/keep-alive.js';
+import { heartbeating } from '../../src/activities/heartbeats.js';
 import { sendInTurnActivity, type SendFor } from '../../src/activities/send-in-turn.js';
 import { quiet, runIn, signalTaker } from '../helpers/mock-activity.js';
 
-/** Runs a batch of `ids` sent with `send`, as the worker runs it (under the heartbeat ticker): the heartbeats sent. */
+/** Runs a batch of `ids` sent with `send`, as the worker runs it (its requests beating): the heartbeats sent. */
 async function batch(ids: string[], send: SendFor): Promise<{ beats: unknown[]; signals: unknown[]; result: unknown }> {
   const { client, signals } = signalTaker();
   const env = new MockActivityEnvironment(
@@ -33,7 +33,7 @@ async function batch(ids: string[], send: SendFor): Promise<{ beats: unknown[]; 
     submitterId: 'dataops-submit/q/default/profiling/tg',
     submitterRunId: 'run',
   };
-  const result = await runIn(env, () => keepAlive(() => sendInTurn(input))).catch((err: unknown) => err);
+  const result = await runIn(env, () => heartbeating(() => sendInTurn(input))).catch((err: unknown) => err);
   return { beats, signals, result };
 }
 
@@ -44,7 +44,7 @@ test('a send recorded at the submitter costs no heartbeat of its own', async () 
   });
   assert.equal(signals.length, 2, `each send recorded at the submitter before it left: ${String(result)}`);
   assert.equal((result as unknown[]).length, 2, JSON.stringify(result));
-  assert.deepEqual(beats, [], 'no heartbeat: the ticker would carry the records with its next beat');
+  assert.deepEqual(beats, [], 'no heartbeat: the next beat while it waits carries the records');
 });
 
 test('a refusal is heartbeated at once, for the next attempt to send at once', async () => {

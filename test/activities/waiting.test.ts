@@ -92,13 +92,13 @@ describe('waitForJob in a mock activity environment', () => {
     const jobId = await submit('tests', TS.financeProd);
     // Only the report's signal is the client's business here: the workflow it tells does not exist.
     const { client, signals: reports } = signalTaker();
-    // A 20 s heartbeat timeout: the ticker sends the latest details every 5 s (keep-alive.ts).
+    // A 20 s heartbeat timeout: the latest details go with a beat every 5 s while the wait waits (heartbeats.ts).
     const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 20_000 }, { ...quiet, client });
     const beats: WaitProgress[] = [];
     env.on('heartbeat', (d: WaitProgress) => beats.push(structuredClone(d)));
     const waiting = run(env, activityFunctions(deps).waitForJob, { jobId, pollIntervalMs: 20, maxPollIntervalMs: 20 });
     await eventually('five polls of the pending job', async () => jobPolls(jobId).length >= 5, { delayMs: 10 });
-    // Without the ticker's pacing every poll would have been a heartbeat (the mock does not throttle).
+    // Were a poll's progress beat rather than noted, every poll would be a heartbeat (the mock does not throttle).
     assert.ok(beats.length <= 1, `${beats.length} heartbeats for ${jobPolls(jobId).length} polls`);
     sim.controls.advanceClock(FROZEN.pendingMs + FROZEN.claimMs);
     await eventually('the running status reported', async () => reports.length === 1, { delayMs: 10 });

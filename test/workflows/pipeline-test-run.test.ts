@@ -1,8 +1,8 @@
 /**
  * The pipeline's test run is submitted as every job is, by the workflow once the profiling step is over: by its own
  * wait (heartbeating, src/activities/own-job.ts) or its own submission activity (deferrable), never by the profiling
- * wait. The same lock and exactly-once rules, and a cancel while it is submitted cancels the run it created, never
- * leaves it running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
+ * wait; either asks the suite's submitter, which sends it. The same exactly-once rules, and a cancel while it is
+ * submitted cancels the run it created, never leaves it running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -109,12 +109,12 @@ describe("the pipeline's test run", () => {
     assert.equal(run.progress.remoteCancel?.confirmed, true);
   });
 
-  test("an answer lost, and the lookup that would find it failing: the wait's next attempt finds the run, and sends nothing", async () => {
+  test("an answer lost, and the lookup that would find it failing: the batch's next attempt finds the run, and sends nothing", async () => {
     const before = testRuns().length;
     const posts = testRunPosts();
     // The service creates the run and the answer is lost; the lookup after it fails (the listings before it, the
-    // watermarks of both submissions, go through), so the wait's attempt fails, keeping the lock. The next attempt
-    // sees the lock it kept, and looks before sending.
+    // watermarks of both submissions, go through), so the suite's submitter's batch fails its attempt, its send
+    // recorded at the submitter. The next attempt reads that record, and looks before sending.
     s.sim.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: '/test-runs' });
     s.sim.controls.addFault({ kind: 'status', status: 503, method: 'GET', path: '/projects/DEMO/jobs', skip: 2 });
     const run = await pipeline({ testGeneration: 'skip' });
@@ -124,10 +124,14 @@ describe("the pipeline's test run", () => {
     assert.equal(run.result?.testRun.job.jobId, created[0]?.id);
     assert.equal(run.result?.testRun.job.reconciled, true, 'found, not sent again');
     assert.equal(testRunPosts(), posts + 1, 'one POST');
-    const waits = run.events.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
+    const { taskQueue } = await run.handle.describe();
+    const batch = await s.d.env.client.workflow
+      .getHandle(`dataops-submit/${taskQueue}/default/tests/${TS.financeProd}`)
+      .fetchHistory();
+    const attempts = (batch.events ?? []).flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
     assert.ok(
-      waits.some((attempt) => attempt > 1),
-      `the wait was retried (attempts ${waits.join(', ')})`,
+      attempts.some((attempt) => attempt > 1),
+      `the batch was retried (attempts ${attempts.join(', ')})`,
     );
   });
 });
