@@ -4,23 +4,15 @@ import { z } from 'zod';
 import { ServiceError, isTerminalOrderRunStatus } from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
-import { beat, beatingWhile, note, rest } from './heartbeats.js';
+import { beatingWhile, note, rest } from './heartbeats.js';
 import { lookUntilSettled, pause, unknownWords } from '../exactly-once/lookup.js';
-import {
-  nothingOutstanding,
-  recordingRefusal,
-  writeOnce,
-  type Outstanding,
-  type Phase,
-  type Prior,
-} from './write-once.js';
+import { recordingRefusal, writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';
 import type { SendFor } from './send-in-turn.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, undoneIfGone } from './requester-gone.js';
 import { orderSubmitterId, requestIdOf } from '../contract/submitter.js';
-import { answerOf, requester, throughSubmitter } from './through-submitter.js';
+import { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';
 import { SentFor } from './job-inputs.js';
-import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 import { orderRunPage } from './order-pages.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
 
@@ -192,26 +184,16 @@ export function orderActivities(ctx: ActivityContext) {
      */
     runOrder: async (raw: RunOrderInput): Promise<OrderResult> => {
       const input = parseInput(RunOrderInput, raw, 'runOrder');
-      // Outstanding from the start when an earlier attempt may have sent: a failure before this one looks must not be
-      // recorded as a refusal, or the next attempt would create the order without looking.
-      const outstanding = { value: !nothingOutstanding(activityInfo().heartbeatDetails) };
+      // Sent by the recipe and variation's submitter, whose records decide a retry: this activity records nothing.
+      const { lock: _lock, submitterQueue: _queue, requester: _, ...order } = input;
       return translated(() =>
-        recordingRefusal(outstanding, beat, async () => {
-          const { lock, submitterQueue, requester: _, ...order } = input;
-          // Without a submitter named, this task queue's submitter of the recipe and variation.
-          const { taskQueue } = activityInfo();
-          const tolerance = activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
-          return throughSubmitter<OrderResult>(
-            {
-              id: lock ?? orderSubmitterId(taskQueue, input.profile, input),
-              taskQueue: lock ? submitterQueue : taskQueue,
-            },
-            'runOrder',
-            order,
-            tolerance,
-            Context.current().cancellationSignal,
-          );
-        }),
+        throughSubmitter<OrderResult>(
+          submitterFor(input, (taskQueue) => orderSubmitterId(taskQueue, input.profile, input)),
+          'runOrder',
+          order,
+          outageToleranceOf(),
+          Context.current().cancellationSignal,
+        ),
       );
     },
 

@@ -131,5 +131,5 @@ export function sender(ctx: ActivityContext) {
     );
   }
 
-  return { settle, lookupTarget, sendOnce };
+  return { sendOnce };
 }

@@ -6,7 +6,7 @@
  * its target's submitter, one at a time (src/workflows/submitter.ts): the requesting activity asks it and waits for
  * the answer, its batch sends (`sendFor`), so no other submission of ours competes for the same job.
  */
-import { activityInfo, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { attemptDeadline } from './deadline.js';
@@ -19,8 +19,7 @@ import { recordingRefusal, type Prior } from './write-once.js';
 import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
 import { sender } from './send-once.js';
-import { answerOf, throughSubmitter } from './through-submitter.js';
-import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
+import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
 import { submitterId } from '../contract/submitter.js';
 
 /**
@@ -28,9 +27,6 @@ import { submitterId } from '../contract/submitter.js';
  * own job puts on that submission (own-job.ts).
  */
 export const SUBMISSION_BOUND_MS = 30 * 60_000;
-
-/** How long the submitter retries this submission through an outage: what this activity's own retries would. */
-const outageToleranceOf = (): number => activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
 
 /** Kept back from an attempt's end for the send that may follow a lookup. */
 const SEND_ROOM_MS = 60_000;
@@ -69,6 +65,21 @@ export function submitter(ctx: ActivityContext) {
   const undo = (profile: string, jobId: string, signal: AbortSignal) =>
     cancelUnwatched(ctx.profile(profile).client, jobId, signal);
 
+  /** Asks `at`, a target's submitter, to send a job of kind `kind` for this activity; its cancel withdraws it. */
+  const ask = (
+    kind: JobKind,
+    at: { id: string; taskQueue?: string | undefined },
+    input: Parameters<typeof requestFor>[0],
+    outageToleranceMs: number,
+  ): Promise<JobSubmitted> =>
+    throughSubmitter<JobSubmitted>(
+      at,
+      JOB_KINDS[kind].activity,
+      requestFor(input),
+      outageToleranceMs,
+      Context.current().cancellationSignal,
+    );
+
   /**
    * Submits a job of kind `kind` through its target's submitter: the one `lock` names, else this task queue's. A
    * retry asks again under the same request, and is answered again, never sent again.
@@ -76,16 +87,8 @@ export function submitter(ctx: ActivityContext) {
   async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {
     const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
     return translated(() => {
-      const { taskQueue } = activityInfo();
-      const lock = input.lock ?? submitterId(taskQueue, input.profile, kind, input.targetId);
-      const submitterQueue = input.lock ? input.submitterQueue : taskQueue;
-      return throughSubmitter<JobSubmitted>(
-        { id: lock, taskQueue: submitterQueue },
-        JOB_KINDS[kind].activity,
-        requestFor(input),
-        outageToleranceOf(),
-        Context.current().cancellationSignal,
-      );
+      const at = submitterFor(input, (taskQueue) => submitterId(taskQueue, input.profile, kind, input.targetId));
+      return ask(kind, at, input, outageToleranceOf());
     });
   }
 
@@ -118,13 +121,7 @@ export function submitter(ctx: ActivityContext) {
    * its turn, and lets one being sent finish: the workflow then cancels the job.
    */
   async function submitWithin(kind: JobKind, input: WaitSubmission): Promise<JobSubmitted> {
-    return throughSubmitter<JobSubmitted>(
-      { id: input.lock, taskQueue: input.submitterQueue },
-      JOB_KINDS[kind].activity,
-      requestFor(input),
-      SUBMISSION_BOUND_MS,
-      Context.current().cancellationSignal,
-    );
+    return ask(kind, { id: input.lock, taskQueue: input.submitterQueue }, input, SUBMISSION_BOUND_MS);
   }
 
   /**

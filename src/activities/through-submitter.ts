@@ -18,6 +18,7 @@ import {
   type WriteAnswer,
   type WriteRequest,
 } from '../contract/submitter.js';
+import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 import { answerFrom } from './answers-here.js';
 import { beatingWhile } from './heartbeats.js';
 import { traceCarrier } from './request-trace.js';
@@ -85,6 +86,22 @@ export function queueAt(client: Client, submitter: { id: string; taskQueue: stri
     signal: submitSignal,
     signalArgs: [request],
   });
+}
+
+/** How long a submitter retries a request through an outage: what the requesting activity's own retries would. */
+export const outageToleranceOf = (): number => activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
+
+/**
+ * The submitter an activity's request goes to: the one its input names (`lock`, on `submitterQueue`), else this task
+ * queue's, named by `own`.
+ */
+export function submitterFor(
+  named: { lock?: string | undefined; submitterQueue?: string | undefined },
+  own: (taskQueue: string) => string,
+): { id: string; taskQueue?: string | undefined } {
+  if (named.lock) return { id: named.lock, taskQueue: named.submitterQueue };
+  const { taskQueue } = activityInfo();
+  return { id: own(taskQueue), taskQueue };
 }
 
 /**

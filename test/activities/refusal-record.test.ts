@@ -50,7 +50,8 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
   // from their own attempts, and rely on this record.
   test('an order retry whose submitter cannot be reached fails without recording a refusal: its predecessor may have sent', async () => {
     // The attempt before sent (its phase says so) and died. This one fails before its submitter answers (Temporal
-    // is unreachable): recorded as "nothing outstanding", the next attempt would create the order without looking.
+    // is unreachable): it records nothing of its own (the submitter's records decide a retry), never a refusal that
+    // would say nothing was sent.
     await withFreshSimulator(async (sim) => {
       const acts = activityFunctions(await simDeps(sim));
       const env = new MockActivityEnvironment({ attempt: 2, heartbeatTimeoutMs: 0, heartbeatDetails: sentBefore }, {
