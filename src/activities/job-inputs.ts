@@ -51,9 +51,12 @@ export const SubmitInput = z.object({
       namespace: z.string(),
     })
     .optional(),
-  /** The target's submitter, which sends it (src/workflows/submitter.ts). @default this task queue's, for the target */
+  /**
+   * The submitter that sends it (src/workflows/submitter.ts), as workflows from before the deployment's key named it.
+   * @default the submitter of the profile's deployment and the target
+   */
   lock: z.string().min(1).optional(),
-  /** The task queue the submitter runs on. @default this activity's */
+  /** The task queue its send runs on (its workflow's), where the submitter starts if none runs. @default this activity's */
   submitterQueue: z.string().min(1).optional(),
   ...SentFor,
 });
@@ -90,8 +93,8 @@ const Submission = z.object({
   kind: z.enum(JOB_KIND_NAMES),
   targetId: Id,
   projectCode: z.string().min(1).optional(),
-  /** The target's submitter, which sends it, and the task queue it runs on (@default the wait's). */
-  lock: z.string().min(1),
+  /** As SubmitInput's: the submitter (@default the deployment's and target's), and the send's task queue (@default the wait's). */
+  lock: z.string().min(1).optional(),
   submitterQueue: z.string().min(1).optional(),
 });
 export type Submission = z.output<typeof Submission>;

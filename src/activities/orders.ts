@@ -10,7 +10,7 @@ import { recordingRefusal, writeOnce, type Outstanding, type Phase, type Prior }
 import type { SendFor } from './send-in-turn.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, undoneIfGone } from './requester-gone.js';
-import { orderSubmitterId, requestIdOf } from '../contract/submitter.js';
+import { deploymentOf, orderSubmitterId, requestIdOf } from '../contract/submitter.js';
 import { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';
 import { SentFor } from './job-inputs.js';
 import { orderRunPage } from './order-pages.js';
@@ -22,16 +22,31 @@ export const RunOrderInput = z.object({
   recipe: z.string().min(1),
   variation: z.string().min(1),
   parameters: z.record(z.string(), z.unknown()).default({}),
-  /** The submitter of its recipe and variation, which creates it (src/workflows/submitter.ts). @default this task queue's */
+  /**
+   * The submitter that creates it (src/workflows/submitter.ts), as workflows from before the deployment's key named
+   * it. @default the submitter of the profile's deployment and this kitchen, recipe and variation
+   */
   lock: z.string().min(1).optional(),
-  /** The task queue the submitter runs on. @default this activity's */
+  /** The task queue its send runs on (its workflow's), where the submitter starts if none runs. @default this activity's */
   submitterQueue: z.string().min(1).optional(),
   requester: SentFor.requester,
 });
 export type RunOrderInput = z.input<typeof RunOrderInput>;
 
-/** An order's `runOrder` that asked submitter `lock` ended unanswered: which activity it was. */
-export const UnansweredOrderInput = z.object({ lock: z.string().min(1), activityId: z.string().min(1) });
+/** An order's `runOrder` ended unanswered: which activity it was, and its order's submitter (as RunOrderInput names it). */
+export const UnansweredOrderInput = z
+  .object({
+    activityId: z.string().min(1),
+    lock: z.string().min(1).optional(),
+    submitterQueue: z.string().min(1).optional(),
+    profile: z.string().min(1).default('default'),
+    kitchen: z.string().min(1).optional(),
+    recipe: z.string().min(1).optional(),
+    variation: z.string().min(1).optional(),
+  })
+  .refine((i) => i.lock !== undefined || (i.kitchen && i.recipe && i.variation), {
+    message: 'name the order (kitchen, recipe and variation) or its submitter (lock)',
+  });
 export type UnansweredOrderInput = z.input<typeof UnansweredOrderInput>;
 
 export const WaitOrderInput = z.object({
@@ -175,6 +190,11 @@ export function orderSender(ctx: ActivityContext): SendFor {
 }
 
 export function orderActivities(ctx: ActivityContext) {
+  /** The submitter of an order's deployment, kitchen, recipe and variation. */
+  const orderSubmitterOf = (
+    taskQueue: string,
+    o: { profile: string; kitchen: string; recipe: string; variation: string },
+  ) => orderSubmitterId(taskQueue, deploymentOf(ctx.profile(o.profile).client.baseUrl), o);
   return {
     /**
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
@@ -188,7 +208,7 @@ export function orderActivities(ctx: ActivityContext) {
       const { lock: _lock, submitterQueue: _queue, requester: _, ...order } = input;
       return translated(() =>
         throughSubmitter<OrderResult>(
-          submitterFor(input, (taskQueue) => orderSubmitterId(taskQueue, input.profile, input)),
+          submitterFor(input, (taskQueue) => orderSubmitterOf(taskQueue, input)),
           'runOrder',
           order,
           outageToleranceOf(),
@@ -204,7 +224,12 @@ export function orderActivities(ctx: ActivityContext) {
      */
     findUnansweredOrder: async (raw: UnansweredOrderInput): Promise<{ order: OrderResult | null }> => {
       const input = parseInput(UnansweredOrderInput, raw, 'findUnansweredOrder');
-      return translated(async () => ({ order: (await answerOf<OrderResult>(input.lock, input.activityId)) ?? null }));
+      return translated(async () => {
+        const { kitchen, recipe, variation } = input;
+        const order = { ...input, kitchen: kitchen!, recipe: recipe!, variation: variation! };
+        const submitter = submitterFor(input, (taskQueue) => orderSubmitterOf(taskQueue, order));
+        return { order: (await answerOf<OrderResult>(submitter.id, input.activityId)) ?? null };
+      });
     },
 
     /** Waits for the first order run of an order to reach a terminal status, polling with heartbeats. */

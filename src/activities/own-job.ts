@@ -68,7 +68,11 @@ export function ownJobActivities(ctx: ActivityContext) {
     findUnansweredSubmission: async (raw: UnansweredInput): Promise<{ job: JobSubmitted | null }> => {
       const input = parseInput(UnansweredInput, raw, 'findUnansweredSubmission');
       return translated(async () => {
-        const job = await submissions.findUnanswered({ profile: input.profile, ...input.submit }, input.activityId);
+        const job = await submissions.findUnanswered(
+          input.submit.kind,
+          { profile: input.profile, ...input.submit },
+          input.activityId,
+        );
         if (job) log.warn('an unanswered wait had submitted its job', { jobId: job.jobId, ...input.submit });
         return { job: job ?? null };
       });

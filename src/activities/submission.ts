@@ -20,7 +20,7 @@ import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
 import { sender } from './send-once.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
-import { submitterId } from '../contract/submitter.js';
+import { deploymentOf, submitterId } from '../contract/submitter.js';
 
 /**
  * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits its
@@ -34,12 +34,15 @@ const SEND_ROOM_MS = 60_000;
 /** Until when this attempt may look for a lost answer: its deadline, less the send's room. */
 const lookingUntil = (): number => attemptDeadline() - SEND_ROOM_MS;
 
-/** A submission made by a wait of its own job (see own-job.ts), through its target's submitter (`lock`). */
+/**
+ * A submission made by a wait of its own job (see own-job.ts), through its target's submitter (`lock`, from workflows
+ * from before the deployment's key: @default its deployment's and target's).
+ */
 export interface WaitSubmission {
   profile: string;
   targetId: string;
   projectCode?: string | undefined;
-  lock: string;
+  lock?: string | undefined;
   submitterQueue?: string | undefined;
 }
 
@@ -65,10 +68,16 @@ export function submitter(ctx: ActivityContext) {
   const undo = (profile: string, jobId: string, signal: AbortSignal) =>
     cancelUnwatched(ctx.profile(profile).client, jobId, signal);
 
+  /** The submitter of `input`'s deployment and target, of jobs of kind `kind` (unless `lock` names another). */
+  const submitterOf = (kind: JobKind, input: WaitSubmission) =>
+    submitterFor(input, (taskQueue) =>
+      submitterId(taskQueue, deploymentOf(ctx.profile(input.profile).client.apiBaseUrl), kind, input.targetId),
+    );
+
   /** Asks `at`, a target's submitter, to send a job of kind `kind` for this activity; its cancel withdraws it. */
   const ask = (
     kind: JobKind,
-    at: { id: string; taskQueue?: string | undefined },
+    at: { id: string; taskQueue: string },
     input: Parameters<typeof requestFor>[0],
     outageToleranceMs: number,
   ): Promise<JobSubmitted> =>
@@ -87,8 +96,7 @@ export function submitter(ctx: ActivityContext) {
   async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {
     const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
     return translated(() => {
-      const at = submitterFor(input, (taskQueue) => submitterId(taskQueue, input.profile, kind, input.targetId));
-      return ask(kind, at, input, outageToleranceOf());
+      return ask(kind, submitterOf(kind, input), input, outageToleranceOf());
     });
   }
 
@@ -121,7 +129,7 @@ export function submitter(ctx: ActivityContext) {
    * its turn, and lets one being sent finish: the workflow then cancels the job.
    */
   async function submitWithin(kind: JobKind, input: WaitSubmission): Promise<JobSubmitted> {
-    return ask(kind, { id: input.lock, taskQueue: input.submitterQueue }, input, SUBMISSION_BOUND_MS);
+    return ask(kind, submitterOf(kind, input), input, SUBMISSION_BOUND_MS);
   }
 
   /**
@@ -129,8 +137,12 @@ export function submitter(ctx: ActivityContext) {
    * will not run again (own-job.ts): the answer its target's submitter gives that request (one still queued is
    * withdrawn). None: nothing was sent for it.
    */
-  async function findUnanswered(input: WaitSubmission, activityId: string): Promise<JobSubmitted | undefined> {
-    const answered = await answerOf<JobSubmitted>(input.lock, activityId);
+  async function findUnanswered(
+    kind: JobKind,
+    input: WaitSubmission,
+    activityId: string,
+  ): Promise<JobSubmitted | undefined> {
+    const answered = await answerOf<JobSubmitted>(submitterOf(kind, input).id, activityId);
     return answered ? { ...answered, reconciled: true } : undefined;
   }
 

@@ -92,26 +92,26 @@ export function queueAt(client: Client, submitter: { id: string; taskQueue: stri
 export const outageToleranceOf = (): number => activityInfo().scheduleToCloseTimeoutMs || DEFAULT_OUTAGE_TOLERANCE_MS;
 
 /**
- * The submitter an activity's request goes to: the one its input names (`lock`, on `submitterQueue`), else this task
- * queue's, named by `own`.
+ * The submitter an activity's request goes to, on `submitterQueue` (its workflow's task queue), @default this
+ * activity's: the one its input names (`lock`, as workflows from before the deployment's key named it), else `own`,
+ * that task queue's for its deployment and target.
  */
 export function submitterFor(
   named: { lock?: string | undefined; submitterQueue?: string | undefined },
   own: (taskQueue: string) => string,
-): { id: string; taskQueue?: string | undefined } {
-  if (named.lock) return { id: named.lock, taskQueue: named.submitterQueue };
-  const { taskQueue } = activityInfo();
-  return { id: own(taskQueue), taskQueue };
+): { id: string; taskQueue: string } {
+  const taskQueue = named.submitterQueue ?? activityInfo().taskQueue;
+  return { id: named.lock ?? own(taskQueue), taskQueue };
 }
 
 /**
- * Has the submitter `submitter.id` (on its task queue: @default this activity's) send `input` with activity
- * `activity`, and returns what it created; rethrows the failure it ended with. `signal`: what aborts the wait for the
- * answer (the activity's cancel, unless the caller lets a send in flight finish); it withdraws the request if it is
- * still queued.
+ * Has the submitter `submitter.id` (on `submitter.taskQueue`, where it starts if none runs) send `input` with
+ * activity `activity`, and returns what it created; rethrows the failure it ended with. `signal`: what
+ * aborts the wait for the answer (the activity's cancel, unless the caller lets a send in flight finish); it withdraws
+ * the request if it is still queued.
  */
 export async function throughSubmitter<T>(
-  submitter: { id: string; taskQueue?: string | undefined },
+  submitter: { id: string; taskQueue: string },
   activity: string,
   input: Record<string, unknown>,
   outageToleranceMs: number,
@@ -130,8 +130,7 @@ export async function throughSubmitter<T>(
     trace: traceCarrier(),
   };
   const handle = client.workflow.getHandle(submitter.id);
-  const taskQueue = submitter.taskQueue ?? activityInfo().taskQueue;
-  const enqueue = () => unlessLeaving(queueAt(client, { id: submitter.id, taskQueue }, request));
+  const enqueue = () => unlessLeaving(queueAt(client, submitter, request));
   // Withdrawn when its workflow is cancelled or gone; a worker that shuts down leaves it queued for the next attempt.
   let withdrawing = false;
   const withdraw = () => {

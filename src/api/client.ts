@@ -104,6 +104,11 @@ export class ServiceClient {
     return this.#base;
   }
 
+  /** The base address of the `/api/v1` calls (jobs, test definitions), without a trailing slash. */
+  get apiBaseUrl(): string {
+    return this.#apiBase;
+  }
+
   /** `GET /v2/userinfo`: who the session is, as the UI addresses its account (`customer_git_name`). */
   async userInfo(opts: CallOptions = {}): Promise<UserInfo> {
     return this.#call(UserInfo, { method: 'GET', surface: 'v2', path: '/v2/userinfo', signal: opts.signal });

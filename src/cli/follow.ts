@@ -6,6 +6,7 @@ import { AWAITING_APPROVAL, progressQuery, type Progress, type WaitProgress } fr
 import { formatDecisionAsked } from './format.js';
 import { askPreview, askWorker, askedOnGrowth } from './query.js';
 import { retrying, startInput } from './retrying.js';
+import type { Deployments } from '../contract/submitter.js';
 
 interface Live {
   stage: string;
@@ -32,6 +33,7 @@ export async function liveProgress(
   handle: WorkflowHandle,
   input?: () => Promise<unknown>,
   progressAt: (historyLength: number) => Promise<Progress> = () => handle.query(progressQuery),
+  deployments?: Deployments,
 ): Promise<{ live: Live; progress: Progress; closed: boolean }> {
   const description = await handle.describe();
   const progress = await progressAt(description.historyLength);
@@ -61,7 +63,9 @@ export async function liveProgress(
       status,
       polls,
       interrupts,
-      retrying: closed ? null : ((await retrying(handle, description, progress.stage, input))?.failure ?? null),
+      retrying: closed
+        ? null
+        : ((await retrying(handle, description, progress.stage, deployments, input))?.failure ?? null),
       elapsedS: Math.round((Date.now() - Date.parse(progress.startedAt)) / 1000),
     },
   };
@@ -91,11 +95,12 @@ export function describeLive(l: Live): string {
   return `[${String(l.elapsedS).padStart(4)} s] ${l.stage}${l.status ? ` · job ${l.status}` : ''} · polls ${l.polls}${l.interrupts ? ` · interrupts ${l.interrupts}` : ''}${l.retrying ? ` · retrying ${l.retrying}` : ''}`;
 }
 
-/** Shows progress until the workflow closes. */
+/** Shows progress until the workflow closes (and what is being retried: in its submitter, given its `deployments`). */
 export async function follow(
   handle: WorkflowHandle,
   out: NodeJS.WriteStream = process.stdout,
   intervalMs = 1_000,
+  deployments?: Deployments,
 ): Promise<void> {
   let last = '';
   const shown = new Set<string>(); // the jobs and previews printed
@@ -112,7 +117,7 @@ export async function follow(
     let line: string;
     let closed: boolean;
     try {
-      const r = await askWorker(handle, () => liveProgress(handle, startedWith, progressAt));
+      const r = await askWorker(handle, () => liveProgress(handle, startedWith, progressAt, deployments));
       line = describeLive(r.live);
       closed = r.closed;
       // Each job's page in the service's UI, once, as soon as the job is known.

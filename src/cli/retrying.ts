@@ -6,7 +6,7 @@
  */
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { JobKind } from '../contract/job-kinds.js';
-import { orderSubmitterId, submitterId } from '../contract/submitter.js';
+import { orderSubmitterId, submitterId, type Deployments } from '../contract/submitter.js';
 
 /** The kind of job each role's stage (`submitting <role>`) submits, and the input field that names its target. */
 const SUBMITTING: Record<string, { kind: JobKind; target: 'tableGroupId' | 'testSuiteId' }> = {
@@ -16,7 +16,6 @@ const SUBMITTING: Record<string, { kind: JobKind; target: 'tableGroupId' | 'test
 };
 
 interface StartInput {
-  profile?: string;
   tableGroupId?: string;
   testSuiteId?: string;
   order?: { kitchen: string; recipe: string; variation: string };
@@ -34,11 +33,12 @@ export function lastFailure(d: WorkflowExecutionDescription): string | null {
 }
 
 /**
- * The submitter a run at `stage` waits on, from its start input (read only at a stage that has one); null at any
- * other stage, or without an input that names its target.
+ * The submitter a run on `taskQueue` at `stage` waits on, from its start input (read only at a stage that has one)
+ * and the deployment it writes to; null at any other stage, or without an input that names its target.
  */
 export async function submitterFor(
   taskQueue: string,
+  deployments: Deployments,
   stage: string,
   readInput: () => Promise<unknown>,
 ): Promise<string | null> {
@@ -47,14 +47,13 @@ export async function submitterFor(
   if (!submitting && stage !== 'running order') return null;
   const input = (await readInput()) as StartInput | undefined;
   if (!input) return null;
-  const profile = input.profile ?? 'default';
   if (submitting) {
     const target = input[submitting.target];
-    return target ? submitterId(taskQueue, profile, submitting.kind, target) : null;
+    return target ? submitterId(taskQueue, deployments.jobs, submitting.kind, target) : null;
   }
   const order = input.order ?? input;
   return order.kitchen && order.recipe && order.variation
-    ? orderSubmitterId(taskQueue, profile, order as Required<typeof order>)
+    ? orderSubmitterId(taskQueue, deployments.orders, order as Required<typeof order>)
     : null;
 }
 
@@ -78,18 +77,22 @@ export interface Retrying {
   submitter: string | null;
 }
 
-/** What is being retried for the run `d` at `stage`, or null; its start input is read only when a submitter is asked. */
+/**
+ * What is being retried for the run `d` at `stage`, or null; its start input is read only when a submitter is asked,
+ * and its submitter only when the `deployments` it writes to are known.
+ */
 export async function retrying(
   handle: WorkflowHandle,
   d: WorkflowExecutionDescription,
   stage: string | undefined,
+  deployments: Deployments | undefined,
   input: () => Promise<unknown> = () => startInput(handle),
 ): Promise<Retrying | null> {
   const own = lastFailure(d);
   if (own) return { failure: own, submitter: null };
-  if (!stage) return null;
+  if (!stage || !deployments) return null;
   try {
-    const id = await submitterFor(d.taskQueue, stage, input);
+    const id = await submitterFor(d.taskQueue, deployments, stage, input);
     const submitter = id ? await handle.client.getHandle(id).describe() : undefined;
     const theirs = submitter?.status.name === 'RUNNING' ? lastFailure(submitter) : null;
     return theirs ? { failure: theirs, submitter: id } : null;

@@ -196,7 +196,10 @@ export class Starter {
       return undefined;
     }
     // With --json, the live lines go to stderr: stdout stays one JSON document.
-    if (flags.follow) await this.interruptible(handle, () => follow(handle, flags.json ? this.io.err : this.io.out));
+    if (flags.follow)
+      await this.interruptible(handle, () =>
+        follow(handle, flags.json ? this.io.err : this.io.out, undefined, this.config.deployments),
+      );
     try {
       const result = (await this.interruptible(handle, () => resultOrNoWorker(handle, this.io.err))) as T;
       this.print(flags.json ? JSON.stringify(result, null, 2) : format(result));

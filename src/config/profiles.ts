@@ -48,7 +48,7 @@ export const profileEnv = (prefix: string) => ({
   ),
   [`${prefix}SOLE_WRITER`]: doc(
     flag(false),
-    "`true` declares that, while a send of ours is in flight, nothing else creates a job through the API with this account on this profile's targets, nor an order of their recipes and variations: no other client or person, and our sends to a target one at a time (this fleet's submitters, one per task queue and profile, see to that, so a worker refuses it on two profiles of one account; another fleet must keep off these targets). A submission whose answer was lost is then taken to be the one new job (or order) on its target. By default only a job carrying the submission's id is taken (test runs, where the deployment keeps their metadata); another new job on the target is named in an `…OutcomeUnknown` failure, never reported as the workflow's.",
+    "`true` declares that, while a send of ours is in flight, nothing else creates a job through the API with this account on this profile's targets, nor an order of their recipes and variations: no other client or person (ours go one at a time: every fleet and profile of the namespace takes turns at one submitter per service deployment and target). A submission whose answer was lost is then taken to be the one new job (or order) on its target. By default only a job carrying the submission's id is taken (test runs, where the deployment keeps their metadata); another new job on the target is named in an `…OutcomeUnknown` failure, never reported as the workflow's.",
   ),
   [`${prefix}API_TOKEN`]: doc(
     secretKey(),
@@ -148,39 +148,7 @@ export function readProfiles(
     if (/^[A-Za-z0-9_-]+$/.test(name)) profiles[name] = readProfile(name, env, read, problems);
     else problems.add('DATAOPS_PROFILES', `profile name '${name}' may use letters, digits, _ and - only`);
   }
-  soleWritersApart(profiles, problems);
   return profiles;
-}
-
-/** Who a profile writes as: its login, or its bearer's source (a static token is compared, never shown). */
-const accountOf = (p: ProfileConfig): string | undefined => {
-  const b = p.apiBearer;
-  if (b?.type === 'oauth') return `oauth ${b.tokenUrl} ${b.clientId}`;
-  if (b?.type === 'static') return `token ${b.token}`;
-  if (b?.type === 'file') return `file ${b.path}`;
-  return p.credentials ? `user ${p.credentials.username}` : undefined;
-};
-
-/**
- * Two profiles that write as one account have a submitter each per target, so their sends to a shared target do not
- * take turns: neither may declare itself its targets' only writer.
- */
-function soleWritersApart(profiles: Record<string, ProfileConfig>, problems: Problems): void {
-  const byAccount = new Map<string, string[]>();
-  for (const [name, p] of Object.entries(profiles)) {
-    const account = accountOf(p);
-    if (account !== undefined) byAccount.set(account, [...(byAccount.get(account) ?? []), name]);
-  }
-  for (const names of byAccount.values()) {
-    if (names.length < 2) continue;
-    for (const name of names)
-      if (profiles[name]!.soleWriter)
-        problems.add(
-          `${profilePrefix(name)}SOLE_WRITER`,
-          `profiles ${names.join(', ')} write as one account, and their sends to a target do not take turns: ` +
-            'declare no sole writer among them, or use one profile',
-        );
-  }
 }
 
 export function readProfile(name: string, env: Env, read: ReadFile, problems: Problems): ProfileConfig {

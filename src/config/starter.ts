@@ -1,12 +1,24 @@
 /**
- * The starter CLI's configuration: the Temporal connection (flags win over the environment) and the Web UI address
- * for links. The CLI never talks to the service, so it reads no service credentials.
+ * The starter CLI's configuration: the Temporal connection (flags win over the environment), the Web UI address for
+ * links, and the service's address (which names its targets' submitters). The CLI never talks to the service, so it
+ * reads no service credentials.
  */
-import { type Env, Problems, type ReadFile, processEnv, readEnv, readFromDisk } from './env.js';
+import {
+  type Env,
+  Problems,
+  type ReadFile,
+  doc,
+  httpUrl,
+  orDefault,
+  processEnv,
+  readEnv,
+  readFromDisk,
+} from './env.js';
 import { workerEnv } from './worker.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
 import type { TracingConfig } from '../telemetry/tracing-types.js';
+import { deploymentsOf, type Deployments } from '../contract/submitter.js';
 
 export interface StarterConfig {
   temporal: TemporalConfig;
@@ -19,6 +31,11 @@ export interface StarterConfig {
    * DATAOPS_SEARCH_ATTRIBUTES, the worker's setting read here too, is `off`.
    */
   searchAttributes: boolean;
+  /**
+   * The service deployment the worker writes to, from DATAOPS_BASE_URL and DATAOPS_API_BASE_URL (the worker's, read
+   * here too): a run's target's submitter is named by it (`status`'s `retrying` line).
+   */
+  deployments: Deployments;
 }
 
 /** Global flags of the CLI that override the environment. */
@@ -34,6 +51,13 @@ export interface StarterFlags {
 export const starterEnv = {
   DATAOPS_TEMPORAL_UI_URL: workerEnv.DATAOPS_TEMPORAL_UI_URL,
   DATAOPS_SEARCH_ATTRIBUTES: workerEnv.DATAOPS_SEARCH_ATTRIBUTES,
+  DATAOPS_BASE_URL: doc(
+    orDefault(httpUrl(), 'http://127.0.0.1:8700'),
+    "The worker's service: the CLI names a run's target's submitter by it (`status`'s `retrying` line).",
+  ),
+  DATAOPS_API_BASE_URL: doc(httpUrl(), "The worker's `/api/v1` base, as DATAOPS_BASE_URL.", {
+    default: 'DATAOPS_BASE_URL',
+  }),
 };
 
 export function loadStarterConfig(
@@ -63,5 +87,6 @@ export function loadStarterConfig(
     ...(uiUrl ? { uiUrl } : {}),
     ...(tracing ? { tracing } : {}),
     searchAttributes: v.DATAOPS_SEARCH_ATTRIBUTES !== 'off',
+    deployments: deploymentsOf(v.DATAOPS_BASE_URL, v.DATAOPS_API_BASE_URL),
   };
 }

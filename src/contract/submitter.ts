@@ -10,18 +10,43 @@ import type { JobKind } from './job-kinds.js';
 export const SUBMITTER_WORKFLOW_TYPE = 'dataops.submitter';
 
 /**
- * The id of a target's submitter: one per task queue (the requesting workflows'), credential profile, kind of job and
- * target. The CLI derives it too, to say why a run waits in `submitting …`.
+ * The service deployment a write goes to, as its submitter's id names it: the host, port and path of the base URL
+ * its call is made under (no scheme, no user or password, no query). Every credential profile that writes to one
+ * deployment's target so takes turns at one submitter. The account is left out: a bearer names none without a call,
+ * and leaving it out serialises more, never less.
  */
-export const submitterId = (taskQueue: string, profile: string, kind: JobKind, targetId: string): string =>
-  `dataops-submit/${taskQueue}/${profile}/${kind}/${targetId}`;
+export function deploymentOf(baseUrl: string): string {
+  const url = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]*)([^?#]*)/i.exec(baseUrl.trim());
+  if (!url) return baseUrl.trim().replace(/\/+$/, '');
+  return `${url[1]!.toLowerCase()}${url[2]!.replace(/\/+$/, '')}`;
+}
 
-/** The id of the submitter of an order's kitchen, recipe and variation (see submitterId). */
+/** The deployments a worker's writes go to (deploymentOf): its jobs' (the `/api/v1` base) and its orders' (`/v2`). */
+export interface Deployments {
+  jobs: string;
+  orders: string;
+}
+
+/** The Deployments of a service at `baseUrl`, whose `/api/v1` calls go to `apiBaseUrl` (@default baseUrl). */
+export const deploymentsOf = (baseUrl: string, apiBaseUrl?: string): Deployments => ({
+  jobs: deploymentOf(apiBaseUrl ?? baseUrl),
+  orders: deploymentOf(baseUrl),
+});
+
+/**
+ * The id of a target's submitter: one per task queue (the requesting workflows', where it runs and sends), service
+ * deployment (deploymentOf the `/api/v1` base), kind of job and target. The CLI derives it too, to say why a run
+ * waits in `submitting …`.
+ */
+export const submitterId = (taskQueue: string, deployment: string, kind: JobKind, targetId: string): string =>
+  `dataops-submit/${taskQueue}/${deployment}/${kind}/${targetId}`;
+
+/** The id of the submitter of an order's kitchen, recipe and variation (deploymentOf the base URL; see submitterId). */
 export const orderSubmitterId = (
   taskQueue: string,
-  profile: string,
+  deployment: string,
   o: { kitchen: string; recipe: string; variation: string },
-): string => `dataops-order/${taskQueue}/${profile}/${o.kitchen}/${o.recipe}/${o.variation}`;
+): string => `dataops-order/${taskQueue}/${deployment}/${o.kitchen}/${o.recipe}/${o.variation}`;
 
 /** One write for the submitter to send, on behalf of one activity of one workflow. */
 export interface WriteRequest {
@@ -38,6 +63,7 @@ export interface WriteRequest {
   outageToleranceMs: number;
   /** Until when (epoch ms) the requester may ask again: its answer is kept that long. */
   askAgainUntil: number;
+
   /** The requesting activity's trace context (W3C `traceparent`, `tracestate`) when tracing is on: sent in it. */
   trace?: Record<string, string> | undefined;
 }

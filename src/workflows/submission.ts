@@ -1,7 +1,7 @@
 /**
  * One submission in flight per target: every submission and order creation goes through its target's submitter
- * (src/workflows/submitter.ts), whose id names the profile, the kind of job and the target, so Temporal keeps one per
- * target across every worker and workflow of the namespace. A lost answer can then only be about our own job (see
+ * (src/workflows/submitter.ts), whose id names the task queue, the service deployment, the kind of job and the
+ * target, so Temporal keeps one per target across every profile, worker and workflow of the task queue. A lost answer can then only be about our own job (see
  * src/activities/reconcile.ts). The submitting activity asks it and waits for the answer.
  */
 import {
@@ -14,7 +14,6 @@ import {
 import type { JobSubmitted, OrderResult } from '../contract/index.js';
 import { OUTCOME_UNKNOWN, submissionsWithin } from '../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
-import { orderSubmitterId, submitterId } from '../contract/submitter.js';
 import { ourActivities } from './ours.js';
 import { ownJobAfter, unanswered } from './own-job.js';
 import { activitiesWithin, type Tracker } from './shared.js';
@@ -78,25 +77,16 @@ const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number) =
   });
 
 /**
- * The submitter of a target: one submission in flight per profile, kind of job and target, among the workflows of
- * this task queue (its workers run the submitter: a worker fleet of its own, with its own profiles, has its own).
+ * Where a target's submitter runs: this workflow's task queue (a wait's own is the waits queue). Which submitter of
+ * that queue (the deployment's and the target's) the asking activity works out: it knows the profile's deployment.
  */
-export const submissionLockId = (kind: JobKind, profile: string, targetId: string): string =>
-  submitterId(submitterQueue(), profile, kind, targetId);
-
-/** Where a target's submitter runs: this workflow's task queue (a wait's own is the waits queue). */
 const submitterQueue = (): string => workflowInfo().taskQueue;
 
-/** A submission a wait makes itself (src/activities/own-job.ts): the job's kind and target, and its submitter. */
-export const waitSubmission = (
-  kind: JobKind,
-  opts: { profile: string; projectCode?: string | undefined },
-  targetId: string,
-) => ({
+/** A submission a wait makes itself (src/activities/own-job.ts): the job's kind and target, and where it is sent. */
+export const waitSubmission = (kind: JobKind, opts: { projectCode?: string | undefined }, targetId: string) => ({
   kind,
   targetId,
   ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
-  lock: submissionLockId(kind, opts.profile, targetId),
   submitterQueue: submitterQueue(),
 });
 
@@ -112,7 +102,7 @@ export async function submitUnderLock(
   const submit = asking(t, opts.outageToleranceMs)[JOB_KINDS[kind].activity];
   const submission = waitSubmission(kind, opts, targetId);
   return askingSubmitter(
-    () => submit({ ...args, lock: submission.lock, submitterQueue: submission.submitterQueue }),
+    () => submit({ ...args, submitterQueue: submission.submitterQueue }),
     (err) => ownJobAfter(opts, submission, err),
     outer,
   );
@@ -122,10 +112,22 @@ export async function submitUnderLock(
 export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
   const { outageToleranceMs: _, ...args } = input;
   const runOrder = asking(t, input.outageToleranceMs).runOrder;
-  const lock = orderSubmitterId(submitterQueue(), input.profile, input);
+  const { profile, kitchen, recipe, variation } = input;
   const find = activitiesWithin(input.outageToleranceMs).submit.findUnansweredOrder;
   return askingSubmitter(
-    () => runOrder({ ...args, lock, submitterQueue: submitterQueue() }),
-    async (err) => (err.activityId ? (await find({ lock, activityId: err.activityId })).order : null),
+    () => runOrder({ ...args, submitterQueue: submitterQueue() }),
+    async (err) =>
+      err.activityId
+        ? (
+            await find({
+              profile,
+              kitchen,
+              recipe,
+              variation,
+              submitterQueue: submitterQueue(),
+              activityId: err.activityId,
+            })
+          ).order
+        : null,
   );
 }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { lastFailure, submitterFor } from '../../src/cli/retrying.js';
+import { deploymentOf, deploymentsOf } from '../../src/contract/submitter.js';
 
 const pipeline = {
   profile: 'ops',
@@ -14,38 +15,54 @@ const pipeline = {
   order: { kitchen: 'production', recipe: 'load', variation: 'daily', parameters: {} },
 };
 
-test("each submitting stage names its kind's submitter; an order's is its kitchen, recipe and variation", async () => {
+const at = deploymentsOf('https://dq.example.com:8443/', 'https://user:secret@api.example.com/base/?x=1');
+
+test("each submitting stage names its kind's submitter, by the deployment the worker writes to; an order's is its kitchen, recipe and variation", async () => {
   assert.equal(
-    await submitterFor('q', 'submitting profiling', async () => pipeline),
-    'dataops-submit/q/ops/profiling/tg-1',
-  );
-  assert.equal(await submitterFor('q', 'submitting test_run', async () => pipeline), 'dataops-submit/q/ops/tests/ts-1');
-  assert.equal(
-    await submitterFor('q', 'submitting generation', async () => pipeline),
-    'dataops-submit/q/ops/generation/ts-1',
+    await submitterFor('q', at, 'submitting profiling', async () => pipeline),
+    'dataops-submit/q/api.example.com/base/profiling/tg-1',
+    'a job by the /api/v1 base, with no user, password or query in it',
   );
   assert.equal(
-    await submitterFor('q', 'running order', async () => pipeline),
-    'dataops-order/q/ops/production/load/daily',
+    await submitterFor('q', at, 'submitting test_run', async () => pipeline),
+    'dataops-submit/q/api.example.com/base/tests/ts-1',
   );
-  // runOrder's input is the order itself; an input without a profile has the contract's default one.
+  assert.equal(
+    await submitterFor('q', at, 'submitting generation', async () => pipeline),
+    'dataops-submit/q/api.example.com/base/generation/ts-1',
+  );
+  assert.equal(
+    await submitterFor('q', at, 'running order', async () => pipeline),
+    'dataops-order/q/dq.example.com:8443/production/load/daily',
+    'an order by the base URL',
+  );
+  // runOrder's input is the order itself; the profile names no submitter (every profile of a deployment takes turns).
   const order = { kitchen: 'k', recipe: 'r', variation: 'v' };
-  assert.equal(await submitterFor('q', 'running order', async () => order), 'dataops-order/q/default/k/r/v');
   assert.equal(
-    await submitterFor('q', 'submitting profiling', async () => ({ tableGroupId: 'tg-2' })),
-    'dataops-submit/q/default/profiling/tg-2',
+    await submitterFor('q', at, 'running order', async () => order),
+    'dataops-order/q/dq.example.com:8443/k/r/v',
   );
+  assert.equal(
+    await submitterFor('q', at, 'submitting profiling', async () => ({ profile: 'other', tableGroupId: 'tg-2' })),
+    'dataops-submit/q/api.example.com/base/profiling/tg-2',
+  );
+});
+
+test('a deployment is its host, port and path, lower-cased host, whatever the scheme, user or trailing slash', () => {
+  assert.equal(deploymentOf('HTTP://User:Pw@Host.Example.com:80/Api/'), 'host.example.com:80/Api');
+  assert.equal(deploymentOf('https://host.example.com'), 'host.example.com');
+  assert.deepEqual(deploymentsOf('http://127.0.0.1:8700'), { jobs: '127.0.0.1:8700', orders: '127.0.0.1:8700' });
 });
 
 test('a stage that submits nothing, an unknown role, or no input names no submitter', async () => {
   for (const stage of ['waiting for profiling', 'applying quality gates', 'submitting lunch'])
-    assert.equal(await submitterFor('q', stage, async () => pipeline), null, stage);
+    assert.equal(await submitterFor('q', at, stage, async () => pipeline), null, stage);
   // The input (a history read) is read only at a stage that has a submitter.
   const unread = async () => assert.fail('the input was read');
-  assert.equal(await submitterFor('q', 'applying quality gates', unread), null);
-  assert.equal(await submitterFor('q', 'submitting profiling', async () => undefined), null);
+  assert.equal(await submitterFor('q', at, 'applying quality gates', unread), null);
+  assert.equal(await submitterFor('q', at, 'submitting profiling', async () => undefined), null);
   assert.equal(
-    await submitterFor('q', 'running order', async () => ({ tableGroupId: 'tg-1' })),
+    await submitterFor('q', at, 'running order', async () => ({ tableGroupId: 'tg-1' })),
     null,
     'a pipeline without an order',
   );

@@ -14,6 +14,8 @@ import { runCli } from '../../src/starter.js';
 import { cli, sink } from '../helpers/cli.js';
 import { dist, failIfExited, startProcess } from '../helpers/processes.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { submitterAt } from '../helpers/sim.js';
+import { deploymentsOf } from '../../src/contract/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -23,7 +25,11 @@ describe('waiting for a run started elsewhere', () => {
   const s = devServerAndSimulator({
     jobDurations: { pendingMs: 50, claimMs: 20, runMs: 1_500, cancelMs: 50, interruptMs: 50 },
   });
-  const env = () => ({ TEMPORAL_ADDRESS: s.d.env.connection.options.address, DATAOPS_TEMPORAL_UI_URL: '' });
+  const env = () => ({
+    TEMPORAL_ADDRESS: s.d.env.connection.options.address,
+    DATAOPS_TEMPORAL_UI_URL: '',
+    DATAOPS_BASE_URL: s.sim.url,
+  });
 
   /**
    * Runs in-process CLI commands with their output kept (search attributes off: no worker has registered them on this
@@ -114,7 +120,7 @@ describe('waiting for a run started elsewhere', () => {
   test("status names the call being retried and where: the target's submitter retrying a login that answers 503", async () => {
     await withProjectWorker(s.d.env, await simDeps(s.sim), async (taskQueue) => {
       const workflowId = `cli-retrying-${taskQueue}`;
-      const submitter = `dataops-submit/${taskQueue}/default/profiling/${TG.finance}`;
+      const submitter = submitterAt(s.sim.url, taskQueue, 'profiling', TG.finance);
       s.sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login', count: 1_000 });
       try {
         const args = ['--task-queue', taskQueue, 'profile', '--table-group', TG.finance, '--workflow-id', workflowId];
@@ -135,7 +141,8 @@ describe('waiting for a run started elsewhere', () => {
         );
         const json = JSON.parse((await cli(['status', workflowId, '--json'], env())).out) as { retrying: string };
         assert.match(json.retrying, /^dataops\.sendInTurn attempt \d+: .*503/);
-        const { live } = await liveProgress(s.d.env.client.workflow.getHandle(workflowId));
+        const handle = s.d.env.client.workflow.getHandle(workflowId);
+        const { live } = await liveProgress(handle, undefined, undefined, deploymentsOf(s.sim.url));
         assert.match(
           describeLive(live),
           /\] submitting profiling · polls 0 · retrying dataops\.sendInTurn attempt \d+: .*503/,

@@ -13,7 +13,7 @@ import {
   type Proc,
   simulatorService,
 } from '../helpers/processes.js';
-import { HOLD_AT_MOST_MS } from '../helpers/sim.js';
+import { HOLD_AT_MOST_MS, submitterAt } from '../helpers/sim.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -81,7 +81,7 @@ describe('graceful shutdown of a worker process', () => {
       method: 'POST',
       path: '/profiling-runs',
     })) as { id: string };
-    submitterId = `dataops-submit/${taskQueue}/default/profiling/${tableGroupId}`;
+    submitterId = submitterAt(sim.url, taskQueue, 'profiling', tableGroupId);
     const handle = await t.env.client.workflow.start('dataops.profileTableGroup', {
       taskQueue,
       workflowId: `grace-${taskQueue}`,

@@ -12,7 +12,7 @@ import { requestsQuery } from '../../src/contract/submitter.js';
 import { ending } from '../helpers/ending.js';
 import { cellIds } from '../helpers/matrix.js';
 import { worldOfCells } from '../helpers/matrix-world.js';
-import { HELD_CLIENT_TIMEOUT_MS, HOLD_AT_MOST_MS } from '../helpers/sim.js';
+import { HELD_CLIENT_TIMEOUT_MS, HOLD_AT_MOST_MS, submitterAt } from '../helpers/sim.js';
 import { eventually } from '../helpers/wait.js';
 
 const LONG = { timeout: 10 * 60_000 };
@@ -25,7 +25,7 @@ describe('a worker that dies in the middle of a batch of sends', () => {
     const ids = cellIds(0);
     const queue = 'death-batch';
     const path = `/table-groups/${ids.tableGroup}/profiling-runs`;
-    const submitterId = `dataops-submit/${queue}/default/profiling/${ids.tableGroup}`;
+    const submitterId = submitterAt(w.controls.url, queue, 'profiling', ids.tableGroup);
     // Held requests are still in flight when it dies: its timeout is longer than the holds.
     const slow = { DATAOPS_TIMEOUT_MS: String(HELD_CLIENT_TIMEOUT_MS) };
     const victim = w.startWorker(queue, slow);

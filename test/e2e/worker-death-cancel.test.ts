@@ -15,6 +15,7 @@ import type { Progress } from '../../src/contract/index.js';
 import { requestsQuery } from '../../src/contract/submitter.js';
 import { isTerminalJobStatus } from '../../src/vocabulary.js';
 import { eventually } from '../helpers/wait.js';
+import { submitterAt } from '../helpers/sim.js';
 
 const LONG = { timeout: 10 * 60_000 };
 
@@ -26,7 +27,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
   const world = worldOfCells(5, undefined, { variants: { callerMetadata: false } });
 
   /** The job the dying worker submits: the test run, or the profiling run. */
-  const submissions = (cell: number, queue: string) => {
+  const submissions = (cell: number, queue: string, url: string) => {
     const ids = cellIds(cell);
     return {
       tests: {
@@ -34,14 +35,14 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
         jobKey: 'run-tests',
         target: ids.target,
         post: `/test-suites/${ids.target}/test-runs`,
-        submitter: `dataops-submit/${queue}/default/tests/${ids.target}`,
+        submitter: submitterAt(url, queue, 'tests', ids.target),
       },
       profiling: {
         role: 'profiling',
         jobKey: 'run-profile',
         target: ids.tableGroup,
         post: `/table-groups/${ids.tableGroup}/profiling-runs`,
-        submitter: `dataops-submit/${queue}/default/profiling/${ids.tableGroup}`,
+        submitter: submitterAt(url, queue, 'profiling', ids.tableGroup),
       },
     };
   };
@@ -56,7 +57,7 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
     async () => {
       const w = world();
       const queue = `death-then-cancel-${strategy}-${cell}`;
-      const job = submissions(cell, queue)[which];
+      const job = submissions(cell, queue, w.controls.url)[which];
       // The held POST outlives the worker: its timeout is longer than the hold.
       const slow = { DATAOPS_TIMEOUT_MS: '10000' };
       // Two workers: the one running the wait dies, the other takes the cancel at once, while the dead attempt has

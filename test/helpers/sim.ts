@@ -1,6 +1,8 @@
 /** Raw HTTP access to an in-process simulator, for tests of the simulator itself (through real sockets). */
 import { ServiceClient, type ServiceClientOptions } from '../../src/api/index.js';
 import { SEED_USERS, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { deploymentOf, orderSubmitterId, submitterId } from '../../src/contract/submitter.js';
+import type { JobKind } from '../../src/contract/job-kinds.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -111,3 +113,17 @@ export async function clientFor(
 ): Promise<ServiceClient> {
   return new ServiceClient({ baseUrl: sim.url, credentials: { ...SEED_USERS[user] }, timeoutMs: 5_000, ...options });
 }
+
+/**
+ * The id of the submitter that a worker on `taskQueue`, writing to the service at `baseUrl` (the simulator's url, or
+ * the proxy's in front of it), sends `kind` jobs on `target` through (src/contract/submitter.ts).
+ */
+export const submitterAt = (baseUrl: string, taskQueue: string, kind: JobKind, target: string): string =>
+  submitterId(taskQueue, deploymentOf(baseUrl), kind, target);
+
+/** The id of the submitter of an order's kitchen, recipe and variation, as submitterAt. */
+export const orderSubmitterAt = (
+  baseUrl: string,
+  taskQueue: string,
+  order: { kitchen: string; recipe: string; variation: string },
+): string => orderSubmitterId(taskQueue, deploymentOf(baseUrl), order);

@@ -13,13 +13,14 @@ import { ending } from '../helpers/ending.js';
 import { cellIds } from '../helpers/matrix.js';
 import { worldOfCells, type World } from '../helpers/matrix-world.js';
 import { eventually } from '../helpers/wait.js';
+import { orderSubmitterAt, submitterAt } from '../helpers/sim.js';
 
 const LONG = { timeout: 5 * 60_000 };
 
 describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2 }, () => {
   const world = worldOfCells(3);
 
-  const kinds = (cell: number, queue: string) => {
+  const kinds = (cell: number, queue: string, url: string) => {
     const ids = cellIds(cell);
     const order = { kitchen: 'production', recipe: 'refresh-marts', variation: 'full' };
     return {
@@ -28,14 +29,14 @@ describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2
         args: { tableGroupId: ids.tableGroup, pollIntervalMs: 200, statusReports: 0 },
         path: `/table-groups/${ids.tableGroup}/profiling-runs`,
         method: 'POST',
-        submitter: `dataops-submit/${queue}/default/profiling/${ids.tableGroup}`,
+        submitter: submitterAt(url, queue, 'profiling', ids.tableGroup),
       },
       order: {
         type: 'dataops.runOrder',
         args: { ...order, wait: true, pollIntervalMs: 200 },
         path: '/v2/order/create/production/refresh-marts/full',
         method: 'PUT',
-        submitter: `dataops-order/${queue}/default/production/refresh-marts/full`,
+        submitter: orderSubmitterAt(url, queue, order),
       },
     };
   };
@@ -65,7 +66,7 @@ describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2
   const scenario = (which: 'profiling' | 'order', cell: number) => async () => {
     const w = world();
     const queue = `explored-3-${which}-${Date.now()}`;
-    const kind = kinds(cell, queue)[which];
+    const kind = kinds(cell, queue, w.controls.url)[which];
     const workers = [w.startWorker(queue), w.startWorker(queue)];
     // Nothing ends by itself while the test looks: a job or order left running stays running.
     await w.controls.jobDurations({ pendingMs: 100, claimMs: 100, runMs: 600_000, cancelMs: 100 });
@@ -114,7 +115,7 @@ describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2
   test('a live ask that withdrew its request says so: nothing is looked up', LONG, async () => {
     const w = world();
     const queue = `explored-3-live-${Date.now()}`;
-    const kind = kinds(2, queue).profiling;
+    const kind = kinds(2, queue, w.controls.url).profiling;
     const workers = [w.startWorker(queue)];
     // Held long enough for the cancel to reach the ask (at its next heartbeat) while its request still waits.
     const { first, victim } = await victimQueued(w, queue, kind, 15_000);

@@ -6,11 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { submitterId, orderSubmitterId } from '../../src/contract/submitter.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, SUBMIT_QUICK_RETRY, withHarnessWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
-import { clientFor } from '../helpers/sim.js';
+import { clientFor, orderSubmitterAt, submitterAt } from '../helpers/sim.js';
 
 const TG = SEED_IDS.tableGroups;
 const s = devServerAndSimulator({ jobDurations: { pendingMs: 60_000 } });
@@ -26,7 +25,7 @@ test('hole 11: a submission without `lock` takes its turn at its target’s subm
       args: ['dataops.submitProfilingRun', { targetId: TG.finance }, SUBMIT_QUICK_RETRY],
     })) as { jobId: string };
     assert.notEqual(run.jobId, earlier.id, 'its own job, not the earlier one');
-    const submitter = s.d.env.client.workflow.getHandle(submitterId(taskQueue, 'default', 'profiling', TG.finance));
+    const submitter = s.d.env.client.workflow.getHandle(submitterAt(s.sim.url, taskQueue, 'profiling', TG.finance));
     assert.equal((await submitter.describe()).type, 'dataops.submitter', 'sent by the target’s submitter');
     const order = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' };
     await s.d.env.client.workflow.execute('callActivity', {
@@ -34,7 +33,7 @@ test('hole 11: a submission without `lock` takes its turn at its target’s subm
       workflowId: `hole-11-order-${taskQueue}`,
       args: ['dataops.runOrder', order, SUBMIT_QUICK_RETRY],
     });
-    const orders = s.d.env.client.workflow.getHandle(orderSubmitterId(taskQueue, 'default', order));
+    const orders = s.d.env.client.workflow.getHandle(orderSubmitterAt(s.sim.url, taskQueue, order));
     assert.equal((await orders.describe()).type, 'dataops.submitter', 'the order too');
   });
   assert.equal(s.sim.controls.jobs().filter((j) => j.table_group_id === TG.finance).length, 2);

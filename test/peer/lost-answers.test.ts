@@ -22,6 +22,7 @@ import { ServiceClient, isTerminalJobStatus } from '../../src/api/index.js';
 import { progressQuery, type JobRun, type Progress } from '../../src/contract/index.js';
 import { ending } from '../helpers/ending.js';
 import { startHoldingProxy, type Armed, type HoldingProxy } from '../helpers/holding-proxy.js';
+import { submitterAt } from '../helpers/sim.js';
 import { startWorkerProcess, type Proc } from '../helpers/processes.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { testGenNeed, startTestGen, testGenService, type TestGenPeer } from '../helpers/testgen.js';
@@ -210,7 +211,7 @@ describe(
       async () => {
         const queue = uniqueTaskQueue('lost-unlocked');
         await startWorker(queue);
-        const submitterId = `dataops-submit/${queue}/default/tests/${peer.demo.testSuiteId}`;
+        const submitterId = submitterAt(proxy.url, queue, 'tests', peer.demo.testSuiteId);
         const path = new RegExp(`^/api/v1/test-suites/${peer.demo.testSuiteId}/test-runs$`);
         const before = posts(path).length;
         const lost = proxy.arm({ method: 'POST', path, action: 'lose' });
@@ -273,7 +274,7 @@ describe(
         if (taken === 200) assert.equal(final, 'canceled', 'the run it cancelled ended canceled');
         // The suite's submitter was asked for the run alone: the cancel was its batch's own, not handed over.
         const submitter = t.env.client.workflow.getHandle(
-          `dataops-submit/${queue}/default/tests/${peer.demo.testSuiteId}`,
+          submitterAt(proxy.url, queue, 'tests', peer.demo.testSuiteId),
         );
         const asked = ((await submitter.fetchHistory()).events ?? []).flatMap((e) => {
           const payload = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;

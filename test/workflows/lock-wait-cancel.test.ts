@@ -11,7 +11,7 @@ import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
-import { faultHits } from '../helpers/sim.js';
+import { faultHits, submitterAt } from '../helpers/sim.js';
 
 const TG = SEED_IDS.tableGroups;
 const SLOW = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
@@ -28,7 +28,7 @@ describe('a submission waiting its turn at its target', () => {
     });
 
   const submitter = (taskQueue: string, target: string) =>
-    s.d.env.client.workflow.getHandle(`dataops-submit/${taskQueue}/default/profiling/${target}`);
+    s.d.env.client.workflow.getHandle(submitterAt(s.sim.url, taskQueue, 'profiling', target));
   /** Whether `h`'s request waits its turn at the target's submitter. */
   const queued = async (taskQueue: string, target: string, h: WorkflowHandle): Promise<boolean> =>
     (

@@ -13,6 +13,7 @@ import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { activityTypes } from '../helpers/fresh-run.js';
 import { cancelWhileSubmitting, devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { submitterAt } from '../helpers/sim.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -126,7 +127,7 @@ describe("the pipeline's test run", () => {
     assert.equal(testRunPosts(), posts + 1, 'one POST');
     const { taskQueue } = await run.handle.describe();
     const batch = await s.d.env.client.workflow
-      .getHandle(`dataops-submit/${taskQueue}/default/tests/${TS.financeProd}`)
+      .getHandle(submitterAt(s.sim.url, taskQueue, 'tests', TS.financeProd))
       .fetchHistory();
     const attempts = (batch.events ?? []).flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
     assert.ok(

@@ -21,7 +21,7 @@ import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { activityTypes } from '../helpers/fresh-run.js';
 import { cancelWhileSubmitting, devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
-import { faultHits } from '../helpers/sim.js';
+import { faultHits, submitterAt } from '../helpers/sim.js';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -169,7 +169,7 @@ describe('the wait that submits its own job', () => {
         args: [{ tableGroupId: TG.salesDev, ...poll }],
       });
       const submitter = s.d.env.client.workflow.getHandle(
-        `dataops-submit/${(await first.describe()).taskQueue}/default/profiling/${TG.salesDev}`,
+        submitterAt(s.sim.url, (await first.describe()).taskQueue, 'profiling', TG.salesDev),
       );
       await eventually('the second queued behind the first', async () =>
         (await submitter.query(requestsQuery)).queued.some((id) => id.startsWith(`${second.workflowId}/`)),

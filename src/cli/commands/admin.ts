@@ -107,7 +107,8 @@ interface StatusFlags {
 async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise<number> {
   const workflowId = handle.workflowId;
   // With --json, the live lines go to stderr: stdout stays one JSON document.
-  if (f.follow) await s.interruptible(handle, () => follow(handle, f.json ? s.io.err : s.io.out));
+  if (f.follow)
+    await s.interruptible(handle, () => follow(handle, f.json ? s.io.err : s.io.out, undefined, s.config.deployments));
   // Waited for, its outcome is read once, here; else only once it is seen closed.
   // Waiting, it says when no worker has taken the run up; a closed run's result is read at once.
   const waited =
@@ -116,7 +117,7 @@ async function show(s: Starter, handle: WorkflowHandle, f: StatusFlags): Promise
   const progress = await askWorker(handle, () => handle.query(progressQuery)).catch(() => null);
   const closed = d.status.name !== 'RUNNING' && d.status.name !== 'UNSPECIFIED';
   const end = closed ? (waited ?? (await outcome(handle.result()))) : null;
-  const retry = closed ? null : retryingText(await retrying(handle, d, progress?.stage));
+  const retry = closed ? null : retryingText(await retrying(handle, d, progress?.stage, s.config.deployments));
   // By its own name: `dataops.` and the name, or the name alone (a 0.x run still draining).
   const kind = ownName(d.type);
   // A running promotion's preview: what its approver must name, whoever started it (a schedule, another service,
