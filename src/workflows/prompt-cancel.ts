@@ -55,19 +55,23 @@ export async function cancellingPromptly<T extends { job: JobSnapshot }>(
 /**
  * With `cancelRemoteJob` false, a cancel ends the wait as soon as the job is known, rather than when the wait hears
  * of it at its next heartbeat: a job that completed meanwhile would otherwise end the cancelled workflow completed.
- * A wait that submits its own job is still waited for until it names the job, or ends without one.
+ * A wait that submits its own job and has named none yet is cancelled: its request, if still waiting its turn, is
+ * withdrawn (never sent after the cancel); one being sent finishes, and the workflow waits until it names its job
+ * (left running) or ends without one.
  */
 async function leavingRunning<T>(jobOf: () => string | undefined, wait: () => Promise<T>): Promise<T> {
   let ended = false;
+  // Not cancelled with the workflow once it has named its job: it is then not waited for, and a cancel of it that met
+  // its completion in the activation that ends the workflow was refused by the server (ACTIVITY_UNKNOWN), a run that
+  // did not recover. Left, it ends at its next heartbeat once the workflow has closed.
+  const scope = new CancellationScope({ cancellable: true, parent: new CancellationScope({ cancellable: false }) });
   const left = CancellationScope.current().cancelRequested.catch(async (err: unknown) => {
+    if (!ended && jobOf() === undefined) scope.cancel();
     await CancellationScope.nonCancellable(() => condition(() => ended || jobOf() !== undefined));
     throw err;
   });
   try {
-    // Not cancelled with the workflow: it is not waited for, and a cancel of it that meets its completion in one
-    // activation is refused by the server (ACTIVITY_UNKNOWN), a run that did not recover. Left, it ends at its next
-    // heartbeat once the workflow has closed.
-    const result = await Promise.race([CancellationScope.nonCancellable(wait), left]);
+    const result = await Promise.race([scope.run(wait), left]);
     // Answered in the activation that brought the cancel: the job ended by itself, and the workflow is still cancelled.
     if (CancellationScope.current().consideredCancelled)
       throw new CancelledFailure('the workflow was cancelled; its job was left alone (cancelRemoteJob is false)');

@@ -37,12 +37,14 @@ describe('a submission waiting its turn at its target', () => {
         .catch(() => ({ queued: [] as string[] }))
     ).queued.some((id) => id.startsWith(`${h.workflowId}/`));
 
-  for (const [strategy, extra] of [
-    ['deferrable', { waitStrategy: 'deferrable' }],
-    ['heartbeat', { waitStrategy: 'heartbeat' }],
+  // Asked to leave its job running (cancelRemoteJob false), a workflow whose request still waits its turn has no job
+  // to leave: its request is withdrawn as any other's, never sent after its cancel.
+  for (const [strategy, extra, target] of [
+    ['deferrable', { waitStrategy: 'deferrable' }, TG.finance],
+    ['heartbeat', { waitStrategy: 'heartbeat' }, TG.sales],
+    ['heartbeat, cancelRemoteJob false', { waitStrategy: 'heartbeat', cancelRemoteJob: false }, TG.finance],
   ] as const)
     test(`${strategy}: ends cancelled and creates nothing`, async () => {
-      const target = strategy === 'deferrable' ? TG.finance : TG.sales;
       const profiling = () =>
         s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
       const before = profiling().length;
@@ -52,19 +54,22 @@ describe('a submission waiting its turn at its target', () => {
         const args = { tableGroupId: target, pollIntervalMs: 200, maxPollIntervalMs: 200, ...extra };
         const first = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
           taskQueue,
-          workflowId: `lock-first-${strategy}-${taskQueue}`,
+          workflowId: `lock-first-${strategy.replace(/\W+/g, '-')}-${taskQueue}`,
           args: [args],
         });
         await eventually('the first submission held', () => faultHits(s.sim, held) === 1);
         const second = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
           taskQueue,
-          workflowId: `lock-second-${strategy}-${taskQueue}`,
+          workflowId: `lock-second-${strategy.replace(/\W+/g, '-')}-${taskQueue}`,
           args: [args],
         });
         await eventually('the second queued behind the first', async () => queued(taskQueue, target, second));
         await second.cancel();
         const err = await second.result().catch((e: unknown) => e);
-        assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));
+        assert.ok(
+          err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure,
+          `${String(err)}: ${String((err as Error).cause)} ${String(((err as Error).cause as Error | undefined)?.cause)}`,
+        );
         const ended = profiling().length;
         await first.cancel();
         await first.result().catch(() => undefined);
