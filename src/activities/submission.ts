@@ -90,8 +90,9 @@ export function submitter(ctx: ActivityContext) {
     );
 
   /**
-   * Submits a job of kind `kind` through its target's submitter: the one `lock` names, else this task queue's. A
-   * retry asks again under the same request, and is answered again, never sent again.
+   * Submits a job of kind `kind` through its target's submitter: the one `lock` names, else its deployment's and
+   * target's on its workflow's task queue (submitterOf). A retry asks again under the same request, and is answered
+   * again, never sent again.
    */
   async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {
     const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
