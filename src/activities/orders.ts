@@ -10,7 +10,7 @@ import { recordingRefusal, writeOnce, type Outstanding, type Phase, type Prior }
 import type { SendFor } from './send-in-turn.js';
 import { untilNextPoll } from './wait-progress.js';
 import { sendSignal, undoneIfGone } from './requester-gone.js';
-import { deploymentOf, orderSubmitterId, requestIdOf } from '../contract/submitter.js';
+import { deploymentsOf, orderSubmitterId, requestIdOf } from '../contract/submitter.js';
 import { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';
 import { SentFor } from './job-inputs.js';
 import { orderRunPage } from './order-pages.js';
@@ -194,7 +194,7 @@ export function orderActivities(ctx: ActivityContext) {
   const orderSubmitterOf = (
     taskQueue: string,
     o: { profile: string; kitchen: string; recipe: string; variation: string },
-  ) => orderSubmitterId(taskQueue, deploymentOf(ctx.profile(o.profile).client.baseUrl), o);
+  ) => orderSubmitterId(taskQueue, deploymentsOf(ctx.profile(o.profile).client.baseUrl).orders, o);
   return {
     /**
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of

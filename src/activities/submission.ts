@@ -20,7 +20,7 @@ import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
 import { sender } from './send-once.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
-import { deploymentOf, submitterId } from '../contract/submitter.js';
+import { deploymentsOf, submitterId } from '../contract/submitter.js';
 
 /**
  * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits its
@@ -70,9 +70,10 @@ export function submitter(ctx: ActivityContext) {
 
   /** The submitter of `input`'s deployment and target, of jobs of kind `kind` (unless `lock` names another). */
   const submitterOf = (kind: JobKind, input: WaitSubmission) =>
-    submitterFor(input, (taskQueue) =>
-      submitterId(taskQueue, deploymentOf(ctx.profile(input.profile).client.apiBaseUrl), kind, input.targetId),
-    );
+    submitterFor(input, (taskQueue) => {
+      const { baseUrl, apiBaseUrl } = ctx.profile(input.profile).client;
+      return submitterId(taskQueue, deploymentsOf(baseUrl, apiBaseUrl).jobs, kind, input.targetId);
+    });
 
   /** Asks `at`, a target's submitter, to send a job of kind `kind` for this activity; its cancel withdraws it. */
   const ask = (
