@@ -16,7 +16,7 @@ import {
 } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { ImportOutcomeUnknown, InvalidInput, parseInput, translated } from './errors.js';
-import { nothingOutstanding, recordingRefusal, writeOnce, type Phase } from './write-once.js';
+import { nothingOutstanding, recordingRefusal, writeOnce, type Phase } from '../exactly-once/index.js';
 import { beat, rest } from './heartbeats.js';
 
 export const ExportInput = z.object({

@@ -11,15 +11,18 @@ import { parseInput, translated } from './errors.js';
 import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
 import { lineageActivities } from './lineage.js';
-import { submissionActivities, submissionSenders } from './submit-by-kind.js';
-import { sendInTurnActivity } from './send-in-turn.js';
+import {
+  CANCEL_SEND,
+  orderStopActivities,
+  ownJobActivities,
+  sendInTurnActivity,
+  stillAsking,
+  submissionActivities,
+  submissionSenders,
+} from '../exactly-once/index.js';
 import { waitingActivities } from './waiting.js';
-import { ownJobActivities } from './own-job.js';
 import { orderActivities, orderSender } from './orders.js';
-import { orderStopActivities } from './order-stop.js';
-import { stillAsking } from './requester-gone.js';
 import { prefixed } from '../contract/names.js';
-import { CANCEL_SEND } from '../contract/submitter.js';
 import type { JobInput } from './job-inputs.js';
 
 export function activityFunctions(deps: ActivityDeps) {

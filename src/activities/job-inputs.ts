@@ -12,7 +12,7 @@ export const Profile = z.string().min(1).default('default');
 export const Id = z.string().min(1);
 
 /**
- * What a target's submitter (src/workflows/submitter.ts) adds to the input of the activity it sends a request with:
+ * What a target's submitter (src/exactly-once/workflow/submitter.ts) adds to the input of the activity it sends a request with:
  * whose request it is, and what it created on the target before.
  */
 export const SentFor = {
@@ -52,7 +52,7 @@ export const SubmitInput = z.object({
     })
     .optional(),
   /**
-   * The submitter that sends it (src/workflows/submitter.ts), as workflows from before the deployment's key named it.
+   * The submitter that sends it (src/exactly-once/workflow/submitter.ts), as workflows from before the deployment's key named it.
    * @default the submitter of the profile's deployment and the target
    */
   lock: z.string().min(1).optional(),

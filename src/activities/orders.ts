@@ -5,13 +5,28 @@ import { ServiceError, isTerminalOrderRunStatus } from '../api/index.js';
 import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beatingWhile, note, rest } from './heartbeats.js';
-import { lookUntilSettled, pause, unknownWords } from '../exactly-once/lookup.js';
-import { recordingRefusal, writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';
-import type { SendFor } from './send-in-turn.js';
+import {
+  answerOf,
+  deploymentsOf,
+  lookUntilSettled,
+  orderSubmitterId,
+  outageToleranceOf,
+  pause,
+  recordingRefusal,
+  requester,
+  requestIdOf,
+  sendSignal,
+  submitterFor,
+  throughSubmitter,
+  undoneIfGone,
+  unknownWords,
+  writeOnce,
+  type Outstanding,
+  type Phase,
+  type Prior,
+  type SendFor,
+} from '../exactly-once/index.js';
 import { untilNextPoll } from './wait-progress.js';
-import { sendSignal, undoneIfGone } from './requester-gone.js';
-import { deploymentsOf, orderSubmitterId, requestIdOf } from '../contract/submitter.js';
-import { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';
 import { SentFor } from './job-inputs.js';
 import { orderRunPage } from './order-pages.js';
 import { OrderOutcomeUnknown, parseInput, translated } from './errors.js';
@@ -23,7 +38,7 @@ export const RunOrderInput = z.object({
   variation: z.string().min(1),
   parameters: z.record(z.string(), z.unknown()).default({}),
   /**
-   * The submitter that creates it (src/workflows/submitter.ts), as workflows from before the deployment's key named
+   * The submitter that creates it (src/exactly-once/workflow/submitter.ts), as workflows from before the deployment's key named
    * it. @default the submitter of the profile's deployment and this kitchen, recipe and variation
    */
   lock: z.string().min(1).optional(),
@@ -200,7 +215,7 @@ export function orderActivities(ctx: ActivityContext) {
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
      * the recipe and variation, against the ids listed before sending (the watermark), after waiting out the time a
      * held request can still commit. The orders of a kitchen, recipe and variation go through its submitter, one at
-     * a time (src/workflows/submitter.ts), so a new order there is ours.
+     * a time (src/exactly-once/workflow/submitter.ts), so a new order there is ours.
      */
     runOrder: async (raw: RunOrderInput): Promise<OrderResult> => {
       const input = parseInput(RunOrderInput, raw, 'runOrder');

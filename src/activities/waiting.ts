@@ -13,8 +13,7 @@ import { beat, note, rest } from './heartbeats.js';
 import { parseInput, translated } from './errors.js';
 import { CheckInput, JobInput, SubmitAndWaitInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
-import { naming, ownJob } from './own-job.js';
-import { submitter } from './submission.js';
+import { naming, ownJob, submitter } from '../exactly-once/index.js';
 import { freshProgress, observe, untilNextPoll } from './wait-progress.js';
 import { roomForAnotherAttempt } from './deadline.js';
 
@@ -38,7 +37,7 @@ const NOT_REPORTED = new Set(['pending', 'claimed']);
 
 /**
  * How soon the workflow hears of a job its wait submitted: the job it knows is what a workflow cancel cancels at once
- * (src/workflows/prompt-cancel.ts) instead of at the wait's next heartbeat. Until then the wait polls at least this
+ * (src/exactly-once/workflow/prompt-cancel.ts) instead of at the wait's next heartbeat. Until then the wait polls at least this
  * often. A job that starts working within it is named by the report of that (no report of its own).
  */
 const NAME_WITHIN_MS = 1_000;
@@ -168,7 +167,7 @@ export function waitingActivities(ctx: ActivityContext) {
 
     /**
      * Submits the job, then waits for it as `waitForJob` does (own-job.ts): the workflow needs no submission activity
-     * and no workflow task for it. Its target's submitter sends it (src/workflows/submitter.ts); a cancel while it
+     * and no workflow task for it. Its target's submitter sends it (src/exactly-once/workflow/submitter.ts); a cancel while it
      * waits its turn withdraws it. Every way it ends names the job it submitted: its result (`submitted`), its cancellation's
      * details and its failures' last details, and its heartbeat details for a timeout.
      */

@@ -6,7 +6,7 @@ import { AWAITING_APPROVAL, progressQuery, type Progress, type WaitProgress } fr
 import { formatDecisionAsked } from './format.js';
 import { askPreview, askWorker, askedOnGrowth } from './query.js';
 import { retrying, startInput } from './retrying.js';
-import type { Deployments } from '../contract/submitter.js';
+import type { Deployments } from '../exactly-once/messages.js';
 
 interface Live {
   stage: string;

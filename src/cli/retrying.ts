@@ -6,7 +6,7 @@
  */
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { JobKind } from '../contract/job-kinds.js';
-import { orderSubmitterId, submitterId, type Deployments } from '../contract/submitter.js';
+import { orderSubmitterId, submitterId, type Deployments } from '../exactly-once/messages.js';
 
 /** The kind of job each role's stage (`submitting <role>`) submits, and the input field that names its target. */
 const SUBMITTING: Record<string, { kind: JobKind; target: 'tableGroupId' | 'testSuiteId' }> = {

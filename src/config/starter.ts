@@ -18,7 +18,7 @@ import { workerEnv } from './worker.js';
 import { type TemporalConfig, readTemporalConfig } from './temporal.js';
 import { readTracingConfig } from './telemetry.js';
 import type { TracingConfig } from '../telemetry/tracing-types.js';
-import { deploymentsOf, type Deployments } from '../contract/submitter.js';
+import { deploymentsOf, type Deployments } from '../exactly-once/messages.js';
 
 export interface StarterConfig {
   temporal: TemporalConfig;

@@ -12,7 +12,7 @@ import { SCORE_SCALES } from '../vocabulary.js';
  * not set: the SDK's own bound, so heartbeats go at 80 % of each activity's heartbeat timeout (a dead worker is still
  * seen within that timeout). Each one is a write on the server, a billed action on Temporal Cloud: a wait with a
  * 1-minute timeout sends 75 an hour, not the 720 of a 5 s throttle. A workflow's cancel no longer waits for a heartbeat
- * (src/workflows/prompt-cancel.ts); what a shorter throttle still buys is livelier poll counts in `--follow`.
+ * (src/exactly-once/workflow/prompt-cancel.ts); what a shorter throttle still buys is livelier poll counts in `--follow`.
  */
 export const DEFAULT_HEARTBEAT_THROTTLE_MS = 60_000;
 

@@ -7,7 +7,7 @@
 import { CancellationScope, log } from '@temporalio/workflow';
 import type { JobOptions, JobSnapshot } from '../contract/index.js';
 import { isTerminalJobStatus } from '../vocabulary.js';
-import { cancelRemoteJob, rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
+import { cancelRemoteJob, rootMessage, type CancelReason, type RemoteCancel } from '../exactly-once/workflow/index.js';
 import { activitiesWithin, type Tracker } from './shared.js';
 
 /** What the profiling wait was told to read after completion: which table group's follow-up, in which project. */

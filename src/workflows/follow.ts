@@ -6,16 +6,17 @@ import { CancelledFailure, isCancellation } from '@temporalio/workflow';
 import type { WaitResult } from '../activities/completion.js';
 import { DEFAULT_STATUS_REPORTS, deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
-import { asCancelled, cancelRequested } from './own-job.js';
-import { cancelFollowUp } from './follow-up.js';
-import { cancelledByUs } from './prompt-cancel.js';
 import {
+  asCancelled,
+  cancelledByUs,
   cancelRemoteJob,
+  cancelRequested,
   heartbeatWait,
   unconfirmedCancel,
   type CancelReason,
   type RemoteCancel,
-} from './remote-cancel.js';
+} from '../exactly-once/workflow/index.js';
+import { cancelFollowUp } from './follow-up.js';
 import { type Tracker } from './shared.js';
 import { concluded, jobStuck, waitTimedOut } from './job-endings.js';
 import { ourActivities } from './ours.js';

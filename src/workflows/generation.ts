@@ -10,7 +10,7 @@ import { followJob, type Fetched } from './follow.js';
 import { concluded } from './job-endings.js';
 import { runJob } from './submit-and-wait.js';
 import { cancelFollowUp } from './follow-up.js';
-import { unconfirmedCancel } from './remote-cancel.js';
+import { unconfirmedCancel } from '../exactly-once/workflow/index.js';
 import { type Tracker, activitiesWithin } from './shared.js';
 
 type Input = JobOptions & {

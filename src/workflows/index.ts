@@ -7,8 +7,8 @@ import { setWorkflowOptions, workflowInfo, type Workflow } from '@temporalio/wor
 import * as jobs from './jobs.js';
 import * as pipeline from './pipeline.js';
 import * as promotion from './promotion.js';
-// Internal: the submitter of each target (src/workflows/submitter.ts).
-import * as submitter from './submitter.js';
+// Internal: the submitter of each target (src/exactly-once/workflow/submitter.ts).
+import * as submitter from '../exactly-once/workflow/submitter.js';
 
 // Worker Deployment Versioning (used when the worker has a deployment name and build id; see docs/design/versioning.md).
 // The behaviour is declared only on a versioned worker: an unversioned one must send none (the server refuses it).
@@ -28,4 +28,4 @@ for (const workflow of Object.values(submitter)) setWorkflowOptions(versioned('A
 export * from './jobs.js';
 export * from './pipeline.js';
 export * from './promotion.js';
-export * from './submitter.js';
+export * from '../exactly-once/workflow/submitter.js';

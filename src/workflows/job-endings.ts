@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { JobOptions, JobRun, JobSubmitted, JobWaitOutcome } from '../contract/index.js';
-import { leftRunning } from './remote-cancel.js';
+import { leftRunning } from '../exactly-once/workflow/index.js';
 import { ranOutOfMaxWait, type Tracker } from './shared.js';
 
 /** What became of the job after its wait ended for good: the sentence a failure's message ends with. */

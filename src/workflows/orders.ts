@@ -4,10 +4,8 @@ import { DEFAULT_CANCEL_TIMEOUT_MS, DEFAULT_MAX_WAIT_MS, heartbeatWaiting } from
 import type { RunOrderResult } from '../contract/index.js';
 import type { LineageFacts } from '../contract/lineage.js';
 import type { RunOrderInput } from '../contract/workflows.js';
-import { stopOrder } from './order-stop.js';
-import type { CancelReason } from './remote-cancel.js';
+import { createOrderUnderLock, stopOrder, type CancelReason } from '../exactly-once/workflow/index.js';
 import { ranOutOfMaxWait, type Tracker } from './shared.js';
-import { createOrderUnderLock } from './submission.js';
 import { ourActivities } from './ours.js';
 
 type OrderSpec = Pick<RunOrderInput, 'kitchen' | 'recipe' | 'variation'> & {

@@ -1,6 +1,6 @@
 /**
  * Running a job: submitted, then followed (follow.ts). A heartbeating wait whose reports tell the workflow of its job
- * submits the job itself (`submitAndWaitForJob`, src/activities/own-job.ts): the workflow then needs no submission
+ * submits the job itself (`submitAndWaitForJob`, src/exactly-once/own-job.ts): the workflow then needs no submission
  * activity and no workflow task for it. Same submission, same submitter, same exactly-once rules; the workflow learns of
  * the job from the wait's first report, its result, or its failure, and otherwise looks it up, so a job the wait
  * created is followed or cancelled, never left running unwatched.
@@ -9,7 +9,15 @@ import { CancellationScope, log } from '@temporalio/workflow';
 import type { WaitResult } from '../activities/completion.js';
 import { DEFAULT_STATUS_REPORTS } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
-import { asCancelled, cancelRequested, ownJobAfter } from './own-job.js';
+import {
+  asCancelled,
+  cancellingPromptly,
+  cancelRequested,
+  ownJobAfter,
+  submitAndWait,
+  submitUnderLock,
+  waitSubmission,
+} from '../exactly-once/workflow/index.js';
 import {
   followJob,
   heartbeatInput,
@@ -20,9 +28,6 @@ import {
   type AfterCompletion,
   type Fetched,
 } from './follow.js';
-import { cancellingPromptly } from './prompt-cancel.js';
-import { submitAndWait } from './remote-cancel.js';
-import { submitUnderLock, waitSubmission } from './submission.js';
 import type { JobKind } from '../contract/job-kinds.js';
 import type { Tracker } from './shared.js';
 

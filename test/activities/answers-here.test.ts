@@ -1,5 +1,5 @@
 /**
- * Answers handed over in the worker process (src/activities/answers-here.ts): a requester whose submitter's batch runs
+ * Answers handed over in the worker process (src/exactly-once/answers-here.ts): a requester whose submitter's batch runs
  * in its process hears its answer from the batch, and asks the submitter nothing while that batch has its request;
  * what it hears is what the submitter keeps. Measured at N = 1,000 pipelines on one target, where most questions are
  * refused, and in actions per pipeline (docs/benchmarks.md).
@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
-import { answerFrom, hearHere, takeHere, tellHere } from '../../src/activities/answers-here.js';
-import { queueAt } from '../../src/activities/through-submitter.js';
-import { placeQuery, type WriteAnswer, type WriteRequest } from '../../src/contract/submitter.js';
+import { answerFrom, hearHere, takeHere, tellHere } from '../../src/exactly-once/answers-here.js';
+import { queueAt } from '../../src/exactly-once/through-submitter.js';
+import { placeQuery, type WriteAnswer, type WriteRequest } from '../../src/exactly-once/messages.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';

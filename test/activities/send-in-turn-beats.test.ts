@@ -1,5 +1,5 @@
 /**
- * What a submitter's batch (src/activities/send-in-turn.ts) heartbeats: a send is recorded at the submitter (its `sent`
+ * What a submitter's batch (src/exactly-once/send-in-turn.ts) heartbeats: a send is recorded at the submitter (its `sent`
  * signal) before it leaves, and costs no heartbeat of its own (the next beat while it waits carries it); a refusal,
  * which only the heartbeat keeps for the next attempt, is heartbeated at once. Each heartbeat that reaches Temporal is
  * a billed action (docs/benchmarks.md).
@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { heartbeating } from '../../src/activities/heartbeats.js';
-import { sendInTurnActivity, type SendFor } from '../../src/activities/send-in-turn.js';
+import { sendInTurnActivity, type SendFor } from '../../src/exactly-once/send-in-turn.js';
 import { quiet, runIn, signalTaker } from '../helpers/mock-activity.js';
 
 /** Runs a batch of `ids` sent with `send`, as the worker runs it (its requests beating): the heartbeats sent. */

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { sendInTurnActivity } from '../../src/activities/send-in-turn.js';
+import { sendInTurnActivity } from '../../src/exactly-once/send-in-turn.js';
 import { endingOnceCancelled, quiet } from '../helpers/mock-activity.js';
 
 // A hang guard, not a speed check: on the code before, the batch never ended.

@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { WITHDRAWN_UNSENT } from '../../src/contract/submitter.js';
-import { throughSubmitter } from '../../src/activities/through-submitter.js';
+import { WITHDRAWN_UNSENT } from '../../src/exactly-once/messages.js';
+import { throughSubmitter } from '../../src/exactly-once/through-submitter.js';
 import { quiet, runIn } from '../helpers/mock-activity.js';
 
 /** The ask of attempt `attempt`, cancelled at once; its submitter answers that the request was withdrawn. */

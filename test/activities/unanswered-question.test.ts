@@ -1,5 +1,5 @@
 /**
- * Which failures of a requester's question to its submitter (src/activities/through-submitter.ts) are asked again
+ * Which failures of a requester's question to its submitter (src/exactly-once/through-submitter.ts) are asked again
  * instead of failing the requesting activity's attempt: the shapes Temporal's clients gave, as measured, and the
  * failures that must still end the attempt.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { QueryNotRegisteredError, ServiceError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { unansweredNow } from '../../src/activities/ask-submitter.js';
+import { unansweredNow } from '../../src/exactly-once/ask-submitter.js';
 
 /** As the client wraps a failed query: its own message, the transport's failure as the cause. */
 const failedQuery = (cause: string) =>

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Job } from '../../src/api/index.js';
-import { jobListing, markOf, watermarkOf, type Watermark } from '../../src/activities/reconcile.js';
+import { jobListing, markOf, watermarkOf, type Watermark } from '../../src/exactly-once/reconcile.js';
 import { lookOnce } from '../../src/exactly-once/lookup.js';
 import { listingTarget } from '../helpers/listing-target.js';
 

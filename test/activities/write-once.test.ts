@@ -1,5 +1,5 @@
 /**
- * The one state machine of every remote write (src/activities/write-once.ts): which failures are certain, and what
+ * The one state machine of every remote write (src/exactly-once/write-once.ts): which failures are certain, and what
  * each attempt records and looks for. Jobs, orders and applies go through it; their own tests drive it against the
  * simulator and TestGen.
  */
@@ -27,7 +27,7 @@ import {
   type Phase,
   type Prior,
   type Write,
-} from '../../src/activities/write-once.js';
+} from '../../src/exactly-once/write-once.js';
 import { quiet } from '../helpers/mock-activity.js';
 
 const at = { method: 'POST', url: 'http://service/api/v1/x' };

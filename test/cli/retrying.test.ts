@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { lastFailure, submitterFor } from '../../src/cli/retrying.js';
-import { deploymentOf, deploymentsOf } from '../../src/contract/submitter.js';
+import { deploymentOf, deploymentsOf } from '../../src/exactly-once/messages.js';
 
 const pipeline = {
   profile: 'ops',

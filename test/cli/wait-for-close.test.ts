@@ -15,7 +15,7 @@ import { cli, sink } from '../helpers/cli.js';
 import { dist, failIfExited, startProcess } from '../helpers/processes.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { submitterAt } from '../helpers/sim.js';
-import { deploymentsOf } from '../../src/contract/submitter.js';
+import { deploymentsOf } from '../../src/exactly-once/messages.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;

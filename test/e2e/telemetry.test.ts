@@ -165,7 +165,7 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     // Each job is submitted and waited for by its own wait: the profiling run's and the test run's.
     const waits = trace.filter((s) => s.name === 'RunActivity:dataops.submitAndWaitForJob');
     assert.ok(waits.length >= 2, `a wait per job (and per retry): ${waits.length}`);
-    // The target's submitter sends it (src/workflows/submitter.ts), in a batch activity of its own trace; the send
+    // The target's submitter sends it (src/exactly-once/workflow/submitter.ts), in a batch activity of its own trace; the send
     // itself, and its service call, are in the pipeline's, linked to that batch's span.
     const submit = spans.find((s) => s.name === 'POST /api/v1/table-groups/{id}/profiling-runs');
     assert.ok(submit, 'the service call');

@@ -1,5 +1,5 @@
 /**
- * A worker dies in the middle of a batch of sends (src/activities/send-in-turn.ts): the batch's first request was
+ * A worker dies in the middle of a batch of sends (src/exactly-once/send-in-turn.ts): the batch's first request was
  * answered, its second was taken by the service (which commits it after the worker is gone), its third was not sent.
  * The batch's retry, on another worker, asks the submitter what is left: the first keeps its answer, the second is
  * found from its recorded watermark, the third is sent. One job per workflow, none twice, none taken for another's.
@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JobRun } from '../../src/contract/index.js';
-import { requestsQuery } from '../../src/contract/submitter.js';
+import { requestsQuery } from '../../src/exactly-once/messages.js';
 import { ending } from '../helpers/ending.js';
 import { cellIds } from '../helpers/matrix.js';
 import { worldOfCells } from '../helpers/matrix-world.js';

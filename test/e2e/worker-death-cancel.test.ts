@@ -12,7 +12,7 @@ import { ending } from '../helpers/ending.js';
 import { cellIds } from '../helpers/matrix.js';
 import { worldOfCells } from '../helpers/matrix-world.js';
 import type { Progress } from '../../src/contract/index.js';
-import { requestsQuery } from '../../src/contract/submitter.js';
+import { requestsQuery } from '../../src/exactly-once/messages.js';
 import { isTerminalJobStatus } from '../../src/vocabulary.js';
 import { eventually } from '../helpers/wait.js';
 import { submitterAt } from '../helpers/sim.js';

@@ -5,7 +5,7 @@
  * earlier run on the same suite. (Until the one path, such a run was sent by the wait itself.)
  *
  * And a run sent for a workflow that is gone by its answer (terminated while the POST was held), whose cancel is
- * refused, then its worker killed: the cancel must outlive that worker (src/activities/requester-gone.ts), and the next
+ * refused, then its worker killed: the cancel must outlive that worker (src/exactly-once/requester-gone.ts), and the next
  * worker sends it. Nothing is left running unwatched.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
-/** A lost submission's lookup (src/activities/reconcile.ts, src/exactly-once/lookup.ts) against a service that lists given jobs, a page at a time. */
+/** A lost submission's lookup (src/exactly-once/reconcile.ts, src/exactly-once/lookup.ts) against a service that lists given jobs, a page at a time. */
 import type { Job, ServiceClient } from '../../src/api/index.js';
-import type { LookupTarget } from '../../src/activities/reconcile.js';
+import type { LookupTarget } from '../../src/exactly-once/reconcile.js';
 
 /** A lookup of profiling runs on table group `tg-ours` whose service lists `jobs` (newest first); `pages` counts reads. */
 export function listingTarget(jobs: Job[]): LookupTarget & { pages: () => number } {

@@ -1,7 +1,7 @@
 /** Raw HTTP access to an in-process simulator, for tests of the simulator itself (through real sockets). */
 import { ServiceClient, type ServiceClientOptions } from '../../src/api/index.js';
 import { SEED_USERS, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { deploymentOf, orderSubmitterId, submitterId } from '../../src/contract/submitter.js';
+import { deploymentOf, orderSubmitterId, submitterId } from '../../src/exactly-once/messages.js';
 import type { JobKind } from '../../src/contract/job-kinds.js';
 
 export interface HttpResult<T = any> {
@@ -116,7 +116,7 @@ export async function clientFor(
 
 /**
  * The id of the submitter that a worker on `taskQueue`, writing to the service at `baseUrl` (the simulator's url, or
- * the proxy's in front of it), sends `kind` jobs on `target` through (src/contract/submitter.ts).
+ * the proxy's in front of it), sends `kind` jobs on `target` through (src/exactly-once/messages.ts).
  */
 export const submitterAt = (baseUrl: string, taskQueue: string, kind: JobKind, target: string): string =>
   submitterId(taskQueue, deploymentOf(baseUrl), kind, target);

@@ -1,9 +1,9 @@
-/** Asking a target's submitter from a test, as a requesting activity asks it (src/activities/through-submitter.ts). */
+/** Asking a target's submitter from a test, as a requesting activity asks it (src/exactly-once/through-submitter.ts). */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { askFor } from '../../src/activities/ask-submitter.js';
-import { queueAt } from '../../src/activities/through-submitter.js';
-import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/contract/submitter.js';
+import { askFor } from '../../src/exactly-once/ask-submitter.js';
+import { queueAt } from '../../src/exactly-once/through-submitter.js';
+import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/exactly-once/messages.js';
 import type { DevAndSim } from './dev-and-sim.js';
 import { simDeps } from './activities.js';
 import { eventually } from './wait.js';

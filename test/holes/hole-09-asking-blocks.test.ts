@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { queueAt } from '../../src/activities/through-submitter.js';
-import type { WriteRequest } from '../../src/contract/submitter.js';
+import { queueAt } from '../../src/exactly-once/through-submitter.js';
+import type { WriteRequest } from '../../src/exactly-once/messages.js';
 import { workflowsPath } from '../helpers/activities.js';
 import { startDevServerEnv, withWorker, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';

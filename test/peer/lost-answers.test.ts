@@ -204,7 +204,7 @@ describe(
     );
 
     // The runs above carried our submission id, and TestGen shows it on their summaries: seen at the mark, a lost
-    // answer is then found by that id alone (src/activities/reconcile.ts, keepsOurId).
+    // answer is then found by that id alone (src/exactly-once/reconcile.ts, keepsOurId).
     test(
       'once TestGen shows our submission id, a lost test-run answer is found by it, through the suite’s submitter',
       LONG,
@@ -231,7 +231,7 @@ describe(
 
     // The workflow is terminated while the POST is held, so nobody will watch the run it creates, and the suite's
     // submitter's batch, which sent it, cancels it. The first cancel is refused before TestGen (a gateway's 503): the
-    // batch's retry finds the run and cancels it again (src/activities/requester-gone.ts).
+    // batch's retry finds the run and cancels it again (src/exactly-once/requester-gone.ts).
     test(
       'a test run created for a workflow terminated while its POST was held is cancelled, though the first cancel was refused',
       LONG,

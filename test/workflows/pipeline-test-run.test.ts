@@ -1,6 +1,6 @@
 /**
  * The pipeline's test run is submitted as every job is, by the workflow once the profiling step is over: by its own
- * wait (heartbeating, src/activities/own-job.ts) or its own submission activity (deferrable), never by the profiling
+ * wait (heartbeating, src/exactly-once/own-job.ts) or its own submission activity (deferrable), never by the profiling
  * wait; either asks the suite's submitter, which sends it. The same exactly-once rules, and a cancel while it is
  * submitted cancels the run it created, never leaves it running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
  */

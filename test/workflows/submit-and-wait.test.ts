@@ -1,5 +1,5 @@
 /**
- * The heartbeating wait that submits its own job (`submitAndWaitForJob`, src/activities/own-job.ts): no submission
+ * The heartbeating wait that submits its own job (`submitAndWaitForJob`, src/exactly-once/own-job.ts): no submission
  * activity and no workflow task of its own, the same submitter and exactly-once rules as a submission, the job named in
  * the progress from the wait's first report, and every way the wait ends naming the job, so that it is cancelled,
  * never left running unwatched. Dev server and the simulator, through real sockets.
@@ -14,7 +14,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { requestsQuery } from '../../src/contract/submitter.js';
+import { requestsQuery } from '../../src/exactly-once/messages.js';
 import { progressQuery, type Progress } from '../../src/contract/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';

@@ -1,12 +1,12 @@
 /**
- * A target's submitter sends what queued behind a send in one batch (src/activities/send-in-turn.ts): one activity for
+ * A target's submitter sends what queued behind a send in one batch (src/exactly-once/send-in-turn.ts): one activity for
  * the batch, each request answered once with its own job; a request refused for good is answered with its failure and
  * the batch goes on; a failure a retry may mend stops the batch there, and the retry sends from it, nothing twice.
  * Dev server and simulator, real sockets.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HELD_AT_MOST, type WriteAnswer } from '../../src/contract/submitter.js';
+import { HELD_AT_MOST, type WriteAnswer } from '../../src/exactly-once/messages.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';

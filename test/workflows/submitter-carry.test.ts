@@ -1,12 +1,12 @@
 /**
- * What a target's submitter carries of its queue when it continues as new (src/workflows/submitter-carry.ts): a
+ * What a target's submitter carries of its queue when it continues as new (src/exactly-once/workflow/submitter-carry.ts): a
  * request never sent past the first CARRIED_AT_MOST is dropped (its requester queues it again), but not one that may
  * have been sent, and not the cancel a gone workflow's activity handed over, which nobody would queue again.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CANCEL_SEND } from '../../src/contract/submitter.js';
-import { CARRIED_AT_MOST, carried, type Queued } from '../../src/workflows/submitter-carry.js';
+import { CANCEL_SEND } from '../../src/exactly-once/messages.js';
+import { CARRIED_AT_MOST, carried, type Queued } from '../../src/exactly-once/workflow/submitter-carry.js';
 
 const request = (id: string, activity = 'submitProfilingRun', sent = false): Queued => ({
   id,

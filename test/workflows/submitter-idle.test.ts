@@ -1,6 +1,6 @@
 /**
  * A submitter keeps an answer while its requester may still ask for it, forgets it once the requester cannot, and
- * then ends (src/workflows/submitter.ts): no submitter outlives its requesters, none forgets an answer early. The
+ * then ends (src/exactly-once/workflow/submitter.ts): no submitter outlives its requesters, none forgets an answer early. The
  * time-skipping server, so its minutes of idling pass at once; a real worker with the project's activities.
  *
  * The server skips no time while any activity is pending, so a requester still asking (its activity pending) is
@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import type { Requester } from '../../src/contract/submitter.js';
-import type { SubmitterState } from '../../src/workflows/submitter.js';
+import type { Requester } from '../../src/exactly-once/messages.js';
+import type { SubmitterState } from '../../src/exactly-once/workflow/submitter.js';
 import { CALL } from '../../src/contract/activity-options.js';
 import { simDeps, withHarnessWorker } from '../helpers/activities.js';
 import { timeSkippingAndSimulator } from '../helpers/dev-and-sim.js';

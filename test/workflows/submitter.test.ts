@@ -1,5 +1,5 @@
 /**
- * The submitter of a target (src/workflows/submitter.ts), asked as the submitting activities ask it: a request asked
+ * The submitter of a target (src/exactly-once/workflow/submitter.ts), asked as the submitting activities ask it: a request asked
  * again under its id (a retry whose answer was lost) is answered again, never sent twice, and a request asked about
  * without being queued is not sent; what it sends for a workflow that is gone is undone. Dev server and simulator, real sockets.
  */
@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { askFor } from '../../src/activities/ask-submitter.js';
-import type { WriteRequest } from '../../src/contract/submitter.js';
+import { askFor } from '../../src/exactly-once/ask-submitter.js';
+import type { WriteRequest } from '../../src/exactly-once/messages.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';

@@ -57,7 +57,7 @@ describe('what the wait reads when the job completes', () => {
 
     test(`${waitStrategy}: a summary the wait cannot read is read by the workflow's own activity`, async () => {
       // A test run of ours first: the next submission then reads its summary, to see whether the deployment keeps our
-      // id (src/activities/reconcile.ts, keepsOurId). The fault is for the read after it, the wait's.
+      // id (src/exactly-once/reconcile.ts, keepsOurId). The fault is for the read after it, the wait's.
       await run(waitStrategy);
       const fault = sim.controls.addFault({
         kind: 'status',

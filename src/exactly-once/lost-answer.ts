@@ -12,11 +12,11 @@
  */
 import { log } from '@temporalio/activity';
 import type { JobSubmitted } from '../contract/types.js';
-import { roomForAnotherAttempt } from './deadline.js';
-import { SubmissionOutcomePending, SubmissionOutcomeUnknown } from './errors.js';
+import { roomForAnotherAttempt } from '../activities/deadline.js';
+import { SubmissionOutcomePending, SubmissionOutcomeUnknown } from '../activities/errors.js';
 import { jobListing, markOf, type LookupTarget, type Watermark } from './reconcile.js';
-import { lookOnce, lookUntilSettled, pause, unknownWords } from '../exactly-once/lookup.js';
-import { beatingWhile } from './heartbeats.js';
+import { lookOnce, lookUntilSettled, pause, unknownWords } from './lookup.js';
+import { beatingWhile } from '../activities/heartbeats.js';
 
 export interface LostSend {
   sentAt: number;

@@ -1,8 +1,8 @@
 /**
  * One submission in flight per target: every submission and order creation goes through its target's submitter
- * (src/workflows/submitter.ts), whose id names the task queue, the service deployment, the kind of job and the
+ * (src/exactly-once/workflow/submitter.ts), whose id names the task queue, the service deployment, the kind of job and the
  * target, so Temporal keeps one per target across every profile, worker and workflow of the task queue. A lost answer can then only be about our own job (see
- * src/activities/reconcile.ts). The submitting activity asks it and waits for the answer.
+ * src/exactly-once/reconcile.ts). The submitting activity asks it and waits for the answer.
  */
 import {
   ActivityCancellationType,
@@ -11,12 +11,12 @@ import {
   CancellationScope,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { JobSubmitted, OrderResult } from '../contract/index.js';
-import { OUTCOME_UNKNOWN, submissionsWithin } from '../contract/activity-options.js';
-import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
-import { ourActivities } from './ours.js';
+import type { JobSubmitted, OrderResult } from '../../contract/index.js';
+import { OUTCOME_UNKNOWN, submissionsWithin } from '../../contract/activity-options.js';
+import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
+import { ourActivities } from '../../workflows/ours.js';
 import { ownJobAfter, unanswered } from './own-job.js';
-import { activitiesWithin, type Tracker } from './shared.js';
+import { activitiesWithin, type Tracker } from '../../workflows/shared.js';
 
 export interface CreateOrderInput {
   profile: string;
@@ -82,7 +82,7 @@ const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number) =
  */
 const submitterQueue = (): string => workflowInfo().taskQueue;
 
-/** A submission a wait makes itself (src/activities/own-job.ts): the job's kind and target, and where it is sent. */
+/** A submission a wait makes itself (src/exactly-once/own-job.ts): the job's kind and target, and where it is sent. */
 export const waitSubmission = (kind: JobKind, opts: { projectCode?: string | undefined }, targetId: string) => ({
   kind,
   targetId,

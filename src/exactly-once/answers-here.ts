@@ -9,7 +9,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { WriteAnswer } from '../contract/submitter.js';
+import type { WriteAnswer } from './messages.js';
 import { abortable } from '../api/abortable.js';
 import { askFor } from './ask-submitter.js';
 

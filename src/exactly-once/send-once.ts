@@ -6,16 +6,16 @@
 import { activityInfo, Context, log } from '@temporalio/activity';
 import type { z } from 'zod';
 import type { JobSubmitted } from '../contract/types.js';
-import type { ActivityContext } from './context.js';
-import { SubmissionOutcomeUnknown } from './errors.js';
-import type { SubmitInput } from './job-inputs.js';
+import type { ActivityContext } from '../activities/context.js';
+import { SubmissionOutcomeUnknown } from '../activities/errors.js';
+import type { SubmitInput } from '../activities/job-inputs.js';
 import { SENDERS, linkTo } from './job-kinds.js';
 import { takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { findLostJob } from './lost-answer.js';
 import { writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';
-import { recentJobsQuery, requestIdOf } from '../contract/submitter.js';
-import { beatingWhile } from './heartbeats.js';
+import { recentJobsQuery, requestIdOf } from './messages.js';
+import { beatingWhile } from '../activities/heartbeats.js';
 
 /** Where a submission records its phase: at its target's submitter, before the send leaves (send-in-turn.ts). */
 export type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<void>;

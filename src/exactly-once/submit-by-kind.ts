@@ -4,10 +4,10 @@
  */
 import type { JobSubmitted } from '../contract/types.js';
 import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
-import type { ActivityContext } from './context.js';
-import type { SubmitInput } from './job-inputs.js';
+import type { ActivityContext } from '../activities/context.js';
+import type { SubmitInput } from '../activities/job-inputs.js';
 import type { SendFor, Turn } from './send-in-turn.js';
-import { submitter } from './submission.js';
+import { submitter } from './submissions.js';
 
 /** Submits a job of one kind once: a retry reattaches to the job a lost response created. */
 type SubmitActivity = (input: SubmitInput) => Promise<JobSubmitted>;

@@ -1,10 +1,10 @@
 /**
- * What a requester and a target's submitter (src/workflows/submitter.ts) say to each other: a write request, its
+ * What a requester and a target's submitter (src/exactly-once/workflow/submitter.ts) say to each other: a write request, its
  * answer, and the messages that carry them. Pure, so the workflows and the activities can both import it.
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { JobKind } from './job-kinds.js';
+import type { JobKind } from '../contract/job-kinds.js';
 
 /** The submitter's workflow type: one execution per target, its id the target's (`dataops-submit/…`, `dataops-order/…`). */
 export const SUBMITTER_WORKFLOW_TYPE = 'dataops.submitter';
@@ -142,7 +142,7 @@ export interface SendRecord {
 }
 
 /**
- * A batch's progress (src/activities/send-in-turn.ts), made durable on its submitter before the next request leaves:
+ * A batch's progress (src/exactly-once/send-in-turn.ts), made durable on its submitter before the next request leaves:
  * the answer of the request before it (`answered`), and the record of the send about to leave (`sending`). A retry of
  * the batch reads them back: a request with an answer is done, one with a record may have been sent (its lookup
  * starts from that watermark), one with neither was never sent. A lost answer is then never looked for without its

@@ -12,10 +12,10 @@ import { z } from 'zod';
 import { isTerminalOrderRunStatus, type ServiceClient } from '../api/index.js';
 import { DEFAULT_CANCEL_TIMEOUT_MS } from '../contract/activity-options.js';
 import type { OrderStopOutcome } from '../contract/types.js';
-import type { ActivityContext } from './context.js';
-import { attemptDeadline } from './deadline.js';
-import { parseInput, translated } from './errors.js';
-import { rest } from './heartbeats.js';
+import type { ActivityContext } from '../activities/context.js';
+import { attemptDeadline } from '../activities/deadline.js';
+import { parseInput, translated } from '../activities/errors.js';
+import { rest } from '../activities/heartbeats.js';
 
 export const StopOrderInput = z.object({
   profile: z.string().min(1).default('default'),

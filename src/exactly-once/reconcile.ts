@@ -5,11 +5,11 @@
  * candidate is ours when its caller metadata carries our submission id (test runs, where the deployment keeps
  * metadata), or else when its target is ours: from the listing where the deployment shows it, from the run's own
  * record where it does not (TestGen 5.134 shows a profiling run's table group once the run has started). The target's
- * submitter (src/workflows/submitter.ts) ensures no other submission of ours to that target is in flight meanwhile.
+ * submitter (src/exactly-once/workflow/submitter.ts) ensures no other submission of ours to that target is in flight meanwhile.
  */
 import { GarbledResponse, NotFound, UnexpectedResponse, type Job, type ServiceClient } from '../api/index.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
-import type { Candidate, Listing, Mark, Whose } from '../exactly-once/lookup.js';
+import type { Candidate, Listing, Mark, Whose } from './lookup.js';
 
 /**
  * The newest jobs of one kind before a submission was sent: the newest one's creation time, and the ids of the jobs
@@ -35,7 +35,7 @@ export interface LookupTarget {
   /** Carried in the test run's caller metadata; identifies our own submission exactly. */
   submissionId: string;
   signal: AbortSignal;
-  /** The jobs the target's submitter created since a time: never this submission's (src/workflows/submitter.ts). */
+  /** The jobs the target's submitter created since a time: never this submission's (src/exactly-once/workflow/submitter.ts). */
   createdBefore?: ((sinceMs: number) => Promise<string[]>) | undefined;
   /**
    * A test run is ours only when its metadata carries our submission id, never by its target: the deployment was seen

@@ -1,15 +1,15 @@
 /**
  * Stopping a workflow's order, and saying how it went. The stop activity stops the order and reads its runs back
- * (src/activities/order-stop.ts); every outcome is recorded in `remoteCancel` (progress and memo, `jobId` = the order
+ * (src/exactly-once/order-stop.ts); every outcome is recorded in `remoteCancel` (progress and memo, `jobId` = the order
  * id), and one that is not confirmed gives the failure a cancelled workflow ends with instead of "cancelled".
  */
 import { ApplicationFailure, CancellationScope, log } from '@temporalio/workflow';
-import { callsWithin } from '../contract/activity-options.js';
-import type { OrderStopOutcome } from '../contract/index.js';
-import { isTerminalOrderRunStatus } from '../vocabulary.js';
+import { callsWithin } from '../../contract/activity-options.js';
+import type { OrderStopOutcome } from '../../contract/index.js';
+import { isTerminalOrderRunStatus } from '../../vocabulary.js';
 import { recordRemoteCancel, rootMessage, type CancelReason, type RemoteCancel } from './remote-cancel.js';
-import type { Tracker } from './shared.js';
-import { ourActivities } from './ours.js';
+import type { Tracker } from '../../workflows/shared.js';
+import { ourActivities } from '../../workflows/ours.js';
 
 export interface OrderToStop {
   profile: string;

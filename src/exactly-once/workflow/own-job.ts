@@ -1,5 +1,5 @@
 /**
- * What became of the job a wait that submits its own (src/activities/own-job.ts), or a submission's ask of its target's
+ * What became of the job a wait that submits its own (src/exactly-once/own-job.ts), or a submission's ask of its target's
  * submitter (submission.ts), created, when it ended without an outcome: named in its failure, or looked up (a request
  * still queued is withdrawn), so that the workflow cancels it rather than leave it unwatched.
  */
@@ -11,11 +11,11 @@ import {
   TimeoutFailure,
   isCancellation,
 } from '@temporalio/workflow';
-import type { JobSubmitted } from '../contract/index.js';
-import { WITHDRAWN_UNSENT } from '../contract/submitter.js';
-import type { JobOptions } from '../contract/workflows.js';
-import type { Submission } from '../activities/job-inputs.js';
-import { activitiesWithin } from './shared.js';
+import type { JobSubmitted } from '../../contract/index.js';
+import { WITHDRAWN_UNSENT } from '../messages.js';
+import type { JobOptions } from '../../contract/workflows.js';
+import type { Submission } from '../../activities/job-inputs.js';
+import { activitiesWithin } from '../../workflows/shared.js';
 
 /**
  * The wait (or ask) ended without an answer: it timed out (its attempt's worker died, and the workflow's cancel or its
@@ -39,7 +39,7 @@ function lastHeartbeat(err: ActivityFailure): unknown {
   return undefined;
 }
 
-/** The wait's own job, when its details name it (src/activities/own-job.ts `naming`). */
+/** The wait's own job, when its details name it (src/exactly-once/own-job.ts `naming`). */
 function ownJobNamed(err: ActivityFailure): JobSubmitted | undefined {
   const details = err.cause instanceof ApplicationFailure ? (err.cause.details ?? []) : [lastHeartbeat(err)];
   for (const d of details)

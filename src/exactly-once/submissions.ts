@@ -3,15 +3,15 @@
  * that may have reached the service (a timeout, a reset after sending, a 5xx, a garbled answer) leads to a lookup;
  * the lookup finds only the job this submission created (see reconcile.ts), after waiting out the time a held request
  * can still commit (`submitSettleMs`), and only then may the next attempt send again. Every submission goes through
- * its target's submitter, one at a time (src/workflows/submitter.ts): the requesting activity asks it and waits for
+ * its target's submitter, one at a time (src/exactly-once/workflow/submitter.ts): the requesting activity asks it and waits for
  * the answer, its batch sends (`sendFor`), so no other submission of ours competes for the same job.
  */
 import { Context } from '@temporalio/activity';
 import type { JobSubmitted } from '../contract/types.js';
-import type { ActivityContext } from './context.js';
-import { attemptDeadline } from './deadline.js';
-import { parseInput, translated } from './errors.js';
-import { SubmitInput } from './job-inputs.js';
+import type { ActivityContext } from '../activities/context.js';
+import { attemptDeadline } from '../activities/deadline.js';
+import { parseInput, translated } from '../activities/errors.js';
+import { SubmitInput } from '../activities/job-inputs.js';
 import { thisWorkflow } from './job-kinds.js';
 import type { Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
@@ -20,7 +20,7 @@ import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
 import { sender } from './send-once.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
-import { deploymentsOf, submitterId } from '../contract/submitter.js';
+import { deploymentsOf, submitterId } from './messages.js';
 
 /**
  * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits its

@@ -6,8 +6,8 @@
 import { activityInfo, CancelledFailure, Context, log } from '@temporalio/activity';
 import { Conflict, type ServiceClient } from '../api/index.js';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import type { Requester } from '../contract/submitter.js';
-import { beatingWhile } from './heartbeats.js';
+import type { Requester } from './messages.js';
+import { beatingWhile } from '../activities/heartbeats.js';
 
 /** Whether workflow run `who` is gone (no longer running): nobody will hear of what was created for it. */
 async function gone(who: { workflowId: string; runId: string }): Promise<boolean> {
@@ -74,7 +74,7 @@ export function sendSignal(throughCancel = false): AbortSignal {
 }
 
 /**
- * Which of these requesters may still ask their submitter again (src/workflows/submitter.ts): their workflow runs and
+ * Which of these requesters may still ask their submitter again (src/exactly-once/workflow/submitter.ts): their workflow runs and
  * the requesting activity is pending (it may retry). Read by a submitter with nothing left to send, to know which
  * answers it must keep.
  */

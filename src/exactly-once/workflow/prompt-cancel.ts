@@ -1,6 +1,6 @@
 /**
  * A workflow cancel that reaches the job at once. A wait whose answer may carry a job (one that submits its own job:
- * src/activities/own-job.ts) is cancelled with WAIT_CANCELLATION_COMPLETED, so the workflow hears
+ * src/exactly-once/own-job.ts) is cancelled with WAIT_CANCELLATION_COMPLETED, so the workflow hears
  * the wait's answer only once the wait hears of the cancel, at its next heartbeat: seconds, during which a short job
  * could complete. Meanwhile the job the workflow knows (from the wait's first report, which names it within a second) is
  * cancelled here, without waiting; the wait's ending then finds that cancel made (cancelRemoteJob cancels a job once).
@@ -8,9 +8,9 @@
  * cancel still trying to reach the service then stops, since the wait saw the job end (`seenTerminal`).
  */
 import { CancellationScope, CancelledFailure, condition } from '@temporalio/workflow';
-import type { JobOptions, JobSnapshot } from '../contract/index.js';
+import type { JobOptions, JobSnapshot } from '../../contract/index.js';
 import { cancelRemoteJob, cancelStarted, seenTerminal } from './remote-cancel.js';
-import type { Tracker } from './shared.js';
+import type { Tracker } from '../../workflows/shared.js';
 
 /**
  * Runs `wait`; if the workflow is cancelled meanwhile, cancels the job `jobOf` names as soon as it names one. With

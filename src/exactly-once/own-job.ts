@@ -8,11 +8,11 @@
 import { CancelledFailure, Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { JobSubmitted, WaitProgress } from '../contract/types.js';
-import type { ActivityContext } from './context.js';
-import { parseInput, toFailure, translated } from './errors.js';
-import { UnansweredInput, type Submission } from './job-inputs.js';
-import { beat } from './heartbeats.js';
-import { submitter, type Submitter } from './submission.js';
+import type { ActivityContext } from '../activities/context.js';
+import { parseInput, toFailure, translated } from '../activities/errors.js';
+import { UnansweredInput, type Submission } from '../activities/job-inputs.js';
+import { beat } from '../activities/heartbeats.js';
+import { submitter, type Submitter } from './submissions.js';
 
 /**
  * The wait's own job: the one an earlier attempt recorded having submitted, else submitted now through the target's

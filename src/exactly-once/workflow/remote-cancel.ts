@@ -10,16 +10,16 @@ import {
   sleep,
   upsertMemo,
 } from '@temporalio/workflow';
-import { callsWithin, heartbeatWaiting } from '../contract/activity-options.js';
-import type { JobOptions, JobSnapshot, Progress } from '../contract/index.js';
-import { isTerminalJobStatus } from '../vocabulary.js';
-import type { Tracker } from './shared.js';
-import { ourActivities } from './ours.js';
+import { callsWithin, heartbeatWaiting } from '../../contract/activity-options.js';
+import type { JobOptions, JobSnapshot, Progress } from '../../contract/index.js';
+import { isTerminalJobStatus } from '../../vocabulary.js';
+import type { Tracker } from '../../workflows/shared.js';
+import { ourActivities } from '../../workflows/ours.js';
 
 /**
  * The heartbeating wait, on the worker's waits task queue (its own slots: see waitsTaskQueue; the workflow's tracker
  * has its name). `answerOnCancel`: a cancel waits for the activity's answer, which may carry the job it submitted
- * (src/activities/own-job.ts).
+ * (src/exactly-once/own-job.ts).
  */
 const heartbeatWaits = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: boolean) =>
   ourActivities({

@@ -5,7 +5,7 @@
 import { activityInfo } from '@temporalio/activity';
 import type { ServiceClient, TestRunLink } from '../api/index.js';
 import type { JobKind } from '../contract/job-kinds.js';
-import type { SubmitInput } from './job-inputs.js';
+import type { SubmitInput } from '../activities/job-inputs.js';
 
 /** This activity's workflow, as a job's caller metadata names it. */
 export function thisWorkflow(): NonNullable<SubmitInput['caller']> {

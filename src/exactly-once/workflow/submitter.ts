@@ -5,10 +5,10 @@
  * worker and workflow of the namespace. A lost answer can then only be about our own write: the write before it on the
  * target has answered, and the one after it is not sent yet.
  *
- * A requesting activity queues its request by signal-with-start (src/activities/through-submitter.ts), under its own
+ * A requesting activity queues its request by signal-with-start (src/exactly-once/through-submitter.ts), under its own
  * id, and asks where it stands until its turn is near, then waits for its answer in an update; its retry asks under
  * the same id and gets the same answer, never a second send. The requests waiting their turn are sent
- * in batches, one activity per batch (src/activities/send-in-turn.ts), each request by the write its own activity makes
+ * in batches, one activity per batch (src/exactly-once/send-in-turn.ts), each request by the write its own activity makes
  * when no one serialises (its kind's submission, an order): its phases, its lookup of a lost answer stay as they are.
  * Each send is recorded here before it leaves, with the answer of the one before it, which its requester hears at
  * once. A crashed worker holds the target only until that activity's heartbeat times out. Answers are kept as long as
@@ -38,8 +38,8 @@ import {
   type SendVerdict,
   type Turn,
   type WriteAnswer,
-} from '../contract/submitter.js';
-import { activitiesWithin } from './shared.js';
+} from '../messages.js';
+import { activitiesWithin } from '../../workflows/shared.js';
 import { carried, type Queued } from './submitter-carry.js';
 import { createdSince, forgetAnswered, type Kept } from './submitter-answers.js';
 
@@ -266,7 +266,7 @@ const turnOf = ({ id, input, trace }: Queued, sending: SendRecord | undefined): 
   ...(trace ? { trace } : {}),
 });
 
-/** Sends a batch with one activity (src/activities/send-in-turn.ts): the answers it gave. */
+/** Sends a batch with one activity (src/exactly-once/send-in-turn.ts): the answers it gave. */
 function sendBatch(batch: Queued[], batchNo: number): Promise<[string, WriteAnswer][]> {
   const { workflowId, runId } = workflowInfo();
   return activitiesWithin(batch[0]!.outageToleranceMs).submit.sendInTurn({

@@ -1,5 +1,5 @@
 /**
- * Asking a target's submitter (src/workflows/submitter.ts) to send a write, from the activity that would otherwise
+ * Asking a target's submitter (src/exactly-once/workflow/submitter.ts) to send a write, from the activity that would otherwise
  * send it: queued by signal-with-start under the activity's own id, so that its retry attaches to the same request or
  * gets its answer, which a batch in its own process hands over and one elsewhere answers when asked (answers-here.ts).
  * A cancel while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled); one already
@@ -17,11 +17,11 @@ import {
   type Requester,
   type WriteAnswer,
   type WriteRequest,
-} from '../contract/submitter.js';
+} from './messages.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 import { answerFrom } from './answers-here.js';
-import { beatingWhile } from './heartbeats.js';
-import { traceCarrier } from './request-trace.js';
+import { beatingWhile } from '../activities/heartbeats.js';
+import { traceCarrier } from '../activities/request-trace.js';
 
 /** This activity (or activity `activityId` of its workflow), as the submitter names its requester. */
 export function requester(activityId = activityInfo().activityId): Requester {

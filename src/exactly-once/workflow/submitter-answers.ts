@@ -3,9 +3,9 @@
  * (their requester will not ask again: its workflow is gone, or its activity ended past the lookup grace), and the
  * jobs they name, for a lookup that lost its watermark.
  */
-import type { Requester, WriteAnswer } from '../contract/submitter.js';
-import { CALL } from '../contract/activity-options.js';
-import { ourActivities } from './ours.js';
+import type { Requester, WriteAnswer } from '../messages.js';
+import { CALL } from '../../contract/activity-options.js';
+import { ourActivities } from '../../workflows/ours.js';
 
 /**
  * An answer kept for its requester: until when at the latest, when it was given, and when its requester was first
@@ -21,7 +21,7 @@ export interface Kept {
 
 /**
  * How long an answer is kept after its requesting activity was first seen no longer pending: the lookup its workflow
- * makes when that activity ended unanswered (src/workflows/own-job.ts) comes right after. Counted from that check,
+ * makes when that activity ended unanswered (src/exactly-once/workflow/own-job.ts) comes right after. Counted from that check,
  * not from the one before it that saw the activity pending (up to LONGEST_IDLE_MS earlier), so the grace is whole.
  */
 const LOOKUP_GRACE_MS = 5 * 60_000;
@@ -41,7 +41,7 @@ export async function forgetAnswered(kept: Map<string, Kept>): Promise<void> {
 
 /**
  * The jobs this submitter answered with since `since` (epoch ms): never the job of a later request. A lookup that
- * lost its watermark asks (src/activities/lost-answer.ts).
+ * lost its watermark asks (src/exactly-once/lost-answer.ts).
  */
 export function createdSince(kept: Map<string, Kept>, since: number): string[] {
   const ids: string[] = [];

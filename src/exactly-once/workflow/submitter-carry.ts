@@ -2,7 +2,7 @@
  * What a target's submitter (submitter.ts) carries of its queue into its next run when it continues as new. Pure:
  * workflow code, tested on its own.
  */
-import { CANCEL_SEND, type SendRecord, type WriteRequest } from '../contract/submitter.js';
+import { CANCEL_SEND, type SendRecord, type WriteRequest } from '../messages.js';
 
 /** A request waiting its turn, with the record of its send when an earlier batch sent it and lost its answer. */
 export type Queued = WriteRequest & { sending?: SendRecord | undefined };

@@ -1,5 +1,5 @@
 /**
- * Asking a target's submitter (src/workflows/submitter.ts) for a request's answer, as a requester does whose answer is
+ * Asking a target's submitter (src/exactly-once/workflow/submitter.ts) for a request's answer, as a requester does whose answer is
  * not handed over in its own process (answers-here.ts): it asks where the request stands (a query) until its turn is
  * near, then waits for its answer in an update. Temporal admits 10 updates in flight per workflow, and a signal has no
  * such limit; a query is refused only when too many come while a workflow task runs, and is then asked again later.
@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { HELD_AT_MOST, answerUpdate, placeQuery, type Place, type WriteAnswer } from '../contract/submitter.js';
+import { HELD_AT_MOST, answerUpdate, placeQuery, type Place, type WriteAnswer } from './messages.js';
 
 /**
  * Whether a wait in an update ended without its answer and is worth asking about again: the submitter continued as new

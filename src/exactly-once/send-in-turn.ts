@@ -1,5 +1,5 @@
 /**
- * The activity a target's submitter (src/workflows/submitter.ts) sends its queued requests with: one batch per
+ * The activity a target's submitter (src/exactly-once/workflow/submitter.ts) sends its queued requests with: one batch per
  * activity, every request in it sent in turn, each by the write its own activity makes (a job kind's submission, an
  * order, the cancel of a job whose workflow is gone), with its own phases (write-once.ts). One activity per batch
  * rather than per request: a hand-off between two requests then costs a signal, not an activity task and two workflow
@@ -25,13 +25,13 @@ import {
   type SendRecord,
   type Turn as Request,
   type WriteAnswer,
-} from '../contract/submitter.js';
+} from './messages.js';
 import { abortable } from '../api/abortable.js';
-import { attemptDeadline } from './deadline.js';
-import { parseInput } from './errors.js';
+import { attemptDeadline } from '../activities/deadline.js';
+import { parseInput } from '../activities/errors.js';
 import { takeHere, tellHere } from './answers-here.js';
-import { beat, beatingWhile, note } from './heartbeats.js';
-import { inTraceOf } from './request-trace.js';
+import { beat, beatingWhile, note } from '../activities/heartbeats.js';
+import { inTraceOf } from '../activities/request-trace.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
 const Sent = z.object({ sentAt: z.number(), mark: z.unknown() });

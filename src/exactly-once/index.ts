@@ -1,0 +1,21 @@
+/**
+ * Exactly-once writes (docs/design/exactly-once.md), as activities call them: the entry point of src/exactly-once/.
+ * Workflow code calls its workflow side (workflow/index.ts); messages.ts is what both sides and the CLI say.
+ */
+export { lookUntilSettled, pause, unknownWords } from './lookup.js';
+export { CANCEL_SEND, deploymentsOf, orderSubmitterId, requestIdOf } from './messages.js';
+export { orderStopActivities } from './order-stop.js';
+export { naming, ownJob, ownJobActivities } from './own-job.js';
+export { sendSignal, stillAsking, undoneIfGone } from './requester-gone.js';
+export { sendInTurnActivity, type SendFor } from './send-in-turn.js';
+export { submitter } from './submissions.js';
+export { submissionActivities, submissionSenders } from './submit-by-kind.js';
+export { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';
+export {
+  nothingOutstanding,
+  recordingRefusal,
+  writeOnce,
+  type Outstanding,
+  type Phase,
+  type Prior,
+} from './write-once.js';
