@@ -36,6 +36,12 @@ export const SentFor = {
     .optional(),
 };
 
+/**
+ * Its workflow leaves its job alone when cancelled (`cancelRemoteJob: false`) and does not wait for it: once that
+ * workflow is cancelled or gone, the request is not sent, and a job its send created is left running, not undone.
+ */
+const LeaveOnCancel = z.boolean().optional();
+
 export const SubmitInput = z.object({
   profile: Profile,
   /** Table group (profiling) or test suite (test run). */
@@ -58,6 +64,7 @@ export const SubmitInput = z.object({
   lock: z.string().min(1).optional(),
   /** The task queue its send runs on (its workflow's), where the submitter starts if none runs. @default this activity's */
   submitterQueue: z.string().min(1).optional(),
+  leaveOnCancel: LeaveOnCancel,
   ...SentFor,
 });
 export type SubmitInput = z.input<typeof SubmitInput>;
@@ -96,6 +103,7 @@ const Submission = z.object({
   /** As SubmitInput's: the submitter (@default the deployment's and target's), and the send's task queue (@default the wait's). */
   lock: z.string().min(1).optional(),
   submitterQueue: z.string().min(1).optional(),
+  leaveOnCancel: LeaveOnCancel,
 });
 export type Submission = z.output<typeof Submission>;
 

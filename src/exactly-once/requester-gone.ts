@@ -9,31 +9,58 @@ import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { Requester } from './messages.js';
 import { beatingWhile } from '../activities/heartbeats.js';
 
-/** Whether workflow run `who` is gone (no longer running): nobody will hear of what was created for it. */
-async function gone(who: { workflowId: string; runId: string }): Promise<boolean> {
+/** Workflow run `who`'s state: gone (no longer running, `status` says how it ended), or cancel requested. */
+async function stateOf(who: { workflowId: string; runId: string }) {
   try {
     const d = await beatingWhile(Context.current().client.workflow.getHandle(who.workflowId, who.runId).describe());
-    return d.status.name !== 'RUNNING';
+    const cancelRequested =
+      (d.raw as Partial<typeof d.raw> | undefined)?.workflowExtendedInfo?.cancelRequested === true;
+    return { gone: d.status.name !== 'RUNNING', status: d.status.name, cancelRequested };
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return true;
+    if (err instanceof WorkflowNotFoundError) return { gone: true, status: 'NOT_FOUND', cancelRequested: false };
     throw err;
   }
+}
+
+/** What a request whose workflow leaves its job when cancelled ends with, unsent, once that workflow is cancelled. */
+export const LEFT_UNSENT = 'RequesterLeft';
+
+/**
+ * Throws LEFT_UNSENT when `requester`, a workflow that leaves its job alone when cancelled (`leaveOnCancel`) and so
+ * does not wait for its request, is cancelled or gone: its request is not sent. Asked just before a first send.
+ */
+export async function unlessLeft(requester: Requester | undefined, leaveOnCancel: boolean | undefined): Promise<void> {
+  if (!leaveOnCancel || !requester) return;
+  const state = await stateOf(requester);
+  if (!state.gone && !state.cancelRequested) return;
+  throw ApplicationFailure.create({
+    type: LEFT_UNSENT,
+    message: `not sent: its workflow was ${state.gone ? state.status.toLowerCase() : 'cancelled'} before its turn`,
+    nonRetryable: true,
+  });
 }
 
 /**
  * `result`, unless the workflow it was created for is gone: then it is undone with `undo` and this activity ends:
  * cancelled when it is that workflow's own, else `RequesterGone` (a submitter's, not retried; nobody hears of it).
  * `requester`: the workflow that asked a submitter for it; absent, this activity's own. A failed undo is thrown: a
- * submitter's batch then retries it (its retry finds what it created).
+ * submitter's batch then retries it (its retry finds what it created). What a cancelled workflow that leaves its job
+ * alone (`leaveOnCancel`) created is left running, as it asked.
  */
 export async function undoneIfGone<T>(
   result: T,
   undo: (result: T) => Promise<void>,
   requester?: Requester,
+  leaveOnCancel?: boolean,
 ): Promise<T> {
   const own = activityInfo().workflowExecution;
   const who = requester ?? { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-' };
-  if (!(await gone(who))) return result;
+  const state = await stateOf(who);
+  if (!state.gone) return result;
+  if (leaveOnCancel && state.status === 'CANCELLED') {
+    log.info('the workflow that asked for this was cancelled and leaves it running', { workflowId: who.workflowId });
+    return result;
+  }
   log.warn('the workflow that asked for this is gone; undoing it', { workflowId: who.workflowId });
   await undo(result);
   const message = 'the workflow that asked for this write is gone; what it created is undone';

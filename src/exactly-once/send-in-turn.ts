@@ -32,6 +32,7 @@ import { parseInput } from '../activities/errors.js';
 import { takeHere, tellHere } from './answers-here.js';
 import { beat, beatingWhile, note } from '../activities/heartbeats.js';
 import { inTraceOf } from '../activities/request-trace.js';
+import { LEFT_UNSENT } from './requester-gone.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
 const Sent = z.object({ sentAt: z.number(), mark: z.unknown() });
@@ -170,13 +171,15 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
             delete phases[r.id]; // answered by the submitter
             continue;
           }
-          if (!final(err)) {
+          // Its workflow leaves its job when cancelled, does not wait for it, and was cancelled: withdrawn, unsent.
+          const left = err instanceof ApplicationFailure && err.type === LEFT_UNSENT;
+          if (!left && !final(err)) {
             // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
             const last = before;
             if (last) await handle.signal(sentSignal, { answered: last }).then(() => tellHere(...last), noop);
             throw naming(err, r.id);
           }
-          answer = { failure: failureOf(err) };
+          answer = left ? { withdrawn: true } : { failure: failureOf(err) };
         }
         answers.push([r.id, answer]);
         before = [r.id, answer];

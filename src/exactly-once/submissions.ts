@@ -16,7 +16,7 @@ import { thisWorkflow } from './job-kinds.js';
 import type { Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { recordingRefusal, type Prior } from './write-once.js';
-import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
+import { cancelUnwatched, undoneIfGone, sendSignal, unlessLeft } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
 import { sender } from './send-once.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
@@ -55,9 +55,16 @@ function requestFor(input: {
   targetId: string;
   projectCode?: string | undefined;
   caller?: object | undefined;
+  leaveOnCancel?: boolean | undefined;
 }): Record<string, unknown> {
-  const { profile, targetId, projectCode } = input;
-  return { profile, targetId, ...(projectCode ? { projectCode } : {}), caller: input.caller ?? thisWorkflow() };
+  const { profile, targetId, projectCode, leaveOnCancel } = input;
+  return {
+    profile,
+    targetId,
+    ...(projectCode ? { projectCode } : {}),
+    caller: input.caller ?? thisWorkflow(),
+    ...(leaveOnCancel ? { leaveOnCancel } : {}),
+  };
 }
 
 /** Submissions, for their own activities and for the waits that submit their own job first. */
@@ -115,12 +122,14 @@ export function submitter(ctx: ActivityContext) {
       turn.prior.mayHaveSent || !earlier ? turn.prior : { mayHaveSent: true, sending: earlier.sending }
     ) as Prior<Watermark | null>;
     const outstanding = { value: prior.mayHaveSent };
+    if (!prior.mayHaveSent) await unlessLeft(input.requester, input.leaveOnCancel);
     return translated(() =>
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();
         const told = earlier ? { since: earlier.since } : undefined;
         const sent = await sendOnce(kind, input, signal, prior, turn.record, outstanding, lookingUntil(), told);
-        return undoneIfGone(sent, (r) => undo(input.profile, r.jobId, signal), input.requester);
+        const undoIt = (r: JobSubmitted) => undo(input.profile, r.jobId, signal);
+        return undoneIfGone(sent, undoIt, input.requester, input.leaveOnCancel);
       }),
     );
   }

@@ -38,7 +38,7 @@ describe('a submission waiting its turn at its target', () => {
     ).queued.some((id) => id.startsWith(`${h.workflowId}/`));
 
   // Asked to leave its job running (cancelRemoteJob false), a workflow whose request still waits its turn has no job
-  // to leave: its request is withdrawn as any other's, never sent after its cancel.
+  // to leave: it ends at once, and its request is not sent in its turn (exactly-once/leave-on-cancel.test.ts).
   for (const [strategy, extra, target] of [
     ['deferrable', { waitStrategy: 'deferrable' }, TG.finance],
     ['heartbeat', { waitStrategy: 'heartbeat' }, TG.sales],
@@ -73,6 +73,11 @@ describe('a submission waiting its turn at its target', () => {
         const ended = profiling().length;
         await first.cancel();
         await first.result().catch(() => undefined);
+        // Left by a workflow that does not wait for it (cancelRemoteJob false), a request is still answered in its turn.
+        await eventually('the submitter holds nothing', async () => {
+          const { sending, queued } = await submitter(taskQueue, target).query(requestsQuery);
+          return sending.length === 0 && queued.length === 0;
+        });
         assert.equal(ended - before, 0, 'the second created nothing before it ended (the first is still held)');
         assert.equal(profiling().length - before, 1, "only the first workflow's job");
       });

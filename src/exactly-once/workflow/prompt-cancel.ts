@@ -9,6 +9,7 @@
  */
 import { CancellationScope, CancelledFailure, condition } from '@temporalio/workflow';
 import type { JobOptions, JobSnapshot } from '../../contract/index.js';
+import { LEFT_ON_CANCEL } from '../messages.js';
 import { cancelRemoteJob, cancelStarted, seenTerminal } from './remote-cancel.js';
 import type { Tracker } from '../../workflows/shared.js';
 
@@ -53,22 +54,19 @@ export async function cancellingPromptly<T extends { job: JobSnapshot }>(
 }
 
 /**
- * With `cancelRemoteJob` false, a cancel ends the wait as soon as the job is known, rather than when the wait hears
- * of it at its next heartbeat: a job that completed meanwhile would otherwise end the cancelled workflow completed.
- * A wait that submits its own job and has named none yet is cancelled: its request, if still waiting its turn, is
- * withdrawn (never sent after the cancel); one being sent finishes, and the workflow waits until it names its job
- * (left running) or ends without one.
+ * With `cancelRemoteJob` false, a cancel ends the workflow at once, rather than when the wait hears of it at its next
+ * heartbeat: a job that completed meanwhile would otherwise end the cancelled workflow completed. The wait is not
+ * cancelled (a cancel of it that met its completion in the activation that ends the workflow was refused by the
+ * server, ACTIVITY_UNKNOWN, a run that did not recover): left, it ends at its next heartbeat once the workflow has
+ * closed. One that has named no job yet sent its request with `leaveOnCancel`: not sent once the workflow is
+ * cancelled, and what a send in flight creates is left running by its submitter.
  */
 async function leavingRunning<T>(jobOf: () => string | undefined, wait: () => Promise<T>): Promise<T> {
+  const scope = new CancellationScope({ cancellable: false });
   let ended = false;
-  // Not cancelled with the workflow once it has named its job: it is then not waited for, and a cancel of it that met
-  // its completion in the activation that ends the workflow was refused by the server (ACTIVITY_UNKNOWN), a run that
-  // did not recover. Left, it ends at its next heartbeat once the workflow has closed.
-  const scope = new CancellationScope({ cancellable: true, parent: new CancellationScope({ cancellable: false }) });
-  const left = CancellationScope.current().cancelRequested.catch(async (err: unknown) => {
-    if (!ended && jobOf() === undefined) scope.cancel();
-    await CancellationScope.nonCancellable(() => condition(() => ended || jobOf() !== undefined));
-    throw err;
+  const left = CancellationScope.current().cancelRequested.catch((err: unknown) => {
+    if (ended || jobOf() !== undefined) throw err;
+    throw new CancelledFailure(LEFT_ON_CANCEL, [], err instanceof Error ? err : undefined);
   });
   try {
     const result = await Promise.race([scope.run(wait), left]);

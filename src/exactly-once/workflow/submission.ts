@@ -9,12 +9,14 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JobSubmitted, OrderResult } from '../../contract/index.js';
 import { OUTCOME_UNKNOWN, submissionsWithin } from '../../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
 import { ourActivities } from '../../workflows/ours.js';
+import { LEFT_ON_CANCEL } from '../messages.js';
 import { ownJobAfter, unanswered } from './own-job.js';
 import { activitiesWithin, type Tracker } from '../../workflows/shared.js';
 
@@ -40,13 +42,16 @@ export async function askingSubmitter<T>(
   ask: () => Promise<T>,
   afterUnanswered: (err: ActivityFailure) => Promise<T | null>,
   outer?: CancellationScope,
+  leaveOnCancel = false,
 ): Promise<T> {
   const scopes = [CancellationScope.current(), ...(outer ? [outer] : [])];
   for (const scope of scopes) if (scope.consideredCancelled) await scope.cancelRequested;
   const asking = new CancellationScope({ cancellable: true });
-  for (const scope of scopes) scope.cancelRequested.catch(() => asking.cancel());
+  // One that leaves its job is not cancelled (see leavingRunning, prompt-cancel.ts): its workflow ends without it.
+  if (!leaveOnCancel) for (const scope of scopes) scope.cancelRequested.catch(() => asking.cancel());
   try {
-    return await CancellationScope.nonCancellable(() => asking.run(ask));
+    const asked = CancellationScope.nonCancellable(() => asking.run(ask));
+    return await (leaveOnCancel ? Promise.race([asked, leftOnCancel(scopes)]) : asked);
   } catch (err) {
     const found = unanswered(err) ? await CancellationScope.nonCancellable(() => afterUnanswered(err)) : null;
     if (found) return found;
@@ -56,6 +61,19 @@ export async function askingSubmitter<T>(
     throw err;
   }
 }
+
+/**
+ * For a workflow that leaves its job alone when cancelled: its cancel, not waited on its ask. The request's turn does
+ * not send it once its workflow is cancelled, and what a send in flight creates is left running (`leaveOnCancel`,
+ * src/exactly-once/requester-gone.ts).
+ */
+const leftOnCancel = (scopes: CancellationScope[]): Promise<never> =>
+  Promise.race(scopes.map((s) => s.cancelRequested)).then(
+    () => new Promise<never>(() => undefined),
+    (err: unknown) => {
+      throw new CancelledFailure(LEFT_ON_CANCEL, [], err instanceof Error ? err : undefined);
+    },
+  );
 
 /** A write's failure saying it may have created something it could not find (an `…OutcomeUnknown`). */
 const mayHaveCreated = (err: unknown): boolean =>
@@ -83,28 +101,35 @@ const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number) =
 const submitterQueue = (): string => workflowInfo().taskQueue;
 
 /** A submission a wait makes itself (src/exactly-once/own-job.ts): the job's kind and target, and where it is sent. */
-export const waitSubmission = (kind: JobKind, opts: { projectCode?: string | undefined }, targetId: string) => ({
+export const waitSubmission = (
+  kind: JobKind,
+  opts: { projectCode?: string | undefined; cancelRemoteJob?: boolean | undefined },
+  targetId: string,
+) => ({
   kind,
   targetId,
   ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
   submitterQueue: submitterQueue(),
+  ...(opts.cancelRemoteJob === false ? { leaveOnCancel: true } : {}),
 });
 
 /** Submits a job through its target's submitter. */
 export async function submitUnderLock(
   t: Tracker,
   kind: JobKind,
-  opts: { profile: string; projectCode?: string | undefined; outageToleranceMs: number },
+  opts: { profile: string; projectCode?: string | undefined; outageToleranceMs: number; cancelRemoteJob?: boolean },
   targetId: string,
   outer?: CancellationScope,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
   const submit = asking(t, opts.outageToleranceMs)[JOB_KINDS[kind].activity];
   const submission = waitSubmission(kind, opts, targetId);
+  const { submitterQueue, leaveOnCancel } = submission;
   return askingSubmitter(
-    () => submit({ ...args, submitterQueue: submission.submitterQueue }),
+    () => submit({ ...args, submitterQueue, ...(leaveOnCancel ? { leaveOnCancel } : {}) }),
     (err) => ownJobAfter(opts, submission, err),
     outer,
+    leaveOnCancel,
   );
 }
 

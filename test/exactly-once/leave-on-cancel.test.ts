@@ -1,0 +1,107 @@
+/**
+ * A workflow that leaves its job alone when cancelled (`cancelRemoteJob: false`) ends at once on its cancel, without
+ * waiting for its submission: its request (sent with `leaveOnCancel`) is not sent once that workflow is cancelled or
+ * gone, and what a send already in flight creates is left running, not undone, when the workflow ended cancelled.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { requestsQuery } from '../../src/exactly-once/messages.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { withProjectWorker } from '../helpers/activities.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { HOLD_AT_MOST_MS, faultHits, submitterAt } from '../helpers/sim.js';
+import { SLOW_JOBS, askSubmitter, deps, profilingRequesters } from '../helpers/submitter.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+
+describe('a submission whose workflow leaves its job when cancelled', () => {
+  const s = devServerAndSimulator({ jobDurations: SLOW_JOBS });
+  const profiling = (target: string) =>
+    s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && j.table_group_id === target);
+  const hold = (target: string) =>
+    s.sim.controls.addFault({
+      kind: 'delay',
+      delay_ms: HOLD_AT_MOST_MS,
+      method: 'POST',
+      path: `/table-groups/${target}/profiling-runs`,
+    });
+
+  test('is not sent at its turn once its workflow is cancelled or gone; without the flag it is', async () => {
+    const target = TG.salesDev;
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
+      const submitterId = `dataops-submit/${taskQueue}/leave/profiling/${target}`;
+      const client = s.d.env.client;
+      // Requesters on a queue nobody polls: a cancel of one is requested, never carried out (it stays running).
+      const { requesters, requests } = await profilingRequesters(client, taskQueue, target, 4, 'leave');
+      const [first, cancelling, gone, plain] = requests.map((r, i) =>
+        i === 3 ? r : i === 0 ? r : { ...r, input: { ...r.input, leaveOnCancel: true } },
+      ) as [(typeof requests)[0], (typeof requests)[0], (typeof requests)[0], (typeof requests)[0]];
+      const before = new Set(profiling(target).map((j) => j.id));
+      const held = hold(target);
+      const answers = [askSubmitter(client, taskQueue, submitterId, first)];
+      try {
+        await eventually('the first send held', () => faultHits(s.sim, held) === 1);
+        answers.push(...[cancelling, gone, plain].map((r) => askSubmitter(client, taskQueue, submitterId, r)));
+        await eventually(
+          'three queued behind it',
+          async () => (await client.workflow.getHandle(submitterId).query(requestsQuery)).queued.length === 3,
+        );
+        await requesters[1]!.cancel();
+        await requesters[3]!.cancel();
+        await requesters[2]!.terminate('gone before its turn');
+      } finally {
+        s.sim.controls.releaseFault(held.id);
+      }
+      const [firstAnswer, cancelledAnswer, goneAnswer, plainAnswer] = await Promise.all(answers);
+      assert.ok(firstAnswer && 'result' in firstAnswer, `the first sent: ${JSON.stringify(firstAnswer)}`);
+      assert.deepEqual(cancelledAnswer, { withdrawn: true }, 'cancel requested, still running: not sent');
+      assert.deepEqual(goneAnswer, { withdrawn: true }, 'its workflow gone: not sent');
+      assert.ok(
+        plainAnswer && 'result' in plainAnswer,
+        `without leaveOnCancel it is sent: ${JSON.stringify(plainAnswer)}`,
+      );
+      const created = profiling(target).filter((j) => !before.has(j.id));
+      assert.equal(created.length, 2, 'two jobs: the first and the one without the flag');
+      await Promise.all(requesters.map((w) => w.terminate('done').catch(() => {})));
+    });
+  });
+
+  // A hang guard, not a speed check: before, the workflow waited for its held send's answer, up to HOLD_AT_MOST_MS.
+  for (const [strategy, target] of [
+    ['heartbeat', TG.sales],
+    ['deferrable', TG.finance],
+  ] as const)
+    test(`${strategy}: cancelled while its send is in flight, it ends at once and its job is left running`, async () => {
+      await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
+        const before = new Set(profiling(target).map((j) => j.id));
+        const held = hold(target);
+        try {
+          const h = await s.d.env.client.workflow.start('dataops.profileTableGroup', {
+            taskQueue,
+            workflowId: `leave-in-flight-${strategy}-${taskQueue}`,
+            args: [{ tableGroupId: target, waitStrategy: strategy, cancelRemoteJob: false, pollIntervalMs: 200 }],
+          });
+          await eventually('its send held', () => faultHits(s.sim, held) === 1);
+          await h.cancel();
+          const err = await h.result().catch((e: unknown) => e);
+          assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));
+          assert.equal(profiling(target).filter((j) => !before.has(j.id)).length, 0, 'ended while its send was held');
+        } finally {
+          s.sim.controls.releaseFault(held.id);
+        }
+        const submitter = s.d.env.client.workflow.getHandle(submitterAt(s.sim.url, taskQueue, 'profiling', target));
+        await eventually('its send answered', async () => {
+          const { sending, queued } = await submitter.query(requestsQuery);
+          return sending.length === 0 && queued.length === 0;
+        });
+        const created = profiling(target).filter((j) => !before.has(j.id));
+        assert.equal(created.length, 1, 'its send created one job');
+        assert.ok(
+          !['canceled', 'cancel_requested'].includes(created[0]!.status),
+          `left running: ${created[0]!.status}`,
+        );
+      });
+    });
+});
