@@ -37,8 +37,9 @@ export const SentFor = {
 };
 
 /**
- * Its workflow leaves its job alone when cancelled (`cancelRemoteJob: false`) and does not wait for it: once that
- * workflow is cancelled or gone, the request is not sent, and a job its send created is left running, not undone.
+ * Its workflow leaves its job alone when cancelled (`cancelRemoteJob: false`) and does not wait for it: a job its send
+ * created for that workflow, cancelled meanwhile, is left running, not undone. (No request is sent once its workflow
+ * is cancelled or gone.)
  */
 const LeaveOnCancel = z.boolean().optional();
 

@@ -22,19 +22,19 @@ async function stateOf(who: { workflowId: string; runId: string }) {
   }
 }
 
-/** What a request whose workflow leaves its job when cancelled ends with, unsent, once that workflow is cancelled. */
-export const LEFT_UNSENT = 'RequesterLeft';
+/** What a request ends with, unsent, when its workflow was cancelled or is gone before its turn. */
+export const CANCELLED_UNSENT = 'RequesterCancelled';
 
 /**
- * Throws LEFT_UNSENT when `requester`, a workflow that leaves its job alone when cancelled (`leaveOnCancel`) and so
- * does not wait for its request, is cancelled or gone: its request is not sent. Asked just before a first send.
+ * Throws CANCELLED_UNSENT when `requester`'s workflow is cancelled (its cancel requested: its ask may not have heard
+ * of it yet, at its next heartbeat) or gone: its request is not sent. Asked just before a request's first send.
  */
-export async function unlessLeft(requester: Requester | undefined, leaveOnCancel: boolean | undefined): Promise<void> {
-  if (!leaveOnCancel || !requester) return;
+export async function unlessCancelled(requester: Requester | undefined): Promise<void> {
+  if (!requester) return;
   const state = await stateOf(requester);
   if (!state.gone && !state.cancelRequested) return;
   throw ApplicationFailure.create({
-    type: LEFT_UNSENT,
+    type: CANCELLED_UNSENT,
     message: `not sent: its workflow was ${state.gone ? state.status.toLowerCase() : 'cancelled'} before its turn`,
     nonRetryable: true,
   });

@@ -32,7 +32,7 @@ import { parseInput } from '../activities/errors.js';
 import { takeHere, tellHere } from './answers-here.js';
 import { beat, beatingWhile, note } from '../activities/heartbeats.js';
 import { inTraceOf } from '../activities/request-trace.js';
-import { LEFT_UNSENT } from './requester-gone.js';
+import { CANCELLED_UNSENT } from './requester-gone.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
 const Sent = z.object({ sentAt: z.number(), mark: z.unknown() });
@@ -171,8 +171,8 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
             delete phases[r.id]; // answered by the submitter
             continue;
           }
-          // Its workflow leaves its job when cancelled, does not wait for it, and was cancelled: withdrawn, unsent.
-          const left = err instanceof ApplicationFailure && err.type === LEFT_UNSENT;
+          // Its workflow was cancelled or is gone before its turn: withdrawn, unsent.
+          const left = err instanceof ApplicationFailure && err.type === CANCELLED_UNSENT;
           if (!left && !final(err)) {
             // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
             const last = before;

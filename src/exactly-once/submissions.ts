@@ -16,7 +16,7 @@ import { thisWorkflow } from './job-kinds.js';
 import type { Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { recordingRefusal, type Prior } from './write-once.js';
-import { cancelUnwatched, undoneIfGone, sendSignal, unlessLeft } from './requester-gone.js';
+import { cancelUnwatched, undoneIfGone, sendSignal, unlessCancelled } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
 import { sender } from './send-once.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
@@ -122,7 +122,7 @@ export function submitter(ctx: ActivityContext) {
       turn.prior.mayHaveSent || !earlier ? turn.prior : { mayHaveSent: true, sending: earlier.sending }
     ) as Prior<Watermark | null>;
     const outstanding = { value: prior.mayHaveSent };
-    if (!prior.mayHaveSent) await unlessLeft(input.requester, input.leaveOnCancel);
+    if (!prior.mayHaveSent) await unlessCancelled(input.requester);
     return translated(() =>
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();

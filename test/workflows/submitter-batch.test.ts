@@ -10,6 +10,7 @@ import { HELD_AT_MOST, type WriteAnswer } from '../../src/exactly-once/messages.
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { HOLD_AT_MOST_MS, faultHits } from '../helpers/sim.js';
 import { SLOW_JOBS, deps, queuingBehindOne } from '../helpers/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -79,13 +80,22 @@ describe("a target's submitter, in batches", () => {
 
   test('an undo that fails for a requester that is gone stops the batch there; its retry finds the job and cancels it', async () => {
     await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
-      // Behind the held send, one of the next batch is for a requester that is gone: its job is cancelled, and the
-      // first cancel answers 503. The failed undo ends the attempt; the retry finds that job, cancels it, and sends
-      // the rest.
+      // Behind the held send, the first of the next batch is for a requester that goes while its own send is held (a
+      // requester gone before its turn is not sent at all): its job is cancelled, and the first cancel answers 503.
+      // The failed undo ends the attempt; the retry finds that job, cancels it, and sends the rest.
+      let goneWhileSent: Promise<void> = Promise.resolve();
       const { answers, created } = await queuedBehindOne(taskQueue, TG.finance, 3, async () => {
-        await s.d.env.client.workflow.getHandle(`batch-requester-1-${taskQueue}`).terminate('the requester is gone');
+        const path = `/table-groups/${TG.finance}/profiling-runs`;
+        const held = s.sim.controls.addFault({ kind: 'delay', delay_ms: HOLD_AT_MOST_MS, method: 'POST', path });
         s.sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '^.*/jobs/[^/]+/cancel$' });
+        goneWhileSent = (async () => {
+          await eventually('its send held', () => faultHits(s.sim, held) === 1, { tries: 2_400, delayMs: 50 });
+          await s.d.env.client.workflow.getHandle(`batch-requester-1-${taskQueue}`).terminate('the requester is gone');
+          s.sim.controls.releaseFault(held.id);
+        })();
+        goneWhileSent.catch(() => undefined); // awaited below, once the answers are in
       });
+      await goneWhileSent;
       const gone = answers[1]!;
       assert.ok('failure' in gone && gone.failure.type === 'RequesterGone', JSON.stringify(gone));
       const seen = JSON.stringify({ answers, created: created.map((j) => j.id) });
