@@ -19,6 +19,7 @@ import {
   submitterFor,
   throughSubmitter,
   undoneIfGone,
+  unlessCancelled,
   unknownWords,
   writeOnce,
   type Outstanding,
@@ -194,6 +195,7 @@ export function orderSender(ctx: ActivityContext): SendFor {
     const input = parseInput(RunOrderInput, raw, 'runOrder');
     const prior = turn.prior as Prior<Listed>;
     const outstanding = { value: prior.mayHaveSent };
+    if (!prior.mayHaveSent) await unlessCancelled(input.requester);
     return translated(() =>
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
-import { requestsQuery } from '../../src/exactly-once/messages.js';
+import { requestsQuery, type WriteRequest } from '../../src/exactly-once/messages.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
@@ -28,41 +28,72 @@ describe('a submission whose workflow is cancelled', () => {
       path: `/table-groups/${target}/profiling-runs`,
     });
 
-  test('a request is not sent at its turn once its workflow is cancelled or gone', async () => {
-    const target = TG.salesDev;
-    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
-      const submitterId = `dataops-submit/${taskQueue}/leave/profiling/${target}`;
-      const client = s.d.env.client;
-      // Requesters on a queue nobody polls: a cancel of one is requested, never carried out (it stays running), as
-      // for a workflow whose ask has not heard of its cancel yet.
-      const { requesters, requests } = await profilingRequesters(client, taskQueue, target, 4, 'leave');
-      const [first, cancelling, leaving, gone] = requests.map((r, i) =>
-        i === 2 ? { ...r, input: { ...r.input, leaveOnCancel: true } } : r,
-      ) as [(typeof requests)[0], (typeof requests)[0], (typeof requests)[0], (typeof requests)[0]];
-      const before = new Set(profiling(target).map((j) => j.id));
-      const held = hold(target);
-      const answers = [askSubmitter(client, taskQueue, submitterId, first)];
-      try {
-        await eventually('the first send held', () => faultHits(s.sim, held) === 1);
-        answers.push(...[cancelling, leaving, gone].map((r) => askSubmitter(client, taskQueue, submitterId, r)));
-        await eventually(
-          'three queued behind it',
-          async () => (await client.workflow.getHandle(submitterId).query(requestsQuery)).queued.length === 3,
-        );
-        await requesters[1]!.cancel();
-        await requesters[2]!.cancel();
-        await requesters[3]!.terminate('gone before its turn');
-      } finally {
-        s.sim.controls.releaseFault(held.id);
-      }
-      const [firstAnswer, ...rest] = await Promise.all(answers);
-      assert.ok(firstAnswer && 'result' in firstAnswer, `its workflow running, sent: ${JSON.stringify(firstAnswer)}`);
-      assert.deepEqual(rest, [{ withdrawn: true }, { withdrawn: true }, { withdrawn: true }], 'the others not sent');
-      const created = profiling(target).filter((j) => !before.has(j.id));
-      assert.equal(created.length, 1, "one job, the running workflow's");
-      await Promise.all(requesters.map((w) => w.terminate('done').catch(() => {})));
+  /** What the test below asks for: a profiling run, or an order; how its send is held, and what it created. */
+  const ORDER = { kitchen: 'production', recipe: 'refresh-marts', variation: 'full' };
+  const kinds = {
+    profiling: {
+      target: TG.salesDev,
+      request: (r: WriteRequest): WriteRequest => r,
+      hold: () => hold(TG.salesDev),
+      created: () => profiling(TG.salesDev).map((j) => j.id),
+    },
+    order: {
+      target: `${ORDER.recipe}/${ORDER.variation}`,
+      request: (r: WriteRequest): WriteRequest => ({
+        ...r,
+        activity: 'runOrder',
+        input: { profile: 'default', ...ORDER, parameters: {}, requester: r.input.requester },
+      }),
+      hold: () =>
+        s.sim.controls.addFault({
+          kind: 'delay',
+          delay_ms: HOLD_AT_MOST_MS,
+          method: 'PUT',
+          path: `/v2/order/create/${ORDER.kitchen}/${ORDER.recipe}/${ORDER.variation}`,
+        }),
+      created: () => s.sim.controls.orders().map((o) => o.id),
+    },
+  };
+
+  for (const [kind, k] of Object.entries(kinds))
+    test(`${kind}: a request is not sent at its turn once its workflow is cancelled or gone`, async () => {
+      await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
+        const submitterId = `dataops-submit/${taskQueue}/leave/${kind}/${k.target}`;
+        const client = s.d.env.client;
+        // Requesters on a queue nobody polls: a cancel of one is requested, never carried out (it stays running), as
+        // for a workflow whose ask has not heard of its cancel yet.
+        const { requesters, requests } = await profilingRequesters(client, taskQueue, TG.salesDev, 4, `${kind}-r`);
+        const [first, cancelling, leaving, gone] = requests
+          .map(k.request)
+          .map((r, i) => (i === 2 ? { ...r, input: { ...r.input, leaveOnCancel: true } } : r)) as [
+          WriteRequest,
+          WriteRequest,
+          WriteRequest,
+          WriteRequest,
+        ];
+        const before = new Set(k.created());
+        const held = k.hold();
+        const answers = [askSubmitter(client, taskQueue, submitterId, first)];
+        try {
+          await eventually('the first send held', () => faultHits(s.sim, held) === 1);
+          answers.push(...[cancelling, leaving, gone].map((r) => askSubmitter(client, taskQueue, submitterId, r)));
+          await eventually(
+            'three queued behind it',
+            async () => (await client.workflow.getHandle(submitterId).query(requestsQuery)).queued.length === 3,
+          );
+          await requesters[1]!.cancel();
+          await requesters[2]!.cancel();
+          await requesters[3]!.terminate('gone before its turn');
+        } finally {
+          s.sim.controls.releaseFault(held.id);
+        }
+        const [firstAnswer, ...rest] = await Promise.all(answers);
+        assert.ok(firstAnswer && 'result' in firstAnswer, `its workflow running, sent: ${JSON.stringify(firstAnswer)}`);
+        assert.deepEqual(rest, [{ withdrawn: true }, { withdrawn: true }, { withdrawn: true }], 'the others not sent');
+        assert.equal(k.created().filter((id) => !before.has(id)).length, 1, "one created, the running workflow's");
+        await Promise.all(requesters.map((w) => w.terminate('done').catch(() => {})));
+      });
     });
-  });
 
   // A hang guard, not a speed check: before, the workflow waited for its held send's answer, up to HOLD_AT_MOST_MS.
   for (const [strategy, target] of [
