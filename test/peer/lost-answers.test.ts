@@ -276,8 +276,10 @@ describe(
         const submitter = t.env.client.workflow.getHandle(
           submitterAt(proxy.url, queue, 'tests', peer.demo.testSuiteId),
         );
+        // Its requests, that is: the ask, gone with its workflow, may also have withdrawn its request (a `withdraw`).
         const asked = ((await submitter.fetchHistory()).events ?? []).flatMap((e) => {
-          const payload = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
+          const signal = e.workflowExecutionSignaledEventAttributes;
+          const payload = signal?.signalName === 'submit' ? signal.input?.payloads?.[0]?.data : undefined;
           return payload ? [(JSON.parse(Buffer.from(payload).toString('utf8')) as { activity: string }).activity] : [];
         });
         assert.deepEqual(asked, ['submitTestRun'], 'the submitter was asked for the run only');
