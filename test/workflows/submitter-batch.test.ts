@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HELD_AT_MOST, type WriteAnswer } from '../../src/exactly-once/messages.js';
+import { HELD_AT_MOST, requestsQuery, type WriteAnswer } from '../../src/exactly-once/messages.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
@@ -83,24 +83,31 @@ describe("a target's submitter, in batches", () => {
       // Behind the held send, the first of the next batch is for a requester that goes while its own send is held (a
       // requester gone before its turn is not sent at all): its job is cancelled, and the first cancel answers 503.
       // The failed undo ends the attempt; the retry finds that job, cancels it, and sends the rest.
-      let goneWhileSent: Promise<void> = Promise.resolve();
+      let goneWhileSent: Promise<number> = Promise.resolve(-1);
+      const submitter = s.d.env.client.workflow.getHandle(
+        `dataops-submit/${taskQueue}/default/profiling/${TG.finance}`,
+      );
       const { answers, created } = await queuedBehindOne(taskQueue, TG.finance, 3, async () => {
         const path = `/table-groups/${TG.finance}/profiling-runs`;
         const held = s.sim.controls.addFault({ kind: 'delay', delay_ms: HOLD_AT_MOST_MS, method: 'POST', path });
         s.sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '^.*/jobs/[^/]+/cancel$' });
         goneWhileSent = (async () => {
           await eventually('its send held', () => faultHits(s.sim, held) === 1, { tries: 2_400, delayMs: 50 });
-          await s.d.env.client.workflow.getHandle(`batch-requester-1-${taskQueue}`).terminate('the requester is gone');
+          // The one being sent: the first of the batch (the two queued in whichever order their signals came).
+          const [sending] = (await submitter.query(requestsQuery)).sending;
+          const workflowId = sending!.split('/')[0]!;
+          await s.d.env.client.workflow.getHandle(workflowId).terminate('the requester is gone');
           s.sim.controls.releaseFault(held.id);
+          return Number(/^batch-requester-(\d+)-/.exec(workflowId)![1]);
         })();
         goneWhileSent.catch(() => undefined); // awaited below, once the answers are in
       });
-      await goneWhileSent;
-      const gone = answers[1]!;
+      const at = await goneWhileSent;
+      const gone = answers[at]!;
       assert.ok('failure' in gone && gone.failure.type === 'RequesterGone', JSON.stringify(gone));
       const seen = JSON.stringify({ answers, created: created.map((j) => j.id) });
       assert.equal(created.length, 3, `each request sent once: ${seen}`);
-      const others = [jobOf(answers[0]), jobOf(answers[2])];
+      const others = answers.filter((_, i) => i !== at).map(jobOf);
       const undone = created.filter((j) => !others.includes(j.id));
       assert.equal(undone.length, 1, `the others, each its own: ${seen}`);
       await eventually(
