@@ -9,14 +9,12 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  CancelledFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JobSubmitted, OrderResult } from '../../contract/index.js';
 import { OUTCOME_UNKNOWN, submissionsWithin } from '../../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
 import { ourActivities } from '../../workflows/ours.js';
-import { LEFT_ON_CANCEL } from '../messages.js';
 import { ownJobAfter, unanswered } from './own-job.js';
 import { activitiesWithin, type Tracker } from '../../workflows/shared.js';
 
@@ -51,7 +49,9 @@ export async function askingSubmitter<T>(
   if (!leaveOnCancel) for (const scope of scopes) scope.cancelRequested.catch(() => asking.cancel());
   try {
     const asked = CancellationScope.nonCancellable(() => asking.run(ask));
-    return await (leaveOnCancel ? Promise.race([asked, leftOnCancel(scopes)]) : asked);
+    // One that leaves its job ends with its workflow's cancel, not waited on its ask: the request is not sent in its
+    // turn, and what a send in flight creates is left running (src/exactly-once/requester-gone.ts).
+    return await (leaveOnCancel ? Promise.race([asked, ...scopes.map((s) => s.cancelRequested)]) : asked);
   } catch (err) {
     const found = unanswered(err) ? await CancellationScope.nonCancellable(() => afterUnanswered(err)) : null;
     if (found) return found;
@@ -61,19 +61,6 @@ export async function askingSubmitter<T>(
     throw err;
   }
 }
-
-/**
- * For a workflow that leaves its job alone when cancelled: its cancel, not waited on its ask. The request's turn does
- * not send it once its workflow is cancelled, and what a send in flight creates is left running (`leaveOnCancel`,
- * src/exactly-once/requester-gone.ts).
- */
-const leftOnCancel = (scopes: CancellationScope[]): Promise<never> =>
-  Promise.race(scopes.map((s) => s.cancelRequested)).then(
-    () => new Promise<never>(() => undefined),
-    (err: unknown) => {
-      throw new CancelledFailure(LEFT_ON_CANCEL, [], err instanceof Error ? err : undefined);
-    },
-  );
 
 /** A write's failure saying it may have created something it could not find (an `…OutcomeUnknown`). */
 const mayHaveCreated = (err: unknown): boolean =>
