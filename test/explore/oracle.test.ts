@@ -157,3 +157,17 @@ test('cancelled with cancelRemoteJob false: its job may run on, and completing w
     'with cancelRemoteJob true, a job left running is still a violation',
   );
 });
+
+test('a job of its own created after it ended cancelled is a violation, unless it leaves its job alone', () => {
+  const e = ended({ outcome: 'cancelled', reported: '', cancelAskedAt: 1_500 });
+  const after = job('j1', 'wf-a/r/2', { status: 'canceled', created_at: 3_000 + 1_001, completed_at: 4_100 });
+  const v = judge(run([after], [e])).violations;
+  assert.ok(
+    v.some((x) => x.includes('ended cancelled, and run-profile j1 was created after, at +1001 ms')),
+    v.join('\n'),
+  );
+  const before = job('j1', 'wf-a/r/2', { status: 'canceled', created_at: 2_900, completed_at: 3_100 });
+  assert.deepEqual(judge(run([before], [e])).violations, []);
+  const leaving = ended({ ...e, requester: { ...requester, leaveRunning: true } });
+  assert.deepEqual(judge(run([after], [leaving])).violations, [], 'a send in flight may answer after its close');
+});

@@ -104,6 +104,13 @@ export function judge(run: SeedRun): Verdict {
       const atRest = c.restAt !== null && c.restAt <= closedOnService + 2_000;
       if (!atRest && !(e.outcome === 'failed' && e.reported.includes(c.id)) && !leftAsAsked)
         violations.push(`${name} ended ${e.outcome}, leaving ${c.key} ${c.id} running, unnamed`);
+      // Ended cancelled, having cancelled (or never made) what it created: nothing of its own is created after its
+      // close, when nobody watches (a request whose workflow said nothing was sent, sent anyway). One that leaves its
+      // job alone ends before a send in flight has its answer: its job may come later.
+      if (e.outcome === 'cancelled' && !e.requester.leaveRunning && c.createdAt > closedOnService + 1_000)
+        violations.push(
+          `${name} ended cancelled, and ${c.key} ${c.id} was created after, at +${c.createdAt - closedOnService} ms`,
+        );
       if (e.requester.leaveRunning && e.outcome === 'ok' && (c.restAt ?? Infinity) > cancelledOnService + 2_000)
         violations.push(
           `${name} completed with ${c.key} ${c.id}, which ran on after its cancel (cancelRemoteJob false)`,
