@@ -41,6 +41,15 @@ export async function unlessCancelled(requester: Requester | undefined): Promise
 }
 
 /**
+ * Whether `who`'s workflow still wants its request: running, its cancel not requested. A request found unknown to
+ * its submitter is queued again only then: its workflow's cancel may have withdrawn it before its ask heard of it.
+ */
+export async function stillWanted(who: { workflowId: string; runId: string }): Promise<boolean> {
+  const state = await stateOf(who);
+  return !state.gone && !state.cancelRequested;
+}
+
+/**
  * `result`, unless the workflow it was created for is gone: then it is undone with `undo` and this activity ends:
  * cancelled when it is that workflow's own, else `RequesterGone` (a submitter's, not retried; nobody hears of it).
  * `requester`: the workflow that asked a submitter for it; absent, this activity's own. A failed undo is thrown: a

@@ -21,6 +21,7 @@ import {
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 import { answerFrom } from './answers-here.js';
 import { beatingWhile } from '../activities/heartbeats.js';
+import { stillWanted } from './requester-gone.js';
 import { traceCarrier } from '../activities/request-trace.js';
 
 /** This activity (or activity `activityId` of its workflow), as the submitter names its requester. */
@@ -144,8 +145,9 @@ export async function throughSubmitter<T>(
   if (signal.aborted) withdraw();
   else signal.addEventListener('abort', withdraw, { once: true });
   try {
-    // Unknown once withdrawn: nothing was sent. Else it was dropped when the submitter continued as new: queued again.
-    const reenqueue = async () => !withdrawing && (await enqueue(), true);
+    // Unknown once withdrawn (by this activity, or by its workflow's cancel: submission.ts): nothing was sent. Else it
+    // was dropped when the submitter continued as new: queued again.
+    const reenqueue = async () => !withdrawing && (await stillWanted(me)) && (await enqueue(), true);
     const answer = await answerFrom(handle, id, reenqueue, unlessLeaving, signal);
     // Said unsent on a first attempt only: on a later one the workflow asks what the request got (an earlier attempt
     // on a worker from before the one path may have sent a test run itself).

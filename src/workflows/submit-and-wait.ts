@@ -11,9 +11,11 @@ import { DEFAULT_STATUS_REPORTS } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
 import {
   asCancelled,
+  askId,
   cancellingPromptly,
   cancelRequested,
   ownJobAfter,
+  settledJob,
   submitAndWait,
   submitUnderLock,
   waitSubmission,
@@ -73,7 +75,8 @@ async function submitThenFollow(
   after: AfterCompletion,
 ): Promise<{ run: JobRun; fetched: Fetched }> {
   const submit = waitSubmission(kind, opts, targetId);
-  const wait = submitAndWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs);
+  const activityId = askId();
+  const wait = submitAndWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs, activityId);
   const input = { ...heartbeatInput(opts, waitBound(opts, opts.maxStatusDurationMs, after, null)), submit };
   let outcome: WaitResult & { submitted: JobSubmitted };
   // Until the wait ends, its first report names the job (shared.ts): a cancel meanwhile cancels it at once.
@@ -81,7 +84,8 @@ async function submitThenFollow(
   const known = new Set(t.progress.jobs.map((j) => j.jobId));
   const named = () => t.progress.jobs.find((j) => j.role === role && !known.has(j.jobId))?.jobId;
   try {
-    outcome = (await cancellingPromptly(t, opts, named, () => wait(input)).finally(() =>
+    const settle = () => settledJob(opts, submit, activityId);
+    outcome = (await cancellingPromptly(t, opts, named, () => wait(input), settle).finally(() =>
       t.submittingItself(null),
     )) as typeof outcome;
   } catch (err) {

@@ -3,7 +3,8 @@
  * waited its turn behind a slow send; the worker running that ask died, and the workflow was cancelled. The dead ask
  * timed out with no retry (the cancel forbids one), so nobody withdrew its request: the workflow ended `cancelled`,
  * and the submitter sent the request afterwards, a job nobody watched. An ask that ends unanswered now has its request
- * withdrawn, or its answer heard and its job cancelled, before the workflow ends. The same holds for an order.
+ * withdrawn, or its answer heard and its job cancelled, before the workflow ends. The same holds for an order. (A
+ * cancel settles a live ask's request the same way, at once: test/exactly-once/cancel-settles.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -109,25 +110,6 @@ describe('explored 3: an ask whose worker died, then a cancel', { concurrency: 2
     const late = (await mine()).filter((x) => x.createdAt > closedAt);
     assert.deepEqual(late, [], `the victim's ${which} created after it ended (at ${closedAt})`);
   };
-
-  // A live ask withdraws its request itself and says so: the workflow looks nothing up (for a test run, the lookup
-  // by its id would wait out the settle window, 60 s by default, before the cancelled workflow could end).
-  test('a live ask that withdrew its request says so: nothing is looked up', LONG, async () => {
-    const w = world();
-    const queue = `explored-3-live-${Date.now()}`;
-    const kind = kinds(2, queue, w.controls.url).profiling;
-    const workers = [w.startWorker(queue)];
-    // Held long enough for the cancel to reach the ask (at its next heartbeat) while its request still waits.
-    const { first, victim } = await victimQueued(w, queue, kind, 15_000);
-    await victim.cancel();
-    assert.equal((await ending(victim)).outcome, 'cancelled');
-    const scheduled = ((await victim.fetchHistory()).events ?? []).flatMap(
-      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
-    );
-    assert.deepEqual(scheduled, ['dataops.submitProfilingRun'], 'its ask only, no lookup after it');
-    await first.terminate('done with it').catch(() => undefined);
-    await Promise.all(workers.map((p) => p.stop('SIGKILL')));
-  });
 
   test(
     'a profiling run queued behind a slow send: withdrawn, or found and cancelled, before the workflow ends',

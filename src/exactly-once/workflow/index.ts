@@ -3,7 +3,7 @@
  * of src/exactly-once/. The submitter's own workflow type (submitter.ts) is registered by src/workflows/index.ts.
  */
 export { stopOrder } from './order-stop.js';
-export { asCancelled, cancelRequested, ownJobAfter } from './own-job.js';
+export { asCancelled, cancelRequested, ownJobAfter, settledJob } from './own-job.js';
 export { cancelledByUs, cancellingPromptly } from './prompt-cancel.js';
 export {
   cancelRemoteJob,
@@ -15,4 +15,4 @@ export {
   type CancelReason,
   type RemoteCancel,
 } from './remote-cancel.js';
-export { createOrderUnderLock, submitUnderLock, waitSubmission } from './submission.js';
+export { askId, createOrderUnderLock, submitUnderLock, waitSubmission } from './submission.js';

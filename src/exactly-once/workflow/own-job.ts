@@ -62,7 +62,21 @@ export async function ownJobAfter(
   const named = ownJobNamed(err);
   if (named) return named;
   if (!unanswered(err) || err.activityId === undefined) return null;
-  const input = { profile: opts.profile, submit, activityId: err.activityId };
+  return settledJob(opts, submit, err.activityId);
+}
+
+/**
+ * The job the request of activity `activityId` (a submission's ask, or a wait that submits its own job) got, settled
+ * now, whether or not that activity still runs: a request still queued is withdrawn (null: nothing was sent, and
+ * nothing will be), one being sent is waited for. A workflow's cancel asks this at once, rather than wait for the
+ * activity to hear of the cancel at its next heartbeat.
+ */
+export async function settledJob(
+  opts: Pick<JobOptions, 'profile' | 'outageToleranceMs'>,
+  submit: Submission,
+  activityId: string,
+): Promise<JobSubmitted | null> {
+  const input = { profile: opts.profile, submit, activityId };
   const { job } = await CancellationScope.nonCancellable(() =>
     activitiesWithin(opts.outageToleranceMs).submit.findUnansweredSubmission(input),
   );

@@ -8,40 +8,55 @@
  * cancel still trying to reach the service then stops, since the wait saw the job end (`seenTerminal`).
  */
 import { CancellationScope, CancelledFailure, condition } from '@temporalio/workflow';
-import type { JobOptions, JobSnapshot } from '../../contract/index.js';
+import type { JobOptions, JobSnapshot, JobSubmitted } from '../../contract/index.js';
 import { LEFT_ON_CANCEL } from '../messages.js';
 import { cancelRemoteJob, cancelStarted, seenTerminal } from './remote-cancel.js';
 import type { Tracker } from '../../workflows/shared.js';
 
 /**
- * Runs `wait`; if the workflow is cancelled meanwhile, cancels the job `jobOf` names as soon as it names one. With
- * `cancelRemoteJob` false, the job is left alone and the wait is not waited for (leavingRunning).
+ * Runs `wait`; if the workflow is cancelled meanwhile, cancels the job `jobOf` names as soon as it names one. A wait
+ * that submits its own job and has named none yet has its request settled at once (`settle`, as an ask's is:
+ * submission.ts): a job its send created is cancelled at once; none sent (withdrawn) ends the workflow cancelled
+ * without waiting for the wait. With `cancelRemoteJob` false, the job is left alone and the wait is not waited for
+ * (leavingRunning).
  */
 export async function cancellingPromptly<T extends { job: JobSnapshot }>(
   t: Tracker,
   opts: JobOptions,
   jobOf: () => string | undefined,
   wait: () => Promise<T>,
+  settle?: () => Promise<JobSubmitted | null>,
 ): Promise<T> {
   if (!opts.cancelRemoteJob) return leavingRunning(jobOf, wait);
   let ended = false;
+  /** What the settle found: its job's id, null when nothing was sent, undefined until it answers. */
+  let settled: string | null | undefined;
+  let settling: Promise<unknown> | undefined; // waited for however the wait ends, so that it is not left in flight
+  let unsent: (cancel: unknown) => void = () => undefined;
+  const nothingSent = new Promise<never>((_, reject) => (unsent = reject));
   CancellationScope.current()
-    .cancelRequested.catch(() =>
+    .cancelRequested.catch((cancel: unknown) =>
       CancellationScope.nonCancellable(async () => {
-        await condition(() => ended || jobOf() !== undefined);
-        const jobId = jobOf();
-        if (ended || jobId === undefined) return;
-        await cancelRemoteJob(t, opts, jobId, 'workflow_cancelled');
+        if (settle && jobOf() === undefined)
+          settling = settle().then(
+            (job) => (settled = job?.jobId ?? null),
+            () => undefined, // the wait's ending tells, as without a settle
+          );
+        await condition(() => ended || jobOf() !== undefined || settled !== undefined);
+        const jobId = jobOf() ?? settled;
+        if (ended) return;
+        if (jobId === null) return unsent(cancel);
+        if (jobId !== undefined) await cancelRemoteJob(t, opts, jobId, 'workflow_cancelled');
       }),
     )
     .catch(() => undefined); // its outcome is the wait's ending's to report: that ending awaits the same cancel
   try {
-    const result = await wait();
+    const result = await Promise.race([wait(), nothingSent]);
     // The job ended before the wait heard of the cancel (it answers with the job ended): a cancel of it already made
     // is seen through, so the workflow neither ends with that cancel in flight nor leaves it unrecorded. The wait's
     // answer is what the cancel waits to see: one still trying to reach the service (an outage) stops at once and
     // records the job as the wait saw it, not an unconfirmed cancel after cancelTimeoutMs.
-    const jobId = jobOf();
+    const jobId = jobOf() ?? settled ?? undefined;
     const cancelling = jobId === undefined ? undefined : cancelStarted(t, jobId);
     if (cancelling) {
       if (result.job.id === jobId) seenTerminal(t, result.job);
@@ -50,6 +65,7 @@ export async function cancellingPromptly<T extends { job: JobSnapshot }>(
     return result;
   } finally {
     ended = true;
+    await settling;
   }
 }
 

@@ -18,22 +18,27 @@ import { ourActivities } from '../../workflows/ours.js';
 
 /**
  * The heartbeating wait, on the worker's waits task queue (its own slots: see waitsTaskQueue; the workflow's tracker
- * has its name). `answerOnCancel`: a cancel waits for the activity's answer, which may carry the job it submitted
- * (src/exactly-once/own-job.ts).
+ * has its name). `answerOnCancel` (the activity's id): a cancel waits for the activity's answer, which may carry the
+ * job it submitted (src/exactly-once/own-job.ts).
  */
-const heartbeatWaits = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: boolean) =>
+const heartbeatWaits = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: false | string) =>
   ourActivities({
     ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
     taskQueue: t.waitsTaskQueue,
-    ...(answerOnCancel ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
+    ...(answerOnCancel
+      ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, activityId: answerOnCancel }
+      : {}),
   });
 
 export const heartbeatWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number) =>
   heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, false).waitForJob;
 
-/** The heartbeating wait that submits its own job first; a cancel waits for its answer, which names the job. */
-export const submitAndWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number) =>
-  heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, true).submitAndWaitForJob;
+/**
+ * The heartbeating wait that submits its own job first, as activity `activityId` (askId, submission.ts); a cancel
+ * waits for its answer, which names the job.
+ */
+export const submitAndWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, activityId: string) =>
+  heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, activityId).submitAndWaitForJob;
 
 export type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
 export type RemoteCancel = NonNullable<Progress['remoteCancel']>;

@@ -9,13 +9,14 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JobSubmitted, OrderResult } from '../../contract/index.js';
 import { OUTCOME_UNKNOWN, submissionsWithin } from '../../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
 import { ourActivities } from '../../workflows/ours.js';
-import { ownJobAfter, unanswered } from './own-job.js';
+import { settledJob, unanswered } from './own-job.js';
 import { activitiesWithin, type Tracker } from '../../workflows/shared.js';
 
 export interface CreateOrderInput {
@@ -28,38 +29,65 @@ export interface CreateOrderInput {
 }
 
 /**
- * Runs `ask`, the activity that asks the target's submitter, so that a cancel (of the current scope, or of `outer`
- * when the caller runs this in a non-cancellable one) withdraws a request still waiting its turn: the activity then
- * ends cancelled, nothing sent, and so does this. A request being sent is answered: its result (the job or order
- * id) is returned, known to be cleaned up by the caller. A workflow already cancelled does not ask at all.
- * An ask that ended unanswered (its worker died, and the cancel or its deadline let no other attempt run) left its
- * request where it was: `afterUnanswered` withdraws it or hears its answer, so that the workflow never ends while
- * its request may still be sent.
+ * Runs `ask`, the activity that asks the target's submitter. A cancel (of the current scope, or of `outer` when the
+ * caller runs this in a non-cancellable one) cancels the ask and, beside it, settles its request at once (`settle`),
+ * rather than wait for the ask to hear of the cancel at its next heartbeat: a request still waiting its turn is
+ * withdrawn (null: nothing was sent and nothing will be, and this ends cancelled); one being sent is answered, and its
+ * result (the job or order id) returned, known to be cleaned up by the caller. A workflow already cancelled does not
+ * ask at all. An ask that ended unanswered (its worker died, and the cancel or its deadline let no other attempt run)
+ * left its request where it was: `settle` then withdraws it or hears its answer, so that the workflow never ends
+ * while its request may still be sent.
  */
 export async function askingSubmitter<T>(
   ask: () => Promise<T>,
-  afterUnanswered: (err: ActivityFailure) => Promise<T | null>,
+  settle: () => Promise<T | null>,
   outer?: CancellationScope,
   leaveOnCancel = false,
 ): Promise<T> {
   const scopes = [CancellationScope.current(), ...(outer ? [outer] : [])];
   for (const scope of scopes) if (scope.consideredCancelled) await scope.cancelRequested;
   const asking = new CancellationScope({ cancellable: true });
-  // One that leaves its job is not cancelled (see leavingRunning, prompt-cancel.ts): its workflow ends without it.
-  if (!leaveOnCancel) for (const scope of scopes) scope.cancelRequested.catch(() => asking.cancel());
+  const cancelled = Promise.race(scopes.map((s) => s.cancelRequested));
+  let over = false;
+  // The settle a cancel started: waited for however the ask ends, so that it is not left in flight.
+  let settling: Promise<T | null> | undefined;
+  const settleOnce = () => (settling = CancellationScope.nonCancellable(settle));
   try {
     const asked = CancellationScope.nonCancellable(() => asking.run(ask));
-    // One that leaves its job ends with its workflow's cancel, not waited on its ask: the request is not sent in its
-    // turn, and what a send in flight creates is left running (src/exactly-once/requester-gone.ts).
-    return await (leaveOnCancel ? Promise.race([asked, ...scopes.map((s) => s.cancelRequested)]) : asked);
+    // One that leaves its job is neither cancelled nor settled (see leavingRunning, prompt-cancel.ts): its workflow
+    // ends at once, the request is not sent in its turn, and what a send in flight creates is left running
+    // (src/exactly-once/requester-gone.ts).
+    if (leaveOnCancel) return await Promise.race([asked, cancelled]);
+    const settled = cancelled.catch((cancel: unknown) =>
+      over ? never() : settledOnCancel(asking, settleOnce, cancel),
+    );
+    return await Promise.race([asked, settled]);
   } catch (err) {
-    const found = unanswered(err) ? await CancellationScope.nonCancellable(() => afterUnanswered(err)) : null;
+    // The settle a cancel started answers for it too (a failed one is asked again).
+    const found = unanswered(err) ? await (settling ? settling.catch(settleOnce) : settleOnce()) : null;
     if (found) return found;
     // A write that may have created something ends the workflow with that failure even through a cancel: it names
     // what to look at, where "cancelled" would say nothing was left behind.
     if (!mayHaveCreated(err)) for (const scope of scopes) if (scope.consideredCancelled) await scope.cancelRequested;
     throw err;
+  } finally {
+    over = true;
+    await settling?.catch(() => undefined);
   }
+}
+
+/** What a cancel after the ask's answer waits for: nothing (it is the caller's to handle). */
+const never = (): Promise<never> => new Promise<never>(() => undefined);
+
+/**
+ * On a cancel: the ask cancelled, and its request settled beside it. Withdrawn: the cancel is thrown. A settle that
+ * failed (an outage past its tolerance) leaves the outcome to the ask, which hears of the cancel at its next heartbeat.
+ */
+async function settledOnCancel<T>(asking: CancellationScope, settle: () => Promise<T | null>, cancel: unknown) {
+  asking.cancel();
+  const found = await settle().catch(() => undefined);
+  if (found === null) throw cancel;
+  return found ?? never();
 }
 
 /** A write's failure saying it may have created something it could not find (an `…OutcomeUnknown`). */
@@ -74,12 +102,19 @@ const mayHaveCreated = (err: unknown): boolean =>
  * job, and the submitter's batch, on this workflow's queue, must find a slot free there to send it (with the
  * requesters on that queue, 200 of them waiting on one target held every slot, and no batch ever ran).
  */
-const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number) =>
+const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number, activityId: string) =>
   ourActivities({
     ...submissionsWithin(outageToleranceMs),
     taskQueue: t.waitsTaskQueue,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    activityId,
   });
+
+/**
+ * An id for an activity that asks a submitter (an ask, or a wait that submits its own job), known before it runs: the
+ * submitter knows its request by it, so a cancel settles the request at once, without waiting for the activity.
+ */
+export const askId = (): string => `ask-${uuid4()}`;
 
 /**
  * Where a target's submitter runs: this workflow's task queue (a wait's own is the waits queue). Which submitter of
@@ -109,12 +144,13 @@ export async function submitUnderLock(
   outer?: CancellationScope,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
-  const submit = asking(t, opts.outageToleranceMs)[JOB_KINDS[kind].activity];
+  const activityId = askId();
+  const submit = asking(t, opts.outageToleranceMs, activityId)[JOB_KINDS[kind].activity];
   const submission = waitSubmission(kind, opts, targetId);
   const { submitterQueue, leaveOnCancel } = submission;
   return askingSubmitter(
     () => submit({ ...args, submitterQueue, ...(leaveOnCancel ? { leaveOnCancel } : {}) }),
-    (err) => ownJobAfter(opts, submission, err),
+    () => settledJob(opts, submission, activityId),
     outer,
     leaveOnCancel,
   );
@@ -123,23 +159,13 @@ export async function submitUnderLock(
 /** Creates an order through the submitter of its kitchen, recipe and variation. */
 export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
   const { outageToleranceMs: _, ...args } = input;
-  const runOrder = asking(t, input.outageToleranceMs).runOrder;
+  const activityId = askId();
+  const runOrder = asking(t, input.outageToleranceMs, activityId).runOrder;
   const { profile, kitchen, recipe, variation } = input;
   const find = activitiesWithin(input.outageToleranceMs).submit.findUnansweredOrder;
+  const request = { profile, kitchen, recipe, variation, submitterQueue: submitterQueue(), activityId };
   return askingSubmitter(
     () => runOrder({ ...args, submitterQueue: submitterQueue() }),
-    async (err) =>
-      err.activityId
-        ? (
-            await find({
-              profile,
-              kitchen,
-              recipe,
-              variation,
-              submitterQueue: submitterQueue(),
-              activityId: err.activityId,
-            })
-          ).order
-        : null,
+    async () => (await find(request)).order,
   );
 }

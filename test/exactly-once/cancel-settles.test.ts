@@ -1,0 +1,122 @@
+/**
+ * A workflow cancelled while its request waits its turn at its target's submitter settles that request at once
+ * (withdrawn: never sent) and ends cancelled, without waiting for the activity that asked to hear of the cancel at its
+ * next heartbeat (an ask's comes up to 16 s apart, a wait's up to its heartbeat timeout): its history closes with that
+ * activity still open. Profiling runs asked by a submission activity (deferrable) and by the wait that submits its own
+ * job (heartbeat), and orders.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { requestsQuery, type WriteRequest } from '../../src/exactly-once/messages.js';
+import { SEED_IDS } from '../../src/simulator/index.js';
+import { withProjectWorker } from '../helpers/activities.js';
+import { activitiesInFlight } from '../helpers/activity-events.js';
+import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
+import { HOLD_AT_MOST_MS, faultHits, orderSubmitterAt, submitterAt } from '../helpers/sim.js';
+import { SLOW_JOBS, askSubmitter, deps, profilingRequesters } from '../helpers/submitter.js';
+import { eventually } from '../helpers/wait.js';
+
+const TG = SEED_IDS.tableGroups;
+const ORDER = { kitchen: 'production', recipe: 'refresh-marts', variation: 'full' };
+
+describe('a workflow cancelled while its request waits its turn', () => {
+  const s = devServerAndSimulator({ jobDurations: SLOW_JOBS });
+  const profiling = (target: string) =>
+    s.sim.controls
+      .jobs()
+      .filter((j) => j.job_key === 'run-profile' && j.table_group_id === target)
+      .map((j) => j.id);
+
+  const profilingCase = (target: string, waitStrategy: 'heartbeat' | 'deferrable') => ({
+    target,
+    submitter: (taskQueue: string) => submitterAt(s.sim.url, taskQueue, 'profiling', target),
+    request: (r: WriteRequest) => r,
+    hold: () =>
+      s.sim.controls.addFault({
+        kind: 'delay',
+        delay_ms: HOLD_AT_MOST_MS,
+        method: 'POST',
+        path: `/table-groups/${target}/profiling-runs`,
+      }),
+    created: () => profiling(target),
+    workflow: ['dataops.profileTableGroup', { tableGroupId: target, waitStrategy, pollIntervalMs: 200 }] as const,
+    settle: 'dataops.findUnansweredSubmission',
+  });
+  const cases = {
+    'profiling, asked by its submission activity (deferrable)': profilingCase(TG.salesDev, 'deferrable'),
+    'profiling, asked by the wait that submits it (heartbeat)': profilingCase(TG.sales, 'heartbeat'),
+    order: {
+      target: TG.finance, // the requester holding the submitter is a profiling workflow; its request is an order's
+      submitter: (taskQueue: string) => orderSubmitterAt(s.sim.url, taskQueue, ORDER),
+      request: (r: WriteRequest): WriteRequest => ({
+        ...r,
+        activity: 'runOrder',
+        input: { profile: 'default', ...ORDER, parameters: {}, requester: r.input.requester },
+      }),
+      hold: () =>
+        s.sim.controls.addFault({
+          kind: 'delay',
+          delay_ms: HOLD_AT_MOST_MS,
+          method: 'PUT',
+          path: `/v2/order/create/${ORDER.kitchen}/${ORDER.recipe}/${ORDER.variation}`,
+        }),
+      created: () => s.sim.controls.orders().map((o) => o.id),
+      workflow: ['dataops.runOrder', { ...ORDER, wait: false }] as const,
+      settle: 'dataops.findUnansweredOrder',
+    },
+  };
+
+  for (const [name, c] of Object.entries(cases))
+    test(`${name}: withdrawn at once, the workflow ends cancelled without waiting for its ask`, async () => {
+      await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
+        const client = s.d.env.client;
+        const submitter = client.workflow.getHandle(c.submitter(taskQueue));
+        // A request ahead of it, from a workflow on a queue nobody polls, its send held: the workflow's waits its turn.
+        const { requesters, requests } = await profilingRequesters(client, taskQueue, c.target, 1, 'settle-first');
+        const before = new Set(c.created());
+        const held = c.hold();
+        const first = askSubmitter(client, taskQueue, submitter.workflowId, c.request(requests[0]!));
+        try {
+          await eventually('the first send held', () => faultHits(s.sim, held) === 1);
+          const [type, input] = c.workflow;
+          const h = await client.workflow.start(type, {
+            taskQueue,
+            workflowId: `settle-${type}-${taskQueue}`,
+            args: [input],
+          });
+          await eventually(
+            'its request queued behind the held one',
+            async () => (await submitter.query(requestsQuery)).queued.length === 1,
+          );
+          await h.cancel();
+          const err = await h.result().catch((e: unknown) => e);
+          assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));
+          const events = (await h.fetchHistory()).events ?? [];
+          const scheduled = events.flatMap((e) => {
+            const a = e.activityTaskScheduledEventAttributes;
+            return a ? [{ id: a.activityId ?? '', type: a.activityType?.name ?? '' }] : [];
+          });
+          const ask = scheduled.find((a) => a.id.startsWith('ask-'));
+          assert.ok(ask, `its ask has an id of its own: ${JSON.stringify(scheduled)}`);
+          // In flight when it closed: its ask alone, which has not yet heard of the cancel; its settle ended.
+          assert.deepEqual(activitiesInFlight(events), [ask.type], 'it ended without waiting for its ask');
+          assert.ok(
+            scheduled.some((a) => a.type === c.settle),
+            `its request settled: ${scheduled.map((a) => a.type).join(', ')}`,
+          );
+          assert.deepEqual(await submitter.query(requestsQuery), { sending: [requests[0]!.id], queued: [] });
+        } finally {
+          s.sim.controls.releaseFault(held.id);
+        }
+        const answer = await first;
+        assert.ok('result' in answer, `the held request answered: ${JSON.stringify(answer)}`);
+        await eventually('the submitter holds nothing', async () => {
+          const { sending, queued } = await submitter.query(requestsQuery);
+          return sending.length === 0 && queued.length === 0;
+        });
+        assert.equal(c.created().filter((id) => !before.has(id)).length, 1, "one created: the held request's");
+        await Promise.all(requesters.map((w) => w.terminate('done').catch(() => {})));
+      });
+    });
+});
