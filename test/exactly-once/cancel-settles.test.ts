@@ -14,11 +14,10 @@ import { withProjectWorker } from '../helpers/activities.js';
 import { activitiesInFlight } from '../helpers/activity-events.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { HOLD_AT_MOST_MS, faultHits, orderSubmitterAt, submitterAt } from '../helpers/sim.js';
-import { SLOW_JOBS, askSubmitter, deps, profilingRequesters } from '../helpers/submitter.js';
+import { ASKED_ORDER, SLOW_JOBS, askSubmitter, deps, orderAsked, profilingRequesters } from '../helpers/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
-const ORDER = { kitchen: 'production', recipe: 'refresh-marts', variation: 'full' };
 
 describe('a workflow cancelled while its request waits its turn', () => {
   const s = devServerAndSimulator({ jobDurations: SLOW_JOBS });
@@ -48,21 +47,9 @@ describe('a workflow cancelled while its request waits its turn', () => {
     'profiling, asked by the wait that submits it (heartbeat)': profilingCase(TG.sales, 'heartbeat'),
     order: {
       target: TG.finance, // the requester holding the submitter is a profiling workflow; its request is an order's
-      submitter: (taskQueue: string) => orderSubmitterAt(s.sim.url, taskQueue, ORDER),
-      request: (r: WriteRequest): WriteRequest => ({
-        ...r,
-        activity: 'runOrder',
-        input: { profile: 'default', ...ORDER, parameters: {}, requester: r.input.requester },
-      }),
-      hold: () =>
-        s.sim.controls.addFault({
-          kind: 'delay',
-          delay_ms: HOLD_AT_MOST_MS,
-          method: 'PUT',
-          path: `/v2/order/create/${ORDER.kitchen}/${ORDER.recipe}/${ORDER.variation}`,
-        }),
-      created: () => s.sim.controls.orders().map((o) => o.id),
-      workflow: ['dataops.runOrder', { ...ORDER, wait: false }] as const,
+      submitter: (taskQueue: string) => orderSubmitterAt(s.sim.url, taskQueue, ASKED_ORDER),
+      ...orderAsked(s),
+      workflow: ['dataops.runOrder', { ...ASKED_ORDER, wait: false }] as const,
       settle: 'dataops.findUnansweredOrder',
     },
   };

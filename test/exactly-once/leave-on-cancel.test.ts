@@ -11,7 +11,7 @@ import { SEED_IDS } from '../../src/simulator/index.js';
 import { withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { HOLD_AT_MOST_MS, faultHits, submitterAt } from '../helpers/sim.js';
-import { SLOW_JOBS, askSubmitter, deps, profilingRequesters } from '../helpers/submitter.js';
+import { ASKED_ORDER, SLOW_JOBS, askSubmitter, deps, orderAsked, profilingRequesters } from '../helpers/submitter.js';
 import { eventually } from '../helpers/wait.js';
 
 const TG = SEED_IDS.tableGroups;
@@ -29,7 +29,6 @@ describe('a submission whose workflow is cancelled', () => {
     });
 
   /** What the test below asks for: a profiling run, or an order; how its send is held, and what it created. */
-  const ORDER = { kitchen: 'production', recipe: 'refresh-marts', variation: 'full' };
   const kinds = {
     profiling: {
       target: TG.salesDev,
@@ -37,22 +36,7 @@ describe('a submission whose workflow is cancelled', () => {
       hold: () => hold(TG.salesDev),
       created: () => profiling(TG.salesDev).map((j) => j.id),
     },
-    order: {
-      target: `${ORDER.recipe}/${ORDER.variation}`,
-      request: (r: WriteRequest): WriteRequest => ({
-        ...r,
-        activity: 'runOrder',
-        input: { profile: 'default', ...ORDER, parameters: {}, requester: r.input.requester },
-      }),
-      hold: () =>
-        s.sim.controls.addFault({
-          kind: 'delay',
-          delay_ms: HOLD_AT_MOST_MS,
-          method: 'PUT',
-          path: `/v2/order/create/${ORDER.kitchen}/${ORDER.recipe}/${ORDER.variation}`,
-        }),
-      created: () => s.sim.controls.orders().map((o) => o.id),
-    },
+    order: { target: `${ASKED_ORDER.recipe}/${ASKED_ORDER.variation}`, ...orderAsked(s) },
   };
 
   for (const [kind, k] of Object.entries(kinds))

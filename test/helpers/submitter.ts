@@ -152,3 +152,26 @@ export function mostHeld(events: temporal.api.history.v1.IHistoryEvent[]): numbe
   }
   return most;
 }
+
+/** The order the submitter tests ask for, by kitchen, recipe and variation. */
+export const ASKED_ORDER = { kitchen: 'production', recipe: 'refresh-marts', variation: 'full' };
+
+/**
+ * ASKED_ORDER as a requester's request asks for it (`request`, from a profiling requester's: profilingRequesters), a
+ * hold of its create by the simulator (`hold`), and the orders the simulator has (`created`).
+ */
+export const orderAsked = (s: DevAndSim) => ({
+  request: (r: WriteRequest): WriteRequest => ({
+    ...r,
+    activity: 'runOrder',
+    input: { profile: 'default', ...ASKED_ORDER, parameters: {}, requester: r.input.requester },
+  }),
+  hold: () =>
+    s.sim.controls.addFault({
+      kind: 'delay',
+      delay_ms: HOLD_AT_MOST_MS,
+      method: 'PUT',
+      path: `/v2/order/create/${ASKED_ORDER.kitchen}/${ASKED_ORDER.recipe}/${ASKED_ORDER.variation}`,
+    }),
+  created: () => s.sim.controls.orders().map((o) => o.id),
+});
