@@ -10,6 +10,7 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import {
   SUBMITTER_WORKFLOW_TYPE,
+  placeQuery,
   requestIdOf,
   submitSignal,
   withdrawSignal,
@@ -172,6 +173,11 @@ export async function answerOf<T>(submitterId: string, activityId: string): Prom
   const handle = Context.current().client.workflow.getHandle(submitterId);
   try {
     await handle.signal(withdrawSignal, requestId);
+    // Asked once at once, though a batch of this process may have it (it would hand the answer over only at its
+    // turn): one withdrawn now, queued or in a batch, is never sent, and is told so.
+    const place = await handle.query(placeQuery, requestId).catch(() => undefined);
+    if (place && 'unknown' in place) return undefined;
+    if (place && !('queued' in place)) return resultOf<T>(place);
     const now = AbortSignal.abort(); // its wait ended: no batch of this process is likely to have it
     return resultOf<T>(await answerFrom(handle, requestId, async () => false, unlessLeaving, now));
   } catch (err) {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { requestsQuery, type WriteRequest } from '../../src/exactly-once/messages.js';
+import { progressQuery } from '../../src/contract/index.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { withProjectWorker } from '../helpers/activities.js';
 import { activitiesInFlight } from '../helpers/activity-events.js';
@@ -106,4 +107,55 @@ describe('a workflow cancelled while its request waits its turn', () => {
         await Promise.all(requesters.map((w) => w.terminate('done').catch(() => {})));
       });
     });
+
+  test('in a batch, behind a held send: told withdrawn at once, it ends before that send is answered', async () => {
+    const c = profilingCase(TG.salesDev, 'deferrable');
+    await withProjectWorker(s.d.env, await deps(s), async (taskQueue) => {
+      const client = s.d.env.client;
+      const submitter = client.workflow.getHandle(c.submitter(taskQueue));
+      const queued = async () => (await submitter.query(requestsQuery)).queued.length;
+      const { requesters, requests } = await profilingRequesters(client, taskQueue, c.target, 1, 'settle-batch');
+      const before = new Set(c.created());
+      const holds = [c.hold()];
+      const first = askSubmitter(client, taskQueue, submitter.workflowId, requests[0]!);
+      const [type, input] = c.workflow;
+      const start = (name: string) =>
+        client.workflow.start(type, { taskQueue, workflowId: `settle-batch-${name}-${taskQueue}`, args: [input] });
+      let second: Awaited<ReturnType<typeof start>> | undefined;
+      try {
+        // Two workflows queue behind the first's held send, then go in one batch (a batch takes requests alike), the
+        // first one's send held in turn: the other's request is in that batch, its turn after a held send.
+        await eventually('the first send held', () => faultHits(s.sim, holds[0]!) === 1);
+        second = await start('second');
+        await eventually('the second queued', async () => (await queued()) === 1);
+        const h = await start('victim');
+        await eventually('its request queued behind them', async () => (await queued()) === 2);
+        holds.push(c.hold());
+        s.sim.controls.releaseFault(holds[0]!.id);
+        await eventually('the second send held, its request in the batch', async () => {
+          const { sending } = await submitter.query(requestsQuery);
+          return faultHits(s.sim, holds[1]!) === 1 && sending.some((id) => id.startsWith(`${h.workflowId}/`));
+        });
+        await h.cancel();
+        const err = await h.result().catch((e: unknown) => e);
+        assert.ok(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure, String(err));
+        assert.equal(c.created().filter((id) => !before.has(id)).length, 1, 'ended while the second send was held');
+      } finally {
+        for (const held of holds) s.sim.controls.releaseFault(held.id);
+      }
+      assert.ok('result' in (await first), 'the first request answered');
+      await eventually(
+        'the second workflow has its job',
+        async () => (await second.query(progressQuery)).jobs.length === 1,
+      );
+      await second.cancel();
+      await second.result().catch(() => undefined);
+      await eventually('the submitter holds nothing', async () => {
+        const { sending } = await submitter.query(requestsQuery);
+        return sending.length === 0 && (await queued()) === 0;
+      });
+      assert.equal(c.created().filter((id) => !before.has(id)).length, 2, 'its request never sent');
+      await Promise.all(requesters.map((w) => w.terminate('done').catch(() => {})));
+    });
+  });
 });

@@ -141,7 +141,9 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   setHandler(submitSignal, (request) => {
     if ('unknown' in placeOf(request.id)) queue.push(request);
   });
-  setHandler(placeQuery, placeOf);
+  // One withdrawn while in the batch is never sent (its `sending` is refused): asked, it is told so at once, not at its
+  // turn. A question only: an update waiting for its answer still hears it at its turn, as its history recorded.
+  setHandler(placeQuery, (id) => (withdrawing.has(id) ? { withdrawn: true } : placeOf(id)));
   // Near its turn a request waits for its answer; while the run makes room to continue as new, none waits.
   setHandler(answerUpdate, async (id) => {
     const place = placeOf(id);
