@@ -126,8 +126,8 @@ describe(
         workflow_type: 'dataops.runTestSuite',
         namespace: 'default',
       });
-      // The id our lookup recognises the run by, should its submission answer be lost.
-      assert.equal(String(submissionId).replace(/\/\d+$/, ''), `${handle.workflowId}/${runId}`, String(submissionId));
+      // The id our lookup recognises the run by, should its submission answer be lost: its asking activity's.
+      assert.match(String(submissionId), new RegExp(`^${handle.workflowId}/${runId}/ask-[0-9a-f-]{36}$`));
       assert.equal(
         raw.external_url,
         `http://localhost:8233/namespaces/default/workflows/${handle.workflowId}/${runId}/history`,
