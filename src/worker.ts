@@ -28,6 +28,7 @@ import { openLineage } from './setup/lineage.js';
 import type { Tracing } from './telemetry/tracing-types.js';
 import { checkSearchAttributes, namespaceReadiness } from './setup/namespace-ready.js';
 import { describeConfig, loadWorkerConfig, type WorkerConfig } from './config/worker.js';
+import { STICKY_TIMEOUT_MS } from './config/worker-settings.js';
 import { dataopsNexusHandler } from './nexus/handler.js';
 import { isEntryPoint } from './local/entry-point.js';
 
@@ -231,6 +232,7 @@ export async function createWorker(
     maxConcurrentLocalActivityExecutions: config.capacity.maxConcurrentLocalActivities,
     maxCachedWorkflows: config.capacity.maxCachedWorkflows,
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: config.capacity.workflowPollers },
+    stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT_MS,
     ...extra,
   });
   const waits = await Worker.create({

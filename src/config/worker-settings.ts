@@ -16,6 +16,13 @@ import { SCORE_SCALES } from '../vocabulary.js';
  */
 export const DEFAULT_HEARTBEAT_THROTTLE_MS = 60_000;
 
+/**
+ * How long a workflow task waits on the queue of the worker that has the workflow cached before any worker may take it
+ * (the SDK's default is 10 s). A worker killed without a word (SIGKILL, a lost node) leaves its workflows' next tasks
+ * there: a cancel would reach such a workflow, and its job, only after this. A live worker takes its own within it.
+ */
+export const STICKY_TIMEOUT_MS = 1_000;
+
 /** The worker's cache of workflows when DATAOPS_MAX_CACHED_WORKFLOWS is not set (see WorkerCapacity). */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
 
