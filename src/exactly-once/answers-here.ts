@@ -9,7 +9,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { WriteAnswer } from './messages.js';
+import type { Place, WriteAnswer } from './messages.js';
 import { abortable } from '../api/abortable.js';
 import { askFor } from './ask-submitter.js';
 
@@ -70,7 +70,7 @@ export function hearHere(id: string): {
  * The answer submitter `handle` gives request `id`: handed over by a batch here, else asked for (askFor) while no
  * batch here has it. `unknown` is what the asking does when the submitter does not know the request (askFor);
  * `within` bounds each wait (the activity leaving); `askNow`, once aborted, ends the first moment's wait (a cancel
- * that needs the answer to undo what was sent).
+ * that needs the answer to undo what was sent); `known`: its place, if the caller has just asked it (not asked again).
  */
 export async function answerFrom(
   handle: WorkflowHandle,
@@ -78,6 +78,7 @@ export async function answerFrom(
   unknown: () => Promise<boolean>,
   within: <T>(p: Promise<T>) => Promise<T> = (p) => p,
   askNow?: AbortSignal,
+  known?: Place,
 ): Promise<WriteAnswer> {
   const here = hearHere(id);
   let asking: { stop: AbortController; answer: Promise<WriteAnswer> } | undefined;
@@ -96,10 +97,11 @@ export async function answerFrom(
       else if (!asking && (Date.now() >= askFrom || askNow?.aborted)) {
         const stop = new AbortController();
         // Stopped, the asking ends at its next step (a call in flight ends in its own time).
-        const answer = askFor(handle, id, unknown, (p) => within(abortable(p, stop.signal)));
+        const answer = askFor(handle, id, unknown, (p) => within(abortable(p, stop.signal)), known);
         answer.catch(() => undefined);
         asking = { stop, answer };
       }
+      known = undefined; // told before the wait: stale after it
       const pause = new AbortController();
       const wakes: Promise<WriteAnswer | undefined>[] = [here.answer, here.moved().then(() => undefined)];
       if (asking) wakes.push(asking.answer);

@@ -29,12 +29,20 @@ function saysSomewhere(err: unknown, what: RegExp): boolean {
 }
 
 /**
- * How long a requester told its place waits before it asks again: until about HELD_AT_MOST are ahead of it at the
- * submitter's pace, less a little (asked too early, it is told its place again; too late, it hears its answer late),
- * between a tenth of a second and 10 s.
+ * The longest a requester told its place waits before it asks again. Its wait is a fraction of its distance (below),
+ * so one far back asks a few times, each nearer its turn, not once every few seconds: at 1,000 pipelines on one target
+ * each asked every 10 s for minutes, and those queries were a quarter of what reached the server. A batch in its own
+ * process wakes it when it takes its request (answers-here.ts), so a long wait there hears nothing late.
  */
-const untilNearTurn = ({ queued, eachMs }: { queued: number; eachMs: number }): number =>
-  Math.min(10_000, Math.max(100, (queued - HELD_AT_MOST + 1) * eachMs)) * (0.6 + Math.random() * 0.4);
+export const LONGEST_ASK_GAP_MS = 60_000;
+
+/**
+ * How long a requester told its place waits before it asks again: until about HELD_AT_MOST are ahead of it at the
+ * submitter's pace, times 0.6 to 1 (`jitter`: asked too early, it is told its place again; too late, it hears its
+ * answer late), between a tenth of a second and LONGEST_ASK_GAP_MS.
+ */
+export const untilNearTurn = ({ queued, eachMs }: { queued: number; eachMs: number }, jitter = Math.random()): number =>
+  Math.min(LONGEST_ASK_GAP_MS, Math.max(100, (queued - HELD_AT_MOST + 1) * eachMs)) * (0.6 + jitter * 0.4);
 
 /**
  * Whether Temporal could not answer a question (a query) now, and asking again later may: the workflow's tasks cannot
@@ -70,13 +78,15 @@ async function waitInUpdate(handle: WorkflowHandle, id: string): Promise<Place> 
 
 /**
  * Asks submitter `handle` for request `id`'s answer until it has one, as a requester in another process than the
- * batch that sends it hears it (answerFrom; tests ask this way from outside the worker).
+ * batch that sends it hears it (answerFrom; tests ask this way from outside the worker). `known`: its place, if the
+ * caller has just asked it.
  */
 export async function askFor(
   handle: WorkflowHandle,
   id: string,
   unknown: () => Promise<boolean>,
   within: <T>(p: Promise<T>) => Promise<T> = (p) => p,
+  known?: Place,
 ): Promise<WriteAnswer> {
   // A submitter busy with a burst, or with no worker free to answer, may leave the question unanswered: asked again,
   // later each time.
@@ -86,7 +96,7 @@ export async function askFor(
       await within(delay(Math.min(BUSY_MS * 2 ** refused, 10_000) * (0.5 + Math.random())));
       return ask(refused + 1);
     });
-  let place = await ask();
+  let place = known ?? (await ask());
   for (;;) {
     if ('unknown' in place) {
       if (!(await unknown())) return { withdrawn: true };

@@ -179,7 +179,7 @@ export async function answerOf<T>(submitterId: string, activityId: string): Prom
     if (place && 'unknown' in place) return undefined;
     if (place && !('queued' in place)) return resultOf<T>(place);
     const now = AbortSignal.abort(); // its wait ended: no batch of this process is likely to have it
-    return resultOf<T>(await answerFrom(handle, requestId, async () => false, unlessLeaving, now));
+    return resultOf<T>(await answerFrom(handle, requestId, async () => false, unlessLeaving, now, place));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     // A submitter that ended meanwhile kept nothing: it ends only when no requester may ask again.

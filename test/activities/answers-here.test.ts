@@ -55,6 +55,16 @@ test('a request a batch here has taken is not asked about, and is asked about on
   assert.deepEqual(await waited, { result: { jobId: 'job-4' } });
 });
 
+test('a place the caller has just been told is not asked again (a lost answer is asked about once)', async () => {
+  const { handle, asked } = refusing();
+  const known = { queued: 40, eachMs: 1_000 }; // far from its turn: the next question is seconds away
+  const waited = answerFrom(handle, 'r-5', async () => false, undefined, AbortSignal.abort(), known);
+  for (let i = 0; i < 10; i++) await tick();
+  assert.equal(asked(), 0, 'its place was known: nothing to ask yet');
+  tellHere('r-5', { result: { jobId: 'job-5' } });
+  assert.deepEqual(await waited, { result: { jobId: 'job-5' } });
+});
+
 test('an answer is handed only to the requests waiting for it when it is told', async () => {
   const early = hearHere('r-3');
   early.stop();
