@@ -248,6 +248,7 @@ export async function createWorker(
 // For a team's own worker (`dataops-temporal/worker`): the configuration read from the environment, the activities'
 // dependencies built from it, and the waits task queue a second worker serves (see README "In your own worker").
 export { loadWorkerConfig, type WorkerConfig } from './config/worker.js';
+export { STICKY_TIMEOUT_MS } from './config/worker-settings.js';
 export { waitsQueueActivities, waitsTaskQueue } from './contract/activity-options.js';
 export { ConfigError } from './config/env.js';
 export type { Tracing } from './telemetry/tracing-types.js';

@@ -54,7 +54,7 @@ const TEAM_WORKER = `
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from 'dataops-temporal/activities';
-import { buildActivityDeps, loadWorkerConfig, startTracing, waitsQueueActivities } from 'dataops-temporal/worker';
+import { buildActivityDeps, loadWorkerConfig, startTracing, STICKY_TIMEOUT_MS, waitsQueueActivities } from 'dataops-temporal/worker';
 
 const config = loadWorkerConfig();
 const tracing = await startTracing(config);
@@ -68,6 +68,7 @@ const main = await Worker.create({
   taskQueue,
   workflowsPath: fileURLToPath(new URL('./team-workflows.js', import.meta.url)),
   activities,
+  stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT_MS,
   ...tracing?.worker,
 });
 const waits = await Worker.create({
@@ -122,6 +123,7 @@ import {
   ConfigError,
   loadWorkerConfig,
   startTracing,
+  STICKY_TIMEOUT_MS,
   waitsQueueActivities,
 } from 'dataops-temporal/worker';
 
@@ -153,7 +155,8 @@ export async function teamWorker(): Promise<void> {
   const tracing = await startTracing(config);
   const activities = createActivities(await buildActivityDeps(config));
   const waits = await Worker.create({ taskQueue: config.waitsTaskQueue, activities: waitsQueueActivities(activities) });
-  void [tracing?.worker.interceptors, waits, startDataops, startSimulator];
+  const sticky: number = STICKY_TIMEOUT_MS; // what a team's main worker sets as stickyQueueScheduleToStartTimeout
+  void [tracing?.worker.interceptors, waits, startDataops, startSimulator, sticky];
 }
 `;
 
