@@ -83,12 +83,13 @@ const throughOutage = (toleranceMs: number): Pick<ActivityOptions, 'scheduleToCl
 
 /**
  * Short, idempotent calls: get, cancel, summaries, lookups. They heartbeat while they wait (every activity does, see
- * src/activities/heartbeats.ts), so a worker that dies mid-call is noticed after 20 seconds, not after the
- * start-to-close timeout.
+ * src/activities/heartbeats.ts), so a worker that dies mid-call is noticed after 5 seconds, not after the
+ * start-to-close timeout: a cancel that met a dying worker reaches the service seconds later, not 20 s (a call rarely
+ * waits long enough to beat more for it).
  */
 export const callsWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE_MS): ActivityOptions => ({
   startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: '5 seconds',
   ...throughOutage(toleranceMs),
 });
 export const CALL: ActivityOptions = callsWithin();

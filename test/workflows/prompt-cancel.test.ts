@@ -35,21 +35,28 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
         ),
     );
 
-  /** The history's event ids of the cancel activity's scheduling and of the wait's end (however it ended). */
+  /**
+   * The history's event ids of the cancel activity's scheduling and of the wait's end (however it ended), and the
+   * cancel activity's heartbeat timeout (s).
+   */
   async function order(handle: WorkflowHandle, waitType: string) {
     const events = (await handle.fetchHistory()).events ?? [];
     const scheduled = new Map<string, string>();
     let cancelScheduled = Infinity;
     let waitEnded = Infinity;
+    let cancelHeartbeatS = Infinity;
     for (const e of events) {
       const id = Number(e.eventId);
       const s = e.activityTaskScheduledEventAttributes;
       if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '');
-      if (s?.activityType?.name === 'dataops.cancelJob') cancelScheduled = Math.min(cancelScheduled, id);
+      if (s?.activityType?.name === 'dataops.cancelJob') {
+        cancelScheduled = Math.min(cancelScheduled, id);
+        cancelHeartbeatS = Number(s.heartbeatTimeout?.seconds ?? Infinity);
+      }
       const ended = scheduledIdOfEnd(e);
       if (ended && scheduled.get(ended) === waitType) waitEnded = Math.min(waitEnded, id);
     }
-    return { cancelScheduled, waitEnded };
+    return { cancelScheduled, waitEnded, cancelHeartbeatS };
   }
 
   async function expectCancelled(handle: WorkflowHandle, job: JobRecord, waitType: string) {
@@ -60,7 +67,9 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
     const { remoteCancel } = await handle.query(progressQuery);
     assert.equal(remoteCancel?.confirmed, true);
     assert.equal(remoteCancel?.alreadyTerminal, false, 'the wait saw our own cancel; the job had not ended before');
-    const { cancelScheduled, waitEnded } = await order(handle, waitType);
+    const { cancelScheduled, waitEnded, cancelHeartbeatS } = await order(handle, waitType);
+    // A cancel whose worker dies mid-call is tried again seconds later, not after 20 s (the calls' heartbeat timeout).
+    assert.ok(cancelHeartbeatS <= 5, `the cancel call's heartbeat timeout is ${cancelHeartbeatS} s`);
     assert.ok(waitEnded < Infinity, 'the wait ended');
     assert.ok(
       cancelScheduled < waitEnded,
