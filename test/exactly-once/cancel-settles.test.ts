@@ -83,7 +83,8 @@ describe('a workflow cancelled while its request waits its turn', () => {
           const events = (await h.fetchHistory()).events ?? [];
           const scheduled = events.flatMap((e) => {
             const a = e.activityTaskScheduledEventAttributes;
-            return a ? [{ id: a.activityId ?? '', type: a.activityType?.name ?? '' }] : [];
+            const heartbeatS = Number(a?.heartbeatTimeout?.seconds ?? Infinity);
+            return a ? [{ id: a.activityId ?? '', type: a.activityType?.name ?? '', heartbeatS }] : [];
           });
           const ask = scheduled.find((a) => a.id.startsWith('ask-'));
           assert.ok(ask, `its ask has an id of its own: ${JSON.stringify(scheduled)}`);
@@ -93,6 +94,9 @@ describe('a workflow cancelled while its request waits its turn', () => {
             scheduled.some((a) => a.type === c.settle),
             `its request settled: ${scheduled.map((a) => a.type).join(', ')}`,
           );
+          // A settle whose worker dies is tried again seconds later, not after 20 s (the short calls' timeout).
+          for (const a of scheduled.filter((x) => x.type === c.settle))
+            assert.ok(a.heartbeatS <= 5, `the settle's heartbeat timeout is ${a.heartbeatS} s`);
           assert.deepEqual(await submitter.query(requestsQuery), { sending: [requests[0]!.id], queued: [] });
         } finally {
           s.sim.controls.releaseFault(held.id);

@@ -78,7 +78,7 @@ export async function settledJob(
 ): Promise<JobSubmitted | null> {
   const input = { profile: opts.profile, submit, activityId };
   const { job } = await CancellationScope.nonCancellable(() =>
-    activitiesWithin(opts.outageToleranceMs).submit.findUnansweredSubmission(input),
+    activitiesWithin(opts.outageToleranceMs).call.findUnansweredSubmission(input),
   );
   return job;
 }

@@ -162,7 +162,7 @@ export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput):
   const activityId = askId();
   const runOrder = asking(t, input.outageToleranceMs, activityId).runOrder;
   const { profile, kitchen, recipe, variation } = input;
-  const find = activitiesWithin(input.outageToleranceMs).submit.findUnansweredOrder;
+  const find = activitiesWithin(input.outageToleranceMs).call.findUnansweredOrder;
   const request = { profile, kitchen, recipe, variation, submitterQueue: submitterQueue(), activityId };
   return askingSubmitter(
     () => runOrder({ ...args, submitterQueue: submitterQueue() }),
