@@ -84,8 +84,9 @@ const throughOutage = (toleranceMs: number): Pick<ActivityOptions, 'scheduleToCl
 /**
  * Short, idempotent calls: get, cancel, summaries, lookups, a request's settle. They heartbeat while they wait (every
  * activity does, see src/activities/heartbeats.ts), so a worker that dies mid-call is noticed after 5 seconds, not
- * after the start-to-close timeout: a cancel or a settle that met a dying worker goes on seconds later, not 20 s (a
- * call rarely waits long enough to beat more for it).
+ * after the start-to-close timeout: a cancel or a settle that met a dying worker goes on seconds later, not 20 s. Few
+ * wait long enough to beat more for it: a settle (after a cancel, or an ask that ended unanswered) waits only for a
+ * send already in flight.
  */
 export const callsWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE_MS): ActivityOptions => ({
   startToCloseTimeout: '5 minutes',
