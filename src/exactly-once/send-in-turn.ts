@@ -29,7 +29,7 @@ import {
 import { abortable } from '../api/abortable.js';
 import { attemptDeadline } from '../activities/deadline.js';
 import { parseInput } from '../activities/errors.js';
-import { takeHere, tellHere } from './answers-here.js';
+import { batchHere, takeHere, tellHere } from './answers-here.js';
 import { beat, beatingWhile, note } from '../activities/heartbeats.js';
 import { inTraceOf } from '../activities/request-trace.js';
 import { CANCELLED_UNSENT } from './requester-gone.js';
@@ -128,8 +128,10 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     const deadline = attemptDeadline();
     const lastStart = deadline - Math.min(ROOM_MS, (deadline - Date.now()) / 2);
     let before: [string, WriteAnswer] | undefined;
-    // Its requesters waiting in this process hear their answers from it, and ask nothing meanwhile (answers-here.ts).
+    // Its requesters waiting in this process hear their answers from it, and ask nothing meanwhile (answers-here.ts);
+    // its submitter's other requesters here wait for its next batch, likely to run here too.
     for (const r of requests) takeHere(r.id, true);
+    batchHere(input.submitterId, true);
     try {
       for (const r of requests) {
         // The rest go to the next batch: near the attempt's end, or once it was cancelled (its worker shuts down, or
@@ -190,6 +192,7 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
       return answers;
     } finally {
       for (const r of requests) takeHere(r.id, false);
+      batchHere(input.submitterId, false);
     }
   };
 }

@@ -5,10 +5,17 @@
  * refused, and in actions per pipeline (docs/benchmarks.md).
  */
 import assert from 'node:assert/strict';
-import { setImmediate as tick } from 'node:timers/promises';
+import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import type { WorkflowHandle } from '@temporalio/client';
-import { answerFrom, hearHere, takeHere, tellHere } from '../../src/exactly-once/answers-here.js';
+import {
+  answerFrom,
+  batchHere,
+  FIRST_ASK_MS,
+  hearHere,
+  takeHere,
+  tellHere,
+} from '../../src/exactly-once/answers-here.js';
 import { queueAt } from '../../src/exactly-once/through-submitter.js';
 import { placeQuery, type WriteAnswer, type WriteRequest } from '../../src/exactly-once/messages.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
@@ -53,6 +60,25 @@ test('a request a batch here has taken is not asked about, and is asked about on
   await eventually('asked once left', () => asked() >= 1);
   tellHere('r-4', { result: { jobId: 'job-4' } });
   assert.deepEqual(await waited, { result: { jobId: 'job-4' } });
+});
+
+// At N = 1,000 on one target most requests wait minutes for a batch that runs in their own process: they asked anyway.
+test("while its submitter's batches run here, a requester not in them does not ask", async () => {
+  const { handle, asked } = refusing({ workflowId: 'submitter-here' } as WorkflowHandle);
+  batchHere('submitter-here', true);
+  const waited = answerFrom(handle, 'r-6', async () => false);
+  await sleep(FIRST_ASK_MS + 500);
+  assert.equal(asked(), 0, 'the next batch, likely here, will take it: nothing asked');
+  batchHere('submitter-here', false);
+  await eventually('asked once no batch of its submitter runs here', () => asked() >= 1);
+  // Refused, it would ask again within 1.5 s, then 3 s: a batch that starts here stops it.
+  batchHere('submitter-here', true);
+  const before = asked();
+  await sleep(5_000);
+  assert.equal(asked(), before, 'a batch of its submitter started here: asked no more');
+  batchHere('submitter-here', false);
+  tellHere('r-6', { result: { jobId: 'job-6' } });
+  assert.deepEqual(await waited, { result: { jobId: 'job-6' } });
 });
 
 test('a place the caller has just been told is not asked again (a lost answer is asked about once)', async () => {
