@@ -18,8 +18,8 @@ import {
   sendSignal,
   submitterFor,
   throughSubmitter,
-  recordOnceWanted,
   undoneIfGone,
+  unlessCancelled,
   unknownWords,
   writeOnce,
   type Outstanding,
@@ -195,11 +195,11 @@ export function orderSender(ctx: ActivityContext): SendFor {
     const input = parseInput(RunOrderInput, raw, 'runOrder');
     const prior = turn.prior as Prior<Listed>;
     const outstanding = { value: prior.mayHaveSent };
-    const record = recordOnceWanted(input.requester, prior.mayHaveSent, turn.record);
+    if (!prior.mayHaveSent) await unlessCancelled(input.requester);
     return translated(() =>
-      recordingRefusal(outstanding, record, async () => {
+      recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();
-        const created = await createOnce(input, signal, outstanding, prior, record);
+        const created = await createOnce(input, signal, outstanding, prior, turn.record);
         return undoneIfGone(created, (r) => undo(input.profile, r.orderId, signal), input.requester);
       }),
     );

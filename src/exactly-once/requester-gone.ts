@@ -41,24 +41,6 @@ export async function unlessCancelled(requester: Requester | undefined): Promise
 }
 
 /**
- * `record`, made to wait before it records a send until `requester`'s workflow is seen still wanting it
- * (unlessCancelled, which it then throws): asked at once, while the write takes its mark, rather than before, so that
- * the two reads do not add up in a target's line. Not asked when an earlier attempt may have sent (`mayHaveSent`).
- */
-export function recordOnceWanted<P extends { phase: string }>(
-  requester: Requester | undefined,
-  mayHaveSent: boolean,
-  record: (phase: P) => void | Promise<void>,
-): (phase: P) => Promise<void> {
-  const wanted = mayHaveSent ? Promise.resolve() : unlessCancelled(requester);
-  wanted.catch(() => undefined); // thrown where the send is recorded; a write that fails before then ends without it
-  return async (phase) => {
-    if (phase.phase === 'sending') await wanted;
-    await record(phase);
-  };
-}
-
-/**
  * Whether `who`'s workflow still wants its request: running, its cancel not requested. A request found unknown to
  * its submitter is queued again only then: its workflow's cancel may have withdrawn it before its ask heard of it.
  */

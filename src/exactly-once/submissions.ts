@@ -16,7 +16,7 @@ import { thisWorkflow } from './job-kinds.js';
 import type { Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
 import { recordingRefusal, type Prior } from './write-once.js';
-import { cancelUnwatched, recordOnceWanted, undoneIfGone, sendSignal } from './requester-gone.js';
+import { cancelUnwatched, undoneIfGone, sendSignal, unlessCancelled } from './requester-gone.js';
 import type { Turn } from './send-in-turn.js';
 import { sender } from './send-once.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
@@ -122,12 +122,12 @@ export function submitter(ctx: ActivityContext) {
       turn.prior.mayHaveSent || !earlier ? turn.prior : { mayHaveSent: true, sending: earlier.sending }
     ) as Prior<Watermark | null>;
     const outstanding = { value: prior.mayHaveSent };
-    const record = recordOnceWanted(input.requester, prior.mayHaveSent, turn.record);
+    if (!prior.mayHaveSent) await unlessCancelled(input.requester);
     return translated(() =>
-      recordingRefusal(outstanding, record, async () => {
+      recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();
         const told = earlier ? { since: earlier.since } : undefined;
-        const sent = await sendOnce(kind, input, signal, prior, record, outstanding, lookingUntil(), told);
+        const sent = await sendOnce(kind, input, signal, prior, turn.record, outstanding, lookingUntil(), told);
         const undoIt = (r: JobSubmitted) => undo(input.profile, r.jobId, signal);
         return undoneIfGone(sent, undoIt, input.requester, input.leaveOnCancel);
       }),
