@@ -81,6 +81,21 @@ test("while its submitter's batches run here, a requester not in them does not a
   assert.deepEqual(await waited, { result: { jobId: 'job-6' } });
 });
 
+// A request dropped at the submitter's continue-as-new is found unknown, and queued again, only by asking.
+test('batches of its submitter that never stop here still leave a requester asking, once in a while', async () => {
+  const { handle, asked } = refusing({ workflowId: 'submitter-busy' } as WorkflowHandle);
+  batchHere('submitter-busy', true);
+  try {
+    const waited = answerFrom(handle, 'r-7', async () => false);
+    // A hang guard, not a pace: it asks once LONGEST_ASK_GAP_MS has passed (or later, on a loaded machine).
+    await eventually('asked despite the batches here', () => asked() >= 1, { tries: 3 * 1_200 });
+    tellHere('r-7', { result: { jobId: 'job-7' } });
+    assert.deepEqual(await waited, { result: { jobId: 'job-7' } });
+  } finally {
+    batchHere('submitter-busy', false);
+  }
+});
+
 test('a place the caller has just been told is not asked again (a lost answer is asked about once)', async () => {
   const { handle, asked } = refusing();
   const known = { queued: 40, eachMs: 1_000 }; // far from its turn: the next question is seconds away
