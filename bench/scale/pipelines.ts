@@ -114,7 +114,7 @@ export interface Lags {
 }
 
 /** The activities that wait for a job: the heartbeating ones (one submits its job first) and the deferrable poll. */
-const JOB_WAITS = new Set(['dataops.waitForJob', 'dataops.submitAndWaitForJob', 'dataops.checkJob']);
+const JOB_WAITS = new Set(['dataops.waitForJob', 'dataops.checkJob']);
 
 /**
  * When each wait for a job completed, in order (a pipeline's: the profiling run's, then the test run's), in ms.

@@ -14,7 +14,6 @@ import { lineageActivities } from './lineage.js';
 import {
   CANCEL_SEND,
   orderStopActivities,
-  ownJobActivities,
   sendInTurnActivity,
   stillAsking,
   submissionActivities,
@@ -49,7 +48,6 @@ export function activityFunctions(deps: ActivityDeps) {
     ...orderStopActivities(ctx),
     ...submissionActivities(ctx),
     ...waitingActivities(ctx),
-    ...ownJobActivities(ctx),
     ...jobs,
     ...definitionActivities(ctx),
     stillAsking,

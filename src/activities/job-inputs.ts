@@ -96,26 +96,23 @@ const AfterCompletion = {
   followUpMs: z.number().int().min(0).max(600_000).optional(),
 };
 
-/** The submission a wait makes of its own job (own-job.ts). */
+/** A submission, as the settle of its ask names it (findUnansweredSubmission). */
 const Submission = z.object({
   kind: z.enum(JOB_KIND_NAMES),
   targetId: Id,
   projectCode: z.string().min(1).optional(),
-  /** As SubmitInput's: the submitter (@default the deployment's and target's), and the send's task queue (@default the wait's). */
+  /** As SubmitInput's: the submitter (@default the deployment's and target's), and the send's task queue. */
   lock: z.string().min(1).optional(),
   submitterQueue: z.string().min(1).optional(),
   leaveOnCancel: LeaveOnCancel,
 });
 export type Submission = z.output<typeof Submission>;
 
-/**
- * A wait that may have submitted its own job ended unanswered: which submission, which activity it was, and its last
- * heartbeat details.
- */
+/** An ask of a target's submitter ended unanswered, or its workflow was cancelled: which submission, which ask. */
 export const UnansweredInput = z.object({
   profile: Profile,
   submit: Submission,
-  /** The wait's activity id, part of the submission's identity. */
+  /** The ask's activity id, part of the submission's identity. */
   activityId: Id,
 });
 export type UnansweredInput = z.input<typeof UnansweredInput>;
@@ -135,10 +132,6 @@ export const WaitInput = z.object({
   ...AfterCompletion,
 });
 export type WaitInput = z.input<typeof WaitInput>;
-
-/** A heartbeating wait that first submits its own job (own-job.ts), then waits for it as `waitForJob` does. */
-export const SubmitAndWaitInput = WaitInput.omit({ jobId: true }).extend({ submit: Submission });
-export type SubmitAndWaitInput = z.input<typeof SubmitAndWaitInput>;
 
 /** One poll of the deferrable strategy. */
 export const CheckInput = JobInput.extend({

@@ -11,9 +11,8 @@ import { WaitProgress, type JobSnapshot, type JobWaitOutcome } from '../contract
 import type { ActivityContext } from './context.js';
 import { beat, note, rest } from './heartbeats.js';
 import { parseInput, translated } from './errors.js';
-import { CheckInput, JobInput, SubmitAndWaitInput, WaitInput, snapshot } from './job-inputs.js';
+import { CheckInput, JobInput, WaitInput, snapshot } from './job-inputs.js';
 import { finished, outcome, type WaitResult } from './completion.js';
-import { naming, ownJob, submitter } from '../exactly-once/index.js';
 import { freshProgress, observe, untilNextPoll } from './wait-progress.js';
 import { roomForAnotherAttempt } from './deadline.js';
 
@@ -36,37 +35,17 @@ function stuckOutcome(job: Job, progress: WaitProgress, bound: number | undefine
 const NOT_REPORTED = new Set(['pending', 'claimed']);
 
 /**
- * How soon the workflow hears of a job its wait submitted: the job it knows is what a workflow cancel cancels at once
- * (src/exactly-once/workflow/prompt-cancel.ts) instead of at the wait's next heartbeat. Until then the wait polls at least this
- * often. A job that starts working within it is named by the report of that (no report of its own).
- */
-const NAME_WITHIN_MS = 1_000;
-
-/** Whether the workflow has not heard yet of the job this wait submitted (own-job.ts). */
-const ownJobUnnamed = (progress: WaitProgress): boolean =>
-  progress.submitted !== undefined && progress.reportedStatus === null;
-
-/**
- * Whether the report is the workflow's first news of a job its wait submitted that is still queued NAME_WITHIN_MS
- * after its submission. Such a report is not counted against the budget, so the budget still reports the job
- * starting to work.
- */
-const namesQueuedOwnJob = (job: Job, progress: WaitProgress): boolean =>
-  NOT_REPORTED.has(job.status) && ownJobUnnamed(progress) && Date.now() - (progress.submittedAt ?? 0) >= NAME_WITHIN_MS;
-
-/**
  * Tells the workflow the job's new status (the `jobStatus` signal), so its `progress` query is live. Each report
  * costs the workflow a signal and a workflow task (4 history events), so: only a status the work is in (not
- * `pending`, `claimed` (but see namesQueuedOwnJob), nor the terminal one the wait's result carries), at most one
+ * `pending`, `claimed`, nor the terminal one the wait's result carries), at most one
  * report every REPORT_EVERY_MS, a change missed in that window reported at the next poll after it, and at most
  * `budget` reports in all (counted in the heartbeat details, so across attempts): history stays bounded however often
  * the job is interrupted.
  * Best effort: a failed report is logged and not counted. Answers whether it reported.
  */
 async function reportStatus(job: Job, progress: WaitProgress, budget: number): Promise<boolean> {
-  const namesJob = namesQueuedOwnJob(job, progress);
-  if (isTerminalJobStatus(job.status) || (NOT_REPORTED.has(job.status) && !namesJob)) return false;
-  if (progress.reportedStatus === job.status || (progress.reports >= budget && !namesJob)) return false;
+  if (isTerminalJobStatus(job.status) || NOT_REPORTED.has(job.status)) return false;
+  if (progress.reportedStatus === job.status || progress.reports >= budget) return false;
   if (progress.reportedAt !== null && Date.now() - progress.reportedAt < REPORT_EVERY_MS) return false;
   const execution = activityInfo().workflowExecution;
   if (!execution) return false; // a standalone activity: no workflow to tell
@@ -81,11 +60,10 @@ async function reportStatus(job: Job, progress: WaitProgress, budget: number): P
         claims: progress.claimsSeen.length,
         interrupts: progress.interrupts,
         at: new Date(progress.reportedAt).toISOString(),
-        last: !namesJob && progress.reports + 1 >= budget,
-        ...(progress.submitted ? { submitted: { reconciled: progress.submitted.reconciled } } : {}),
+        last: progress.reports + 1 >= budget,
       });
     progress.reportedStatus = job.status;
-    if (!namesJob) progress.reports++;
+    progress.reports++;
     return true;
   } catch (err) {
     log.warn('could not report the job status to the workflow', { jobId: job.id, error: String(err) });
@@ -116,9 +94,6 @@ function resumeProgress(seenStatus: string | undefined): { progress: WaitProgres
 }
 
 export function waitingActivities(ctx: ActivityContext) {
-  // The job a wait may submit first (own-job.ts), made as its own activity would make it.
-  const submissions = submitter(ctx);
-
   /** Polls job `jobId` with heartbeats until it is terminal, or has held one status past the bound. */
   async function pollToTheEnd(input: Waiting, jobId: string, progress: WaitProgress): Promise<WaitResult> {
     const context = Context.current();
@@ -138,7 +113,7 @@ export function waitingActivities(ctx: ActivityContext) {
       const stuck = stuckOutcome(job, progress, input.maxStatusDurationMs);
       if (stuck) return stuck;
       if (changed) interval = Math.min(input.pollIntervalMs, ceiling);
-      await rest(untilNextPoll(polledAt, ownJobUnnamed(progress) ? Math.min(interval, NAME_WITHIN_MS) : interval));
+      await rest(untilNextPoll(polledAt, interval));
       interval = Math.min(Math.ceil(interval * input.backoff), ceiling);
     }
   }
@@ -163,23 +138,6 @@ export function waitingActivities(ctx: ActivityContext) {
     waitForJob: async (raw: WaitInput): Promise<WaitResult> => {
       const input = parseInput(WaitInput, raw, 'waitForJob');
       return translated(async () => pollToTheEnd(input, input.jobId, resumeProgress(input.seenStatus).progress));
-    },
-
-    /**
-     * Submits the job, then waits for it as `waitForJob` does (own-job.ts): the workflow needs no submission activity
-     * and no workflow task for it. Its target's submitter sends it (src/exactly-once/workflow/submitter.ts); a cancel while it
-     * waits its turn withdraws it. Every way it ends names the job it submitted: its result (`submitted`), its cancellation's
-     * details and its failures' last details, and its heartbeat details for a timeout.
-     */
-    submitAndWaitForJob: async (raw: SubmitAndWaitInput): Promise<WaitResult> => {
-      const input = parseInput(SubmitAndWaitInput, raw, 'submitAndWaitForJob');
-      const { progress } = resumeProgress(input.seenStatus);
-      return translated(async () => {
-        const own = await ownJob(submissions, input.profile, input.submit, progress);
-        return { ...(await pollToTheEnd(input, own.jobId, progress)), submitted: own };
-      }).catch((err: unknown) => {
-        throw naming(err, progress);
-      });
     },
 
     /**

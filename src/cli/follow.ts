@@ -84,10 +84,7 @@ function statusFor(progress: Progress): string | null {
   return jobs.findLast((j) => j.role === role)?.status ?? null;
 }
 
-/**
- * A wait that polls a job has submitted it, whatever stage the workflow has recorded yet: the stage of a wait that
- * submits its own job changes when its first report names the job, which a short job may outrun.
- */
+/** A wait that polls a job has submitted it, whatever stage the workflow has recorded yet (a run of an earlier build). */
 const waitingStage = (stage: string): string =>
   stage.startsWith('submitting ') ? `waiting for ${stage.slice('submitting '.length)}` : stage;
 

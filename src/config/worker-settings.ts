@@ -11,8 +11,9 @@ import { SCORE_SCALES } from '../vocabulary.js';
  * The longest time between two heartbeats of an activity that reach Temporal, when DATAOPS_HEARTBEAT_THROTTLE_MS is
  * not set: the SDK's own bound, so heartbeats go at 80 % of each activity's heartbeat timeout (a dead worker is still
  * seen within that timeout). Each one is a write on the server, a billed action on Temporal Cloud: a wait with a
- * 1-minute timeout sends 75 an hour, not the 720 of a 5 s throttle. A workflow's cancel no longer waits for a heartbeat
- * (src/exactly-once/workflow/prompt-cancel.ts); what a shorter throttle still buys is livelier poll counts in `--follow`.
+ * 1-minute timeout sends 75 an hour, not the 720 of a 5 s throttle. A workflow's cancel waits for no heartbeat (it
+ * cancels the job it knows, and settles a request at once); what a shorter throttle buys is livelier poll counts in
+ * `--follow`.
  */
 export const DEFAULT_HEARTBEAT_THROTTLE_MS = 60_000;
 

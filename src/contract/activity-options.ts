@@ -185,7 +185,6 @@ export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits
  */
 export const WAITS_QUEUE_ACTIVITIES: readonly string[] = [
   'dataops.waitForJob',
-  'dataops.submitAndWaitForJob',
   'dataops.waitForOrderRun',
   // Every job kind's submission (a new kind is served there without another line), and an order's creation.
   ...Object.values(JOB_KINDS).map((k) => NAME_PREFIX + k.activity),

@@ -61,9 +61,6 @@ export const WaitProgress = z.object({
   reportedAt: z.number().nullable().default(null),
   /** Reports sent so far by this wait, across its attempts: they are bounded by its `statusReports`. */
   reports: z.number().int().default(0),
-  /** The job a wait that submits its own submitted, and when (epoch ms, worker clock): later attempts follow it. */
-  submitted: JobSubmitted.optional(),
-  submittedAt: z.number().optional(),
 });
 export type WaitProgress = z.infer<typeof WaitProgress>;
 
@@ -81,8 +78,6 @@ export const JobStatusReport = z.object({
   at: z.string().optional(),
   /** The wait's last report: its budget (`statusReports`) is spent, so later changes show only when it ends. */
   last: z.boolean().optional(),
-  /** Set in the reports of a wait that submitted its job itself: the workflow learns of the job from the first. */
-  submitted: z.object({ reconciled: z.boolean() }).optional(),
 });
 export type JobStatusReport = z.infer<typeof JobStatusReport>;
 

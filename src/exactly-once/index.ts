@@ -5,7 +5,6 @@
 export { lookUntilSettled, pause, unknownWords } from './lookup.js';
 export { CANCEL_SEND, deploymentsOf, orderSubmitterId, requestIdOf } from './messages.js';
 export { orderStopActivities } from './order-stop.js';
-export { naming, ownJob, ownJobActivities } from './own-job.js';
 export { sendSignal, stillAsking, undoneIfGone, unlessCancelled } from './requester-gone.js';
 export { sendInTurnActivity, type SendFor } from './send-in-turn.js';
 export { submitter } from './submissions.js';

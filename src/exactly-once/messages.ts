@@ -129,13 +129,6 @@ export const withdrawSignal = defineSignal<[string]>('withdraw');
  */
 export const WITHDRAWN_UNSENT = 'withdrawn-unsent';
 
-/**
- * How a workflow that leaves its job alone (`cancelRemoteJob: false`) ends when cancelled before its job was known: at
- * once. Its request is not sent once its workflow is cancelled; a send already in flight is left to its submitter.
- */
-export const LEFT_ON_CANCEL =
-  'cancelled before its job was known: its request is not sent now, and a job a send in flight creates is left running (cancelRemoteJob is false)';
-
 /** The requests a submitter holds: those being sent (one batch, in order), and those waiting their turn (ids). */
 export const requestsQuery = defineQuery<{ sending: string[]; queued: string[] }>('requests');
 

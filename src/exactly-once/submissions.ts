@@ -22,12 +22,6 @@ import { sender } from './send-once.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
 import { deploymentsOf, submitterId } from './messages.js';
 
-/**
- * The longest a submission may take: a submission activity's start-to-close, and the bound a wait that submits its
- * own job puts on that submission (own-job.ts).
- */
-export const SUBMISSION_BOUND_MS = 30 * 60_000;
-
 /** Kept back from an attempt's end for the send that may follow a lookup. */
 const SEND_ROOM_MS = 60_000;
 
@@ -35,10 +29,10 @@ const SEND_ROOM_MS = 60_000;
 const lookingUntil = (): number => attemptDeadline() - SEND_ROOM_MS;
 
 /**
- * A submission made by a wait of its own job (see own-job.ts), through its target's submitter (`lock`, from workflows
- * from before the deployment's key: @default its deployment's and target's).
+ * Where a submission goes: its target's submitter (`lock`, from workflows from before the deployment's key: @default
+ * its deployment's and target's).
  */
-export interface WaitSubmission {
+export interface SubmissionTarget {
   profile: string;
   targetId: string;
   projectCode?: string | undefined;
@@ -67,7 +61,7 @@ function requestFor(input: {
   };
 }
 
-/** Submissions, for their own activities and for the waits that submit their own job first. */
+/** Submissions: the asking activities, their sends in their turn, and the settle of an unanswered ask. */
 export function submitter(ctx: ActivityContext) {
   const { sendOnce } = sender(ctx);
 
@@ -76,7 +70,7 @@ export function submitter(ctx: ActivityContext) {
     cancelUnwatched(ctx.profile(profile).client, jobId, signal);
 
   /** The submitter of `input`'s deployment and target, of jobs of kind `kind` (unless `lock` names another). */
-  const submitterOf = (kind: JobKind, input: WaitSubmission) =>
+  const submitterOf = (kind: JobKind, input: SubmissionTarget) =>
     submitterFor(input, (taskQueue) => {
       const { baseUrl, apiBaseUrl } = ctx.profile(input.profile).client;
       return submitterId(taskQueue, deploymentsOf(baseUrl, apiBaseUrl).jobs, kind, input.targetId);
@@ -135,29 +129,19 @@ export function submitter(ctx: ActivityContext) {
   }
 
   /**
-   * Submits from inside a wait, the job it then follows (own-job.ts), through the target's submitter, under the
-   * wait's activity id: a retry of the wait gets the same job. The workflow's cancel withdraws a request still waiting
-   * its turn, and lets one being sent finish: the workflow then cancels the job.
-   */
-  async function submitWithin(kind: JobKind, input: WaitSubmission): Promise<JobSubmitted> {
-    return ask(kind, submitterOf(kind, input), input, SUBMISSION_BOUND_MS);
-  }
-
-  /**
-   * The job a submission made from inside activity `activityId` created, when that activity ended unanswered and
-   * will not run again (own-job.ts): the answer its target's submitter gives that request (one still queued is
-   * withdrawn). None: nothing was sent for it.
+   * The job the request of ask `activityId` created, when that ask ended unanswered or its workflow was cancelled:
+   * the answer its target's submitter gives that request (one still queued is withdrawn). None: nothing was sent.
    */
   async function findUnanswered(
     kind: JobKind,
-    input: WaitSubmission,
+    input: SubmissionTarget,
     activityId: string,
   ): Promise<JobSubmitted | undefined> {
     const answered = await answerOf<JobSubmitted>(submitterOf(kind, input).id, activityId);
     return answered ? { ...answered, reconciled: true } : undefined;
   }
 
-  return { submit, submitWithin, findUnanswered, sendFor };
+  return { submit, findUnanswered, sendFor };
 }
 
 export type Submitter = ReturnType<typeof submitter>;

@@ -9,6 +9,7 @@ import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
 import {
   asCancelled,
   cancelledByUs,
+  cancellingPromptly,
   cancelRemoteJob,
   cancelRequested,
   heartbeatWait,
@@ -95,7 +96,12 @@ export async function waitForTerminal(
       ...bound,
     });
   }
-  return heartbeatWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs)({ ...heartbeatInput(opts, bound), jobId });
+  const input = { ...heartbeatInput(opts, bound), jobId };
+  // A cancel reaches the job at once, and waits for the wait's answer (prompt-cancel.ts); a job left running on
+  // cancel (`cancelRemoteJob: false`) is not waited for.
+  if (!opts.cancelRemoteJob) return heartbeatWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs)(input);
+  const wait = heartbeatWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs, true);
+  return cancellingPromptly(t, opts, jobId, () => wait(input));
 }
 
 /**
@@ -136,8 +142,7 @@ async function cancelForCancellation(
  * The wait for job `jobId` ended without an outcome (`err`). Whatever ended it (a cancel, a failure retries cannot
  * fix: a schema break, a 404, a 401; the wait's own deadline), the job may still be running: it is cancelled rather
  * than left running with nobody watching. A cancel that is not confirmed fails the workflow RemoteCancelUnconfirmed,
- * which names every job left running. `submittedItself`: the wait submitted the job, so one the cancel kept from
- * being retried ends the workflow cancelled too.
+ * which names every job left running.
  */
 export async function waitEnded(
   t: Tracker,
@@ -146,12 +151,11 @@ export async function waitEnded(
   jobId: string,
   after: AfterCompletion,
   err: unknown,
-  submittedItself = false,
 ): Promise<never> {
-  if (isCancellation(err) || (submittedItself && cancelRequested(err))) {
+  // A wait the cancel kept from being retried (its worker died) ends the workflow cancelled too.
+  if (isCancellation(err) || cancelRequested(err)) {
     if (opts.cancelRemoteJob) return cancelForCancellation(t, opts, jobId, after, err);
-    // Left running as asked; a wait the cancel kept from being retried still ends the workflow cancelled.
-    throw submittedItself ? asCancelled(err) : err;
+    throw asCancelled(err); // left running, as asked
   }
   const unconfirmed = opts.cancelRemoteJob ? await cancelFollowed(t, opts, jobId, after, 'workflow_failed') : null;
   // A job whose cancel was not confirmed is named in the failure (with every other job left running).
@@ -160,8 +164,7 @@ export async function waitEnded(
 
 /**
  * Waits for a known job: cancellation of the workflow cancels the remote job (unless opted out); a job that ends in
- * `error` fails with JobFailed (with its error_message), one canceled from outside with JobCanceled. `first`: what
- * the wait that submitted the job returned (submit-and-wait.ts), in place of the first wait.
+ * `error` fails with JobFailed (with its error_message), one canceled from outside with JobCanceled.
  */
 export async function followJob(
   t: Tracker,
@@ -170,7 +173,6 @@ export async function followJob(
   submitted: JobSubmitted,
   after: AfterCompletion = {},
   seenStatus: string | null = null,
-  first?: WaitResult,
 ): Promise<{ run: JobRun; fetched: Fetched }> {
   // A job the service just accepted is pending (its later statuses come from the wait's reports); a found one has the
   // status it was seen in (`seenStatus`: its wait then does not report that one again); a reconciled one's status is
@@ -182,9 +184,9 @@ export async function followJob(
   let outcome: WaitResult;
   // A stuck job is reported once per job: the wait then goes on without the bound.
   let bound = opts.maxStatusDurationMs;
-  for (let waited = first; ; waited = undefined) {
+  for (;;) {
     try {
-      outcome = waited ?? (await waitForTerminal(t, opts, submitted.jobId, bound, after, seenStatus));
+      outcome = await waitForTerminal(t, opts, submitted.jobId, bound, after, seenStatus);
     } catch (err) {
       return waitEnded(t, role, opts, submitted.jobId, after, err);
     }

@@ -119,16 +119,8 @@ export class Tracker {
     };
   }
 
-  /** The role of the job a wait is submitting itself: the workflow learns of the job from its first report. */
-  private submitting: string | null = null;
-
   /** A waiting activity's report of a status change; a report for a job whose wait has ended is ignored. */
   private live(report: JobStatusReport): void {
-    if (report.submitted && this.submitting !== null && !this.hasJob(report.jobId)) {
-      this.addJob(this.submitting, report.jobId, report.submitted.reconciled, report.status, true);
-      this.stage(`waiting for ${this.submitting}`);
-      this.submitting = null;
-    }
     const job = this.progress.jobs.find((j) => j.jobId === report.jobId);
     if (this.waitsEnded.has(report.jobId) || !job) return;
     this.current = report;
@@ -145,11 +137,6 @@ export class Tracker {
 
   touch(): void {
     this.progress.updatedAt = new Date().toISOString();
-  }
-
-  /** A wait is submitting a job of this role itself (null: no longer); its first report names the job. */
-  submittingItself(role: string | null): void {
-    this.submitting = role;
   }
 
   hasJob(jobId: string): boolean {

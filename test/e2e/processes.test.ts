@@ -191,7 +191,7 @@ describe('end to end: separate processes on the dev server', () => {
       const waiting = await eventually('the profiling wait to run on a worker', async () => {
         const d = await handle.describe();
         return d.raw.pendingActivities?.find(
-          (p) => p.activityType?.name === 'dataops.submitAndWaitForJob' && p.lastWorkerIdentity,
+          (p) => p.activityType?.name === 'dataops.waitForJob' && p.lastWorkerIdentity,
         );
       }).catch(async (err: Error) => assert.fail(`${err.message}\n${await whereStuck(taskQueue, [a, b])}`));
       const pid = Number(waiting.lastWorkerIdentity!.split('@')[0]);

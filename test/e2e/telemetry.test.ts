@@ -157,13 +157,13 @@ describe('traces and metrics of a run (worker and CLI processes, dev server, OTL
     const start = spans.find((s) => s.name === 'StartWorkflow:dataops.dataQualityPipeline');
     assert.equal(start?.service, 'nightly-dq', 'OTEL_SERVICE_NAME names the CLI');
     const trace = spans.filter((s) => s.traceId === start?.traceId);
-    for (const name of ['RunWorkflow:dataops.dataQualityPipeline', 'RunActivity:dataops.submitAndWaitForJob'])
+    for (const name of ['RunWorkflow:dataops.dataQualityPipeline', 'RunActivity:dataops.waitForJob'])
       assert.ok(
         trace.some((s) => s.name === name),
         `${name} in the CLI's trace: ${[...new Set(trace.map((s) => s.name))].join(', ')}`,
       );
-    // Each job is submitted and waited for by its own wait: the profiling run's and the test run's.
-    const waits = trace.filter((s) => s.name === 'RunActivity:dataops.submitAndWaitForJob');
+    // Each job is waited for by its own wait: the profiling run's and the test run's.
+    const waits = trace.filter((s) => s.name === 'RunActivity:dataops.waitForJob');
     assert.ok(waits.length >= 2, `a wait per job (and per retry): ${waits.length}`);
     // The target's submitter sends it (src/exactly-once/workflow/submitter.ts), in a batch activity of its own trace; the send
     // itself, and its service call, are in the pipeline's, linked to that batch's span.

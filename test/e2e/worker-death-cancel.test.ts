@@ -1,7 +1,7 @@
 /**
  * A worker dies while it sends a job's submission (the POST is sent and commits), and the workflow is cancelled before
- * any other attempt of that send runs: the pipeline's test run (submitted by its own wait, or, deferrable, by its submission
- * activity), or the profiling run (`submitAndWaitForJob`). The job the dead attempt created must still be found and
+ * any other attempt of that send runs: the pipeline's test run or its profiling run, each asked for by its submission
+ * activity, with either wait strategy. The job the dead attempt created must still be found and
  * cancelled: the workflow ends cancelled only with no job of its own left running. With `cancelRemoteJob: false` the
  * workflow ends cancelled without waiting for it: the submitter's retried batch finds the job and leaves it running,
  * and the target's submitter is then free.
@@ -131,8 +131,8 @@ describe('a worker that dies mid-submission, then a cancel', { concurrency: 5 },
         );
         assert.equal(
           types[0],
-          'dataops.submitAndWaitForJob',
-          `the wait submitted the profiling run: ${types.join(', ')}`,
+          'dataops.submitProfilingRun',
+          `the ask submitted the profiling run: ${types.join(', ')}`,
         );
       }
       if (cancelRemoteJob) {

@@ -56,7 +56,7 @@ describe('a test run being sent by a worker that dies', () => {
     const types = ((await handle.fetchHistory()).events ?? []).flatMap(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
     );
-    assert.equal(types[0], 'dataops.submitAndWaitForJob', `the wait asked for it: ${types.join(', ')}`);
+    assert.equal(types[0], 'dataops.submitTestRun', `the ask asked for it: ${types.join(', ')}`);
   });
 
   test(

@@ -2,8 +2,7 @@
  * A workflow cancelled while its request waits its turn at its target's submitter settles that request at once
  * (withdrawn: never sent) and ends cancelled, without waiting for the activity that asked to hear of the cancel at its
  * next heartbeat (an ask's comes up to 16 s apart, a wait's up to its heartbeat timeout): its history closes with that
- * activity still open. Profiling runs asked by a submission activity (deferrable) and by the wait that submits its own
- * job (heartbeat), and orders.
+ * activity still open. Profiling runs asked by a submission activity (either wait strategy), and orders.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -45,7 +44,7 @@ describe('a workflow cancelled while its request waits its turn', () => {
   });
   const cases = {
     'profiling, asked by its submission activity (deferrable)': profilingCase(TG.salesDev, 'deferrable'),
-    'profiling, asked by the wait that submits it (heartbeat)': profilingCase(TG.sales, 'heartbeat'),
+    'profiling, asked by its submission activity (heartbeat)': profilingCase(TG.sales, 'heartbeat'),
     order: {
       target: TG.finance, // the requester holding the submitter is a profiling workflow; its request is an order's
       submitter: (taskQueue: string) => orderSubmitterAt(s.sim.url, taskQueue, ASKED_ORDER),

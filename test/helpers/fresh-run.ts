@@ -34,14 +34,9 @@ export const activityTypes = (events: Event[]): string[] =>
 /** The activities that create a job or an order (each holds its target's lock while it runs). */
 const SUBMISSIONS = new Set(['submitProfilingRun', 'submitTestRun', 'submitTestGeneration', 'runOrder']);
 
-/**
- * The activity types scheduled in `events`, in order: the reads and waits, submissions left out. A wait that submits
- * its own job (`submitAndWaitForJob`) counts as the wait it is (`waitForJob`): its submission is left out too.
- */
+/** The activity types scheduled in `events`, in order: the reads and waits, submissions left out. */
 export const scheduledActivities = (events: Event[]): string[] =>
-  activityTypes(events)
-    .filter((n) => !SUBMISSIONS.has(n))
-    .map((n) => (n === 'submitAndWaitForJob' ? 'waitForJob' : n));
+  activityTypes(events).filter((n) => !SUBMISSIONS.has(n));
 
 /**
  * Starts `workflow` with `input` on a fresh simulator (`prepare`d first), runs `act` while it runs, and waits for it

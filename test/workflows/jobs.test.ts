@@ -41,8 +41,7 @@ describe('profileTableGroup and runTestSuite', () => {
         const job = await eventually('the test run', () =>
           sim.controls.jobs().find((j) => j.test_suite_id === TS.financeProd && j.status === 'pending'),
         );
-        // Deferrable: from the submission activity's answer. Heartbeat: the wait submits the run itself, and names it
-        // in a report once it has stayed queued a report interval (5 s), outside its budget of reports.
+        // From the submission activity's answer, whatever the strategy.
         const pending = await eventually('the pending status, named', async () => {
           const p = await handle.query(progressQuery);
           return p.jobs[0]?.status === 'pending' ? p : undefined;
@@ -86,9 +85,8 @@ describe('profileTableGroup and runTestSuite', () => {
         const signals = ((await handle.fetchHistory()).events ?? []).filter(
           (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'jobStatus',
         ).length;
-        // Running, the budget's one report (claimed is not reported); and with the heartbeat strategy, the report that
-        // named the queued run.
-        assert.equal(signals, waitStrategy === 'heartbeat' ? 2 : 1);
+        // Running, the budget's one report (claimed is not reported).
+        assert.equal(signals, 1);
       });
     });
 

@@ -1,7 +1,6 @@
 /**
- * The pipeline's test run is submitted as every job is, by the workflow once the profiling step is over: by its own
- * wait (heartbeating, src/exactly-once/own-job.ts) or its own submission activity (deferrable), never by the profiling
- * wait; either asks the suite's submitter, which sends it. The same exactly-once rules, and a cancel while it is
+ * The pipeline's test run is submitted as every job is, by the workflow once the profiling step is over: its own
+ * submission activity asks the suite's submitter, which sends it, whatever the wait's strategy. The same exactly-once rules, and a cancel while it is
  * submitted cancels the run it created, never leaves it running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
  */
 import assert from 'node:assert/strict';
@@ -60,14 +59,11 @@ describe("the pipeline's test run", () => {
       const before = testRuns().length;
       const run = await pipeline({ waitStrategy, testGeneration: 'skip' });
       assert.equal(run.error, undefined, String(run.error));
-      // The heartbeating wait submits its own job (submit-and-wait.test.ts); the deferrable one has a submission.
-      const [profiling, tests] =
-        waitStrategy === 'heartbeat'
-          ? [['submitAndWaitForJob'], ['submitAndWaitForJob']]
-          : [
-              ['submitProfilingRun', 'checkJob'],
-              ['submitTestRun', 'checkJob'],
-            ];
+      const wait = waitStrategy === 'heartbeat' ? 'waitForJob' : 'checkJob';
+      const [profiling, tests] = [
+        ['submitProfilingRun', wait],
+        ['submitTestRun', wait],
+      ];
       assert.deepEqual(activityTypes(run.events), [...profiling, ...tests]);
       const created = testRuns().slice(before);
       assert.equal(created.length, 1, 'exactly one test run');
@@ -87,16 +83,18 @@ describe("the pipeline's test run", () => {
       );
     });
 
-  test("testGeneration 'generate' starts a job between the two: each wait submits its own job", async () => {
+  test("testGeneration 'generate' starts a job between the two: each asked, then waited for", async () => {
     const run = await pipeline({ testGeneration: 'generate' });
     assert.equal(run.error, undefined, String(run.error));
-    assert.deepEqual(activityTypes(run.events), ['submitAndWaitForJob', 'submitAndWaitForJob', 'submitAndWaitForJob']);
-    const testRunWait = run.events.filter((e) => e.activityTaskScheduledEventAttributes).at(-1);
-    const input = testRunWait?.activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data;
-    assert.match(Buffer.from(input ?? []).toString(), /"kind":"tests"/, 'the last wait submitted the test run');
+    const each = (submit: string) => [submit, 'waitForJob'];
+    assert.deepEqual(activityTypes(run.events), [
+      ...each('submitProfilingRun'),
+      ...each('submitTestGeneration'),
+      ...each('submitTestRun'),
+    ]);
   });
 
-  test('a cancel while the wait is submitting: the submission finishes, the run is cancelled, the pipeline ends cancelled', async () => {
+  test('a cancel while the ask is submitting: the submission finishes, the run is cancelled, the pipeline ends cancelled', async () => {
     const before = testRuns().length;
     const run = await pipeline({ testGeneration: 'skip' }, cancelWhileSubmitting(s, '/test-runs'));
     assert.ok(

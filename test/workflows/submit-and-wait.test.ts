@@ -1,8 +1,7 @@
 /**
- * The heartbeating wait that submits its own job (`submitAndWaitForJob`, src/exactly-once/own-job.ts): no submission
- * activity and no workflow task of its own, the same submitter and exactly-once rules as a submission, the job named in
- * the progress from the wait's first report, and every way the wait ends naming the job, so that it is cancelled,
- * never left running unwatched. Dev server and the simulator, through real sockets.
+ * A job run (src/workflows/submit-and-wait.ts): submitted by its ask of the target's submitter, then followed by its
+ * wait, whatever the strategy; the job named in the progress from its ask's answer, and every way the run ends with a
+ * job created cancelling it, never leaving it running unwatched. Dev server and the simulator, through real sockets.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -28,7 +27,7 @@ type Event = temporal.api.history.v1.IHistoryEvent;
 const TG = SEED_IDS.tableGroups;
 const poll = { pollIntervalMs: 100, maxPollIntervalMs: 100 };
 
-describe('the wait that submits its own job', () => {
+describe('a job run: asked, then waited for', () => {
   const s = devServerAndSimulator();
 
   const profilingRuns = (tableGroupId: string) =>
@@ -56,7 +55,7 @@ describe('the wait that submits its own job', () => {
     });
   }
 
-  test('the wait submits the run: no submission activity; the progress names the run while it runs', async () => {
+  test('the ask submits the run, the wait follows it; the progress names the run while it runs', async () => {
     s.sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 3_000 } });
     const before = profilingRuns(TG.finance).length;
     let seen: Progress | undefined;
@@ -67,7 +66,7 @@ describe('the wait that submits its own job', () => {
       });
     });
     assert.equal(run.error, undefined, String(run.error));
-    assert.deepEqual(run.types, ['submitAndWaitForJob']);
+    assert.deepEqual(run.types, ['submitProfilingRun', 'waitForJob']);
     const created = profilingRuns(TG.finance).slice(before);
     assert.equal(created.length, 1, 'exactly one profiling run');
     assert.equal(seen?.jobs[0]?.jobId, created[0]?.id);
@@ -96,19 +95,9 @@ describe('the wait that submits its own job', () => {
     assert.equal(run.error, undefined, String(run.error));
   });
 
-  for (const [why, input] of [
-    ['statusReports 0 (no report would name the job)', { statusReports: 0 }],
-    ['the deferrable strategy', { waitStrategy: 'deferrable' }],
-  ] as const)
-    test(`${why}: the workflow submits with its own activity`, async () => {
-      const run = await profile(TG.sales, input);
-      assert.equal(run.error, undefined, String(run.error));
-      assert.equal(run.types[0], 'submitProfilingRun');
-    });
-
-  test('a cancel while the wait is submitting: the submission finishes, the run is cancelled, the workflow ends cancelled', async () => {
+  test('a cancel while the ask is submitting: the submission finishes, the run is cancelled, the workflow ends cancelled', async () => {
     const before = profilingRuns(TG.finance).length;
-    // Long enough that the cancel reaches the wait (at its next heartbeat) before the run could complete.
+    // Long enough that the run could not complete before its cancel.
     s.sim.controls.planJobs({ job_key: 'run-profile', target_id: TG.finance, durations: { runMs: 60_000 } });
     const run = await profile(TG.finance, {}, cancelWhileSubmitting(s, '/profiling-runs'));
     assert.ok(
@@ -120,7 +109,7 @@ describe('the wait that submits its own job', () => {
     assert.equal(s.sim.controls.job(created[0]?.id ?? '')?.status, 'canceled', 'and it was not left running');
     assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the workflow cancelled it itself');
     assert.equal(run.progress.remoteCancel?.confirmed, true);
-    // Settled at once by the workflow (its held send's answer heard), not when the wait heard of the cancel.
+    // Settled at once by the workflow (its held send's answer heard), not when the ask heard of the cancel.
     assert.ok(run.types.includes('findUnansweredSubmission'), `its request settled: ${run.types.join(', ')}`);
   });
 
@@ -137,7 +126,7 @@ describe('the wait that submits its own job', () => {
     assert.equal(created.length, 1);
     assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the run the failure named was cancelled');
     assert.equal(s.sim.controls.job(created[0]?.id ?? '')?.status, 'canceled');
-    assert.deepEqual(run.types.slice(0, 1), ['submitAndWaitForJob']);
+    assert.deepEqual(run.types.slice(0, 2), ['submitProfilingRun', 'waitForJob']);
     assert.ok(!run.types.includes('findUnansweredSubmission'), 'named by the failure, not looked up');
   });
 
@@ -148,11 +137,11 @@ describe('the wait that submits its own job', () => {
     const cause = run.error instanceof WorkflowFailedError ? run.error.cause : undefined;
     assert.ok(cause instanceof ActivityFailure && cause.cause instanceof ApplicationFailure, String(run.error));
     assert.equal(profilingRuns(TG.finance).length, before, 'nothing created');
-    assert.deepEqual(run.types, ['submitAndWaitForJob']);
+    assert.deepEqual(run.types, ['submitProfilingRun']);
     assert.deepEqual(run.progress.jobs, []);
   });
 
-  test("a target whose submitter sends another's submission: the wait's waits its turn, then is sent once", async () => {
+  test("a target whose submitter sends another's submission: the ask waits its turn, then is sent once", async () => {
     // The service holds the first submission to the target; the second waits behind it in the submitter's queue.
     const held = s.sim.controls.addFault({
       kind: 'delay',
@@ -181,6 +170,6 @@ describe('the wait that submits its own job', () => {
     assert.equal(run.error, undefined, String(run.error));
     assert.ok(sentWhileQueued <= 1, `the second sent nothing while queued (${sentWhileQueued} sent)`);
     assert.equal(profilingRuns(TG.salesDev).length, before + 2, 'one run each');
-    assert.deepEqual(run.types, ['submitAndWaitForJob'], 'the wait asked once: no asking again');
+    assert.deepEqual(run.types, ['submitProfilingRun', 'waitForJob'], 'asked once: no asking again');
   });
 });

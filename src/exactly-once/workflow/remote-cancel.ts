@@ -4,8 +4,11 @@
  */
 import {
   ActivityCancellationType,
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
+  isCancellation,
   log,
   sleep,
   upsertMemo,
@@ -17,28 +20,16 @@ import type { Tracker } from '../../workflows/shared.js';
 import { ourActivities } from '../../workflows/ours.js';
 
 /**
- * The heartbeating wait, on the worker's waits task queue (its own slots: see waitsTaskQueue; the workflow's tracker
- * has its name). `answerOnCancel` (the activity's id): a cancel waits for the activity's answer, which may carry the
- * job it submitted (src/exactly-once/own-job.ts).
+ * The heartbeating wait, on the worker's waits task queue (its own slots: see waitsTaskQueue). `answerOnCancel`: a
+ * cancel waits for the wait's answer (prompt-cancel.ts), so that it neither ends in flight nor hides a job that
+ * completed first.
  */
-const heartbeatWaits = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel: false | string) =>
+export const heartbeatWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel = false) =>
   ourActivities({
     ...heartbeatWaiting(maxWaitMs, heartbeatTimeoutMs),
     taskQueue: t.waitsTaskQueue,
-    ...(answerOnCancel
-      ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, activityId: answerOnCancel }
-      : {}),
-  });
-
-export const heartbeatWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number) =>
-  heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, false).waitForJob;
-
-/**
- * The heartbeating wait that submits its own job first, as activity `activityId` (askId, submission.ts); a cancel
- * waits for its answer, which names the job.
- */
-export const submitAndWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, activityId: string) =>
-  heartbeatWaits(t, maxWaitMs, heartbeatTimeoutMs, activityId).submitAndWaitForJob;
+    ...(answerOnCancel ? { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED } : {}),
+  }).waitForJob;
 
 export type CancelReason = 'workflow_cancelled' | 'workflow_failed' | 'job_stuck';
 export type RemoteCancel = NonNullable<Progress['remoteCancel']>;
@@ -230,3 +221,13 @@ export function rootMessage(err: unknown): string {
   while (e instanceof Error && e.cause instanceof Error) e = e.cause;
   return e instanceof Error ? e.message : String(e);
 }
+
+/** An activity the workflow's cancel stopped from being retried (its worker died): the workflow was cancelled. */
+export const cancelRequested = (err: unknown): boolean =>
+  err instanceof ActivityFailure && err.retryState === 'CANCEL_REQUESTED';
+
+/** A wait the workflow's cancel kept from being retried timed out: the workflow still ends cancelled. */
+export const asCancelled = (err: unknown): unknown =>
+  isCancellation(err)
+    ? err
+    : new CancelledFailure('the workflow was cancelled while a job ran', [], err instanceof Error ? err : undefined);

@@ -9,6 +9,8 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
+  TimeoutFailure,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -16,8 +18,37 @@ import type { JobSubmitted, OrderResult } from '../../contract/index.js';
 import { OUTCOME_UNKNOWN, submissionsWithin } from '../../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
 import { ourActivities } from '../../workflows/ours.js';
-import { settledJob, unanswered } from './own-job.js';
+import type { Submission } from '../../activities/job-inputs.js';
+import { WITHDRAWN_UNSENT } from '../messages.js';
 import { activitiesWithin, type Tracker } from '../../workflows/shared.js';
+
+/**
+ * The ask ended without an answer: it timed out (its attempt's worker died, and the workflow's cancel or its deadline
+ * let no other attempt run), or was cancelled while no attempt ran. One that withdrew its request says so: nothing was
+ * sent, nothing is looked up.
+ */
+function unanswered(err: unknown): err is ActivityFailure {
+  if (!(err instanceof ActivityFailure)) return false;
+  if (err.cause instanceof TimeoutFailure) return true;
+  return err.cause instanceof CancelledFailure && !err.cause.details.includes(WITHDRAWN_UNSENT);
+}
+
+/**
+ * The job the request of ask `activityId` got, settled now, whether or not that ask still runs: a request still queued
+ * is withdrawn (null: nothing was sent, and nothing will be), one being sent is waited for. A workflow's cancel asks
+ * this at once, rather than wait for the ask to hear of the cancel at its next heartbeat.
+ */
+async function settledJob(
+  opts: { profile: string; outageToleranceMs: number },
+  submit: Submission,
+  activityId: string,
+): Promise<JobSubmitted | null> {
+  const input = { profile: opts.profile, submit, activityId };
+  const { job } = await CancellationScope.nonCancellable(() =>
+    activitiesWithin(opts.outageToleranceMs).call.findUnansweredSubmission(input),
+  );
+  return job;
+}
 
 export interface CreateOrderInput {
   profile: string;
@@ -54,8 +85,7 @@ export async function askingSubmitter<T>(
   const settleOnce = () => (settling = CancellationScope.nonCancellable(settle));
   try {
     const asked = CancellationScope.nonCancellable(() => asking.run(ask));
-    // One that leaves its job is neither cancelled nor settled (see leavingRunning, prompt-cancel.ts): its workflow
-    // ends at once, the request is not sent in its turn, and what a send in flight creates is left running
+    // One that leaves its job (`cancelRemoteJob: false`) is neither cancelled nor settled: its workflow ends at once, the request is not sent in its turn, and what a send in flight creates is left running
     // (src/exactly-once/requester-gone.ts).
     if (leaveOnCancel) return await Promise.race([asked, cancelled]);
     const settled = cancelled.catch((cancel: unknown) =>
@@ -111,19 +141,19 @@ const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number, a
   });
 
 /**
- * An id for an activity that asks a submitter (an ask, or a wait that submits its own job), known before it runs: the
- * submitter knows its request by it, so a cancel settles the request at once, without waiting for the activity.
+ * An id for an activity that asks a submitter, known before it runs: the submitter knows its request by it, so a
+ * cancel settles the request at once, without waiting for the activity.
  */
-export const askId = (): string => `ask-${uuid4()}`;
+const askId = (): string => `ask-${uuid4()}`;
 
 /**
- * Where a target's submitter runs: this workflow's task queue (a wait's own is the waits queue). Which submitter of
+ * Where a target's submitter runs: this workflow's task queue (an ask's own is the waits queue). Which submitter of
  * that queue (the deployment's and the target's) the asking activity works out: it knows the profile's deployment.
  */
 const submitterQueue = (): string => workflowInfo().taskQueue;
 
-/** A submission a wait makes itself (src/exactly-once/own-job.ts): the job's kind and target, and where it is sent. */
-export const waitSubmission = (
+/** A submission: the job's kind and target, and where it is sent. */
+const submissionOf = (
   kind: JobKind,
   opts: { projectCode?: string | undefined; cancelRemoteJob?: boolean | undefined },
   targetId: string,
@@ -146,7 +176,7 @@ export async function submitUnderLock(
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
   const activityId = askId();
   const submit = asking(t, opts.outageToleranceMs, activityId)[JOB_KINDS[kind].activity];
-  const submission = waitSubmission(kind, opts, targetId);
+  const submission = submissionOf(kind, opts, targetId);
   const { submitterQueue, leaveOnCancel } = submission;
   return askingSubmitter(
     () => submit({ ...args, submitterQueue, ...(leaveOnCancel ? { leaveOnCancel } : {}) }),
