@@ -12,7 +12,6 @@ import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
 import { lineageActivities } from './lineage.js';
 import {
-  CANCEL_SEND,
   orderStopActivities,
   sendInTurnActivity,
   stillAsking,
@@ -22,7 +21,6 @@ import {
 import { waitingActivities } from './waiting.js';
 import { orderActivities, orderSender } from './orders.js';
 import { prefixed } from '../contract/names.js';
-import type { JobInput } from './job-inputs.js';
 
 export function activityFunctions(deps: ActivityDeps) {
   const ctx = activityContext(deps);
@@ -51,11 +49,7 @@ export function activityFunctions(deps: ActivityDeps) {
     ...jobs,
     ...definitionActivities(ctx),
     stillAsking,
-    sendInTurn: sendInTurnActivity({
-      ...submissionSenders(ctx),
-      runOrder: orderSender(ctx),
-      [CANCEL_SEND]: (input) => jobs.cancelJob(input as JobInput),
-    }),
+    sendInTurn: sendInTurnActivity({ ...submissionSenders(ctx), runOrder: orderSender(ctx) }),
   };
 }
 

@@ -20,20 +20,6 @@ export const SentFor = {
   requester: z.object({ workflowId: z.string(), runId: z.string(), activityId: z.string() }).optional(),
   /** The submitter sending it: it names the jobs it created before, never this request's (recentJobsQuery). */
   submitterId: z.string().min(1).optional(),
-  /**
-   * Sent only by the requesters of workers from before the one path, still served by the shared submitter: a test
-   * run's requester whose earlier attempt may have sent it without the submitter (proven to keep our id then). Its
-   * lookup, by the id alone, comes before any send. `sending`: that attempt's recorded send, when it has one; without
-   * it, the lookup reaches back to `since` (absent from requests queued before it was added: the batch's own
-   * schedule time then).
-   */
-  earlierUnlocked: z
-    .object({
-      sending: z.object({ sentAt: z.number(), mark: z.unknown() }).optional(),
-      /** When the requesting activity was first scheduled: an unrecorded send is looked for from then. */
-      since: z.number().optional(),
-    })
-    .optional(),
 };
 
 /**

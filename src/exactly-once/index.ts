@@ -3,7 +3,7 @@
  * Workflow code calls its workflow side (workflow/index.ts); messages.ts is what both sides and the CLI say.
  */
 export { lookUntilSettled, pause, unknownWords } from './lookup.js';
-export { CANCEL_SEND, deploymentsOf, orderSubmitterId, requestIdOf } from './messages.js';
+export { deploymentsOf, orderSubmitterId, requestIdOf } from './messages.js';
 export { orderStopActivities } from './order-stop.js';
 export { sendSignal, stillAsking, undoneIfGone, unlessCancelled } from './requester-gone.js';
 export { sendInTurnActivity, type SendFor } from './send-in-turn.js';

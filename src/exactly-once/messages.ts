@@ -55,7 +55,7 @@ export interface WriteRequest {
    * to its request (or gets its answer) instead of sending again.
    */
   id: string;
-  /** The activity that sends it, by its own name: a job kind's submit activity, `runOrder`, or CANCEL_SEND. */
+  /** The activity that sends it, by its own name: a job kind's submit activity, or `runOrder`. */
   activity: string;
   /** That activity's input: the requester's, without the target's id, with the requester named. */
   input: Record<string, unknown>;
@@ -67,13 +67,6 @@ export interface WriteRequest {
   /** The requesting activity's trace context (W3C `traceparent`, `tracestate`) when tracing is on: sent in it. */
   trace?: Record<string, string> | undefined;
 }
-
-/**
- * The cancel of a job created for a workflow that is gone, which the activity that created it could not send itself:
- * handed over only by workers from before the one path, whose test runs could go without the submitter. The shared
- * submitter still sends it (with the `cancelJob` activity, retried as its writes are) for those workers' runs.
- */
-export const CANCEL_SEND = 'cancelJob';
 
 /** Who asked: the sending activity names it in its links and undoes what it created when that workflow is gone. */
 export interface Requester {
@@ -171,9 +164,8 @@ export const sendingUpdate = defineUpdate<SendVerdict, [SendProgress & BatchAtte
  * after a later one gets nothing to send.
  */
 export const resumeUpdate = defineUpdate<Turn[], [BatchAttempt]>('resume');
-/** The signal and query a batch of an earlier version of this code records and resumes with (sendingUpdate, resumeUpdate). */
+/** The answer a batch that fails carries to the submitter when no send of it has yet (send-in-turn.ts). */
 export const sentSignal = defineSignal<[SendProgress]>('sent');
-export const sendsQuery = defineQuery<Turn[]>('sends');
 
 /** One request of a batch as the submitter hands it to its sending activity, with its send's record if it has one. */
 export interface Turn {
@@ -186,7 +178,7 @@ export interface Turn {
 
 /** The input of the activity that sends a batch (`sendInTurn`). */
 export interface SendInTurnInput {
-  /** The activity each request is sent with, by its own name: a job kind's submit activity, `runOrder`, CANCEL_SEND. */
+  /** The activity each request is sent with, by its own name: a job kind's submit activity, or `runOrder`. */
   activity: string;
   requests: Turn[];
   submitterId: string;

@@ -39,8 +39,7 @@ export interface LookupTarget {
   createdBefore?: ((sinceMs: number) => Promise<string[]>) | undefined;
   /**
    * A test run is ours only when its metadata carries our submission id, never by its target: the deployment was seen
-   * to keep it before the send (Watermark `echoes`), or the send was made without the submitter (by a worker from
-   * before the one path: EarlierUnlocked in send-once.ts).
+   * to keep it before the send (Watermark `echoes`).
    */
   exact?: boolean | undefined;
   /**

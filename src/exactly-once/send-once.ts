@@ -20,24 +20,16 @@ import { beatingWhile } from '../activities/heartbeats.js';
 /** Where a submission records its phase: at its target's submitter, before the send leaves (send-in-turn.ts). */
 export type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<void>;
 
-/**
- * A request of a worker from before the one path, whose requester may have sent its test run by itself: that send,
- * carrying our id, is told by the id alone, looked for from when the requesting activity was first scheduled.
- */
-export interface EarlierUnlocked {
-  since?: number | undefined;
-}
-
 /** Sending a job once, for the submissions of `ctx`'s worker. */
 export function sender(ctx: ActivityContext) {
   /** After a send that may have landed: the job it created, if any (lost-answer.ts). */
-  const settle = (t: LookupTarget, sentAt: number, mark: Watermark | null, until: number, sinceMs?: number) =>
+  const settle = (t: LookupTarget, sentAt: number, mark: Watermark | null, until: number) =>
     findLostJob(t, {
       sentAt,
       mark,
       until,
       settleMs: ctx.submitSettleMs,
-      fallbackSinceMs: (sinceMs ?? activityInfo().scheduledTimestampMs) - ctx.clockSkewMs,
+      fallbackSinceMs: activityInfo().scheduledTimestampMs - ctx.clockSkewMs,
     });
 
   /**
@@ -89,7 +81,6 @@ export function sender(ctx: ActivityContext) {
     record: RecordPhase,
     outstanding: Outstanding,
     until: number,
-    earlier?: EarlierUnlocked,
   ): Promise<JobSubmitted> {
     const { jobKey } = JOB_KINDS[kind];
     const send = SENDERS[kind];
@@ -113,17 +104,9 @@ export function sender(ctx: ActivityContext) {
             throw new SubmissionOutcomeUnknown(
               `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
             );
-          // Told by its id alone where the deployment keeps it (seen at the mark), or where an earlier attempt sent it
-          // without the submitter (EarlierUnlocked).
-          const byId = cause === undefined && earlier !== undefined;
-          const by = byId || sending?.mark?.echoes === true ? { ...target, exact: true } : target;
-          return settle(
-            by,
-            sending?.sentAt ?? Date.now(),
-            sending?.mark ?? null,
-            until,
-            byId ? earlier.since : undefined,
-          );
+          // Told by its id alone where the deployment keeps it (seen at the mark).
+          const by = sending?.mark?.echoes === true ? { ...target, exact: true } : target;
+          return settle(by, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
         },
         record,
       },

@@ -104,24 +104,18 @@ export function submitter(ctx: ActivityContext) {
   }
 
   /**
-   * Sends a job for the requester `raw` names, in its turn at the target's submitter (send-in-turn.ts): from what the
-   * batch's earlier attempts left of it (`turn.prior`), else, for a request of a worker from before the one path, from
-   * what its test run's requester may have sent by itself (`earlierUnlocked`). What it creates for a workflow that is
-   * gone is undone.
+   * Sends a job for the requester `raw` names, in its turn at the target's submitter (send-in-turn.ts), from what the
+   * batch's earlier attempts left of it (`turn.prior`). What it creates for a workflow that is gone is undone.
    */
   async function sendFor(kind: JobKind, raw: unknown, turn: Turn): Promise<JobSubmitted> {
     const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
-    const earlier = input.earlierUnlocked;
-    const prior = (
-      turn.prior.mayHaveSent || !earlier ? turn.prior : { mayHaveSent: true, sending: earlier.sending }
-    ) as Prior<Watermark | null>;
+    const prior = turn.prior as Prior<Watermark | null>;
     const outstanding = { value: prior.mayHaveSent };
     if (!prior.mayHaveSent) await unlessCancelled(input.requester);
     return translated(() =>
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();
-        const told = earlier ? { since: earlier.since } : undefined;
-        const sent = await sendOnce(kind, input, signal, prior, turn.record, outstanding, lookingUntil(), told);
+        const sent = await sendOnce(kind, input, signal, prior, turn.record, outstanding, lookingUntil());
         const undoIt = (r: JobSubmitted) => undo(input.profile, r.jobId, signal);
         return undoneIfGone(sent, undoIt, input.requester, input.leaveOnCancel);
       }),

@@ -150,13 +150,9 @@ export async function throughSubmitter<T>(
     // was dropped when the submitter continued as new: queued again.
     const reenqueue = async () => !withdrawing && (await stillWanted(me)) && (await enqueue(), true);
     const answer = await answerFrom(handle, id, reenqueue, unlessLeaving, signal);
-    // Said unsent on a first attempt only: on a later one the workflow asks what the request got (an earlier attempt
-    // on a worker from before the one path may have sent a test run itself).
+    // Said unsent: every attempt asked under the same request, which no one sent.
     if ('withdrawn' in answer)
-      throw new CancelledFailure(
-        'withdrawn while it waited its turn: nothing was sent',
-        activityInfo().attempt === 1 ? [WITHDRAWN_UNSENT] : [],
-      );
+      throw new CancelledFailure('withdrawn while it waited its turn: nothing was sent', [WITHDRAWN_UNSENT]);
     return resultOf<T>(answer) as T;
   } finally {
     signal.removeEventListener('abort', withdraw);

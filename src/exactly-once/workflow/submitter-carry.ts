@@ -2,7 +2,7 @@
  * What a target's submitter (submitter.ts) carries of its queue into its next run when it continues as new. Pure:
  * workflow code, tested on its own.
  */
-import { CANCEL_SEND, type SendRecord, type WriteRequest } from '../messages.js';
+import type { SendRecord, WriteRequest } from '../messages.js';
 
 /** A request waiting its turn, with the record of its send when an earlier batch sent it and lost its answer. */
 export type Queued = WriteRequest & { sending?: SendRecord | undefined };
@@ -14,11 +14,8 @@ export type Queued = WriteRequest & { sending?: SendRecord | undefined };
  */
 export const CARRIED_AT_MOST = 500;
 
-/**
- * What a run carries of its queue: every request that may have been sent, every cancel of a job whose workflow is gone
- * (CANCEL_SEND: nobody would queue it again, and its job would run on unwatched), and the first CARRIED_AT_MOST others.
- */
+/** What a run carries of its queue: every request that may have been sent, and the first CARRIED_AT_MOST others. */
 export function carried(queue: Queued[]): Queued[] {
   let others = 0;
-  return queue.filter((r) => r.sending || r.activity === CANCEL_SEND || others++ < CARRIED_AT_MOST);
+  return queue.filter((r) => r.sending || others++ < CARRIED_AT_MOST);
 }

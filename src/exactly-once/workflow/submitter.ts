@@ -26,7 +26,6 @@ import {
   requestsQuery,
   resumeUpdate,
   sendingUpdate,
-  sendsQuery,
   sentSignal,
   submitSignal,
   withdrawSignal,
@@ -183,12 +182,10 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     batchAttempt = b.attempt;
     return turnsLeft();
   });
-  // An earlier version's batch records by signal, and sends whatever the answer: a withdrawal cannot stop it.
-  setHandler(sentSignal, (progress) => {
-    if (progress.sending) withdrawing.delete(progress.sending[0]);
-    progressed(progress);
+  // The answer a batch that failed had not carried with a send yet (send-in-turn.ts).
+  setHandler(sentSignal, ({ answered: a }) => {
+    if (a) answered(...a);
   });
-  setHandler(sendsQuery, turnsLeft);
   setHandler(requestsQuery, () => ({ sending: [...sending.keys()], queued: queue.map((r) => r.id) }));
   setHandler(withdrawSignal, (id) => {
     // In the batch and not sent yet: answered `withdrawn` when its turn comes, never sent.
