@@ -132,9 +132,17 @@ const mayHaveCreated = (err: unknown): boolean =>
  * job, and the submitter's batch, on this workflow's queue, must find a slot free there to send it (with the
  * requesters on that queue, 200 of them waiting on one target held every slot, and no batch ever ran).
  */
-const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number, activityId: string) =>
+const asking = (
+  t: Pick<Tracker, 'waitsTaskQueue'>,
+  outageToleranceMs: number,
+  activityId: string,
+  heartbeatTimeoutMs?: number,
+) =>
   ourActivities({
     ...submissionsWithin(outageToleranceMs),
+    // A job's ask heartbeats as its wait will (the input's heartbeatTimeoutMs, a minute by default): it waits in its
+    // target's line for as long as that takes, and a dead one's request is sent in its turn anyway.
+    ...(heartbeatTimeoutMs ? { heartbeatTimeout: heartbeatTimeoutMs } : {}),
     taskQueue: t.waitsTaskQueue,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     activityId,
@@ -169,13 +177,19 @@ const submissionOf = (
 export async function submitUnderLock(
   t: Tracker,
   kind: JobKind,
-  opts: { profile: string; projectCode?: string | undefined; outageToleranceMs: number; cancelRemoteJob?: boolean },
+  opts: {
+    profile: string;
+    projectCode?: string | undefined;
+    outageToleranceMs: number;
+    cancelRemoteJob?: boolean;
+    heartbeatTimeoutMs?: number;
+  },
   targetId: string,
   outer?: CancellationScope,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
   const activityId = askId();
-  const submit = asking(t, opts.outageToleranceMs, activityId)[JOB_KINDS[kind].activity];
+  const submit = asking(t, opts.outageToleranceMs, activityId, opts.heartbeatTimeoutMs)[JOB_KINDS[kind].activity];
   const submission = submissionOf(kind, opts, targetId);
   const { submitterQueue, leaveOnCancel } = submission;
   return askingSubmitter(
