@@ -1,7 +1,8 @@
 /**
  * The pipeline's test run is submitted as every job is, by the workflow once the profiling step is over: its own
- * submission activity asks the suite's submitter, which sends it, whatever the wait's strategy. The same exactly-once rules, and a cancel while it is
- * submitted cancels the run it created, never leaves it running unwatched. Dev server (the lock reads visibility) and the simulator, through real sockets.
+ * submission activity asks the suite's submitter, which sends it, whatever the wait's strategy. The same exactly-once
+ * rules, and a cancel while it is submitted cancels the run it created, never leaves it running unwatched. Dev server
+ * (the lock reads visibility) and the simulator, through real sockets.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -85,7 +85,8 @@ export async function askingSubmitter<T>(
   const settleOnce = () => (settling = CancellationScope.nonCancellable(settle));
   try {
     const asked = CancellationScope.nonCancellable(() => asking.run(ask));
-    // One that leaves its job (`cancelRemoteJob: false`) is neither cancelled nor settled: its workflow ends at once, the request is not sent in its turn, and what a send in flight creates is left running
+    // One that leaves its job (`cancelRemoteJob: false`) is neither cancelled nor settled: its workflow ends at once,
+    // the request is not sent in its turn, and what a send in flight creates is left running
     // (src/exactly-once/requester-gone.ts).
     if (leaveOnCancel) return await Promise.race([asked, cancelled]);
     const settled = cancelled.catch((cancel: unknown) =>
