@@ -1,23 +1,22 @@
 /** Export and import of test definitions, through the claim-check store so large files stay out of history. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { Context, activityInfo, log } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
-import { ExportFile, StrictImportRejected, type ImportResult } from '../api/index.js';
-import { issueLines } from '../contract/issues.js';
-import {
-  BlobRef,
-  ExportFilters,
-  ImportConfig,
-  ImportSummary,
-  type ExportOutcome,
-  type ImportOutcome,
-} from '../contract/types.js';
+import { BlobRef, ExportFilters, type ExportOutcome, type ImportOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
-import { ImportOutcomeUnknown, InvalidInput, parseInput, translated } from './errors.js';
-import { nothingOutstanding, recordingRefusal, writeOnce, type Phase } from '../exactly-once/index.js';
-import { beat, rest } from './heartbeats.js';
+import { InvalidInput, parseInput, translated } from './errors.js';
+import {
+  answerOf,
+  applySubmitterId,
+  deploymentsOf,
+  outageToleranceOf,
+  submitterFor,
+  throughSubmitter,
+} from '../exactly-once/index.js';
+import { ImportInput, importWrites } from './apply.js';
+
+export { ImportInput } from './apply.js';
 
 export const ExportInput = z.object({
   profile: z.string().min(1).default('default'),
@@ -26,157 +25,23 @@ export const ExportInput = z.object({
 });
 export type ExportInput = z.input<typeof ExportInput>;
 
-/** What the preview before an apply said it would do; a retried apply compares a fresh preview with it. */
-const Expected = z.object({ summary: ImportSummary, counts: z.record(z.string(), z.number().int()) });
-type Expected = z.infer<typeof Expected>;
-
-export const ImportInput = z.object({
+/** An import ended unanswered: which activity it was, and its suite's submitter (as ImportInput names it). */
+export const UnansweredApplyInput = z.object({
+  activityId: z.string().min(1),
   profile: z.string().min(1).default('default'),
   testSuiteId: z.string().min(1),
-  config: ImportConfig,
-  /** The export file, by claim check. */
-  file: BlobRef,
-  /** For apply modes: the approved preview's summary and counts. @default a preview taken before the first attempt */
-  expected: Expected.optional(),
+  submitterQueue: z.string().min(1).optional(),
 });
-export type ImportInput = z.input<typeof ImportInput>;
-
-function countsOf(result: ImportResult): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const item of result.items)
-    counts[`${item.action}/${item.reason}`] = (counts[`${item.action}/${item.reason}`] ?? 0) + item.tds.length;
-  return counts;
-}
-
-/**
- * Heartbeat details of an apply: the preview it is checked against, and whether the last attempt was refused (the
- * refusing attempt's number: only the attempt right after it trusts it, see write-once.ts `Refused`).
- */
-const ApplyPhase = z.object({
-  phase: z.enum(['sending', 'rejected']),
-  expected: Expected,
-  sentAt: z.number().optional(),
-  attempt: z.number().int().optional(),
-});
-
-const describe = (s: ImportSummary) =>
-  `${s.created} to create, ${s.updated} to update, ${s.skipped} to skip, ${s.deleted} to delete`;
-
-/**
- * Whether an apply landed, from a fresh preview: `none` when the preview still says the same creates and deletes (or
- * when there were none, so applying again changes nothing new), `all` when nothing remains to create or delete,
- * `partly` for anything else.
- */
-export function compareWithExpected(expected: ImportSummary, now: ImportSummary): 'none' | 'all' | 'partly' {
-  if (now.created === expected.created && now.deleted === expected.deleted) return 'none';
-  if (now.created === 0 && now.deleted === 0) return 'all';
-  return 'partly';
-}
+export type UnansweredApplyInput = z.input<typeof UnansweredApplyInput>;
 
 export function definitionActivities(ctx: ActivityContext) {
-  /** Keeps an import result small: items inline when they fit, otherwise in the store. */
-  async function shrink(result: ImportResult, definitions: number): Promise<ImportOutcome> {
-    const items = result.items.map((i) => ({
-      action: i.action,
-      reason: i.reason,
-      tds: i.tds.map((t) => ({ idx: t.idx, target_id: t.target_id })),
-    }));
-    const summary = {
-      created: result.summary.created,
-      updated: result.summary.updated,
-      skipped: result.summary.skipped,
-      deleted: result.summary.deleted,
-    };
-    const inline = JSON.stringify(items).length <= ctx.inlineItemsMaxBytes;
-    return {
-      summary,
-      definitions,
-      counts: countsOf(result),
-      items: inline ? items : null,
-      itemsRef: inline ? null : await ctx.store().putJson(items),
-      reconciled: false,
-    };
-  }
-
-  /**
-   * Applies once (write-once.ts). The mark is the preview the apply is checked against: the approved one, else one
-   * taken now. What a lost apply did is read from a fresh preview, once the held request can no longer commit: the
-   * same creates and deletes as the approved preview (or none to make) mean it did not land, none left to make mean
-   * it landed, anything else cannot be told (ImportOutcomeUnknown).
-   */
-  async function applyOnce(
-    input: z.output<typeof ImportInput>,
-    file: ExportFile,
-    apply: () => Promise<ImportOutcome>,
-  ): Promise<ImportOutcome> {
-    const client = ctx.profile(input.profile).client;
-    const signal = Context.current().cancellationSignal;
-    const recorded: unknown = activityInfo().heartbeatDetails;
-    const prior = ApplyPhase.safeParse(recorded).data;
-    let expected = prior?.expected ?? input.expected;
-    const preview = () =>
-      client.testDefinitions.import(input.testSuiteId, { ...input.config, mode: 'preview' }, file, { signal });
-    const outstanding = { value: false };
-    const record = (phase: Phase<Expected>) =>
-      beat(
-        phase.phase === 'sending'
-          ? { phase: 'sending', sentAt: phase.sentAt, expected: phase.mark }
-          : { ...phase, expected },
-      );
-    return recordingRefusal(outstanding, record, () =>
-      writeOnce<Expected, ImportOutcome>(
-        {
-          // No preview to compare with: no earlier attempt got as far as its send (the record precedes it).
-          prior:
-            !expected || nothingOutstanding(recorded)
-              ? { mayHaveSent: false }
-              : {
-                  mayHaveSent: true,
-                  sending: prior?.sentAt === undefined ? undefined : { sentAt: prior.sentAt, mark: expected },
-                },
-          mark: async () => {
-            if (!expected) {
-              const before = await preview();
-              expected = { summary: before.summary, counts: countsOf(before) };
-            }
-            return expected;
-          },
-          send: apply,
-          find: async (sending) => {
-            const approved = sending?.mark ?? expected;
-            // Never without one (an attempt that may have sent had a preview): "not landed" would apply again.
-            if (!approved)
-              throw new ImportOutcomeUnknown(
-                `an apply into ${input.testSuiteId} may have landed, with no preview to compare`,
-              );
-            // With no send time recorded (an attempt that died before its heartbeat reached Temporal), it may have
-            // been sent a moment ago: the whole window.
-            const settleLeft = (sending?.sentAt ?? Date.now()) + ctx.submitSettleMs - Date.now();
-            if (settleLeft > 0) await rest(settleLeft);
-            const now = await preview();
-            const landed = compareWithExpected(approved.summary, now.summary);
-            if (landed === 'none') return undefined;
-            if (landed === 'partly')
-              throw new ImportOutcomeUnknown(
-                `an apply into ${input.testSuiteId} lost its answer, and a fresh preview (${describe(now.summary)}) matches neither the approved one (${describe(approved.summary)}) nor its full application; check the suite before importing again`,
-              );
-            log.warn('the apply landed; its answer was lost', { testSuiteId: input.testSuiteId });
-            const { summary, counts } = approved;
-            return {
-              summary,
-              definitions: file.definitions.length,
-              counts,
-              items: null,
-              itemsRef: null,
-              reconciled: true,
-            };
-          },
-          record,
-        },
-        outstanding,
-      ),
-    );
-  }
+  const { exportFile, importOnce } = importWrites(ctx);
+  /** The submitter of a suite's applies on the profile's deployment (the `/api/v1` base, where imports go). */
+  const applySubmitterOf = (input: { profile: string; testSuiteId: string; submitterQueue?: string | undefined }) =>
+    submitterFor(input, (taskQueue) => {
+      const { baseUrl, apiBaseUrl } = ctx.profile(input.profile).client;
+      return applySubmitterId(taskQueue, deploymentsOf(baseUrl, apiBaseUrl).jobs, input.testSuiteId);
+    });
 
   return {
     /** Writes a stored export file to `destination`, relative to the worker's export directory (never outside it). */
@@ -215,44 +80,39 @@ export function definitionActivities(ctx: ActivityContext) {
     },
 
     /**
-     * Imports an export file (by claim check) with the given config. A strict rejection fails non-retryably with
-     * type StrictImportRejected and the would-be result (summary, counts, items or their reference) as details.
+     * Imports an export file (by claim check) with the given config. A preview is read at once; an apply goes through
+     * its suite's submitter, one apply in flight per suite, sent once (apply.ts). A strict rejection fails
+     * non-retryably with type StrictImportRejected and the would-be result (summary, counts, items or their reference)
+     * as details.
      */
     importTestDefinitions: async (raw: ImportInput): Promise<ImportOutcome> => {
       const input = parseInput(ImportInput, raw, 'importTestDefinitions');
       return translated(async () => {
-        const stored = await ctx.store().getJson(input.file);
-        const file = ExportFile.safeParse(stored);
-        if (!file.success)
-          throw new InvalidInput(
-            `the export file ${input.file.ref} is not valid: ${issueLines(file.error).join('; ')}`,
-          );
-        const client = ctx.profile(input.profile).client;
+        // Read before it waits its turn: a damaged or missing file fails here, and is never queued.
+        const file = await exportFile(input.file);
         const signal = Context.current().cancellationSignal;
-        const definitions = file.data.definitions.length;
-        const apply = async () => {
-          const result = await client.testDefinitions.import(input.testSuiteId, input.config, file.data, { signal });
-          log.info('test definitions imported', {
-            testSuiteId: input.testSuiteId,
-            mode: input.config.mode,
-            ...result.summary,
-          });
-          return shrink(result, definitions);
-        };
-        try {
-          return input.config.mode === 'preview' ? await apply() : await applyOnce(input, file.data, apply);
-        } catch (err) {
-          if (!(err instanceof StrictImportRejected)) throw err;
-          const parsed = z.object({ summary: z.any(), items: z.array(z.any()) }).safeParse(err.importResult);
-          const wouldBe = parsed.success ? await shrink(parsed.data, definitions) : null;
-          throw ApplicationFailure.create({
-            type: err.name,
-            message: err.message,
-            nonRetryable: true,
-            details: [{ status: err.status ?? null, code: err.code ?? null, importResult: wouldBe }],
-          });
-        }
+        if (input.config.mode === 'preview') return importOnce(input, file, signal);
+        const { submitterQueue: _queue, requester: _, ...apply } = input;
+        return throughSubmitter<ImportOutcome>(
+          applySubmitterOf(input),
+          'importTestDefinitions',
+          apply,
+          outageToleranceOf(),
+          signal,
+        );
       });
+    },
+
+    /**
+     * An apply that asked its suite's submitter ended unanswered (its attempt's worker died, and its deadline let no
+     * other attempt run): what its request did, as the submitter answers it (a request still queued is withdrawn now;
+     * one being sent is waited for). Null: nothing was sent for it.
+     */
+    findUnansweredApply: async (raw: UnansweredApplyInput): Promise<{ applied: ImportOutcome | null }> => {
+      const input = parseInput(UnansweredApplyInput, raw, 'findUnansweredApply');
+      return translated(async () => ({
+        applied: (await answerOf<ImportOutcome>(applySubmitterOf(input).id, input.activityId)) ?? null,
+      }));
     },
   };
 }

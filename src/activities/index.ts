@@ -6,6 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { activityContext, type ActivityDeps } from './context.js';
+import { importWrites } from './apply.js';
 import { definitionActivities } from './definitions.js';
 import { parseInput, translated } from './errors.js';
 import { inputActivities } from './inputs.js';
@@ -49,7 +50,11 @@ export function activityFunctions(deps: ActivityDeps) {
     ...jobs,
     ...definitionActivities(ctx),
     stillAsking,
-    sendInTurn: sendInTurnActivity({ ...submissionSenders(ctx), runOrder: orderSender(ctx) }),
+    sendInTurn: sendInTurnActivity({
+      ...submissionSenders(ctx),
+      runOrder: orderSender(ctx),
+      importTestDefinitions: importWrites(ctx).applySender,
+    }),
   };
 }
 

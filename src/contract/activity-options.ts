@@ -180,8 +180,9 @@ export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits
 
 /**
  * The activities the workflows send to the waits task queue (as registered): what a worker there must register. The
- * submissions and order creations that wait their turn at a target's submitter go there too: a request waiting its
- * turn holds its slot as a wait does, and the submitter's batch, on the workflows' queue, needs a slot free there.
+ * submissions, order creations and applies that wait their turn at a target's submitter go there too: a request
+ * waiting its turn holds its slot as a wait does, and the submitter's batch, on the workflows' queue, needs a slot free
+ * there.
  */
 export const WAITS_QUEUE_ACTIVITIES: readonly string[] = [
   'dataops.waitForJob',
@@ -189,6 +190,8 @@ export const WAITS_QUEUE_ACTIVITIES: readonly string[] = [
   // Every job kind's submission (a new kind is served there without another line), and an order's creation.
   ...Object.values(JOB_KINDS).map((k) => NAME_PREFIX + k.activity),
   'dataops.runOrder',
+  // An import: its apply waits its turn at its suite's submitter (a preview answers at once).
+  'dataops.importTestDefinitions',
 ];
 
 /** The part of an activity set (as registered: createActivities) that serves the waits task queue. */

@@ -3,18 +3,11 @@
  * Workflow code calls its workflow side (workflow/index.ts); messages.ts is what both sides and the CLI say.
  */
 export { lookUntilSettled, pause, unknownWords } from './lookup.js';
-export { deploymentsOf, orderSubmitterId, requestIdOf } from './messages.js';
+export { applySubmitterId, deploymentsOf, orderSubmitterId, requestIdOf } from './messages.js';
 export { orderStopActivities } from './order-stop.js';
 export { sendSignal, stillAsking, undoneIfGone, unlessCancelled } from './requester-gone.js';
 export { sendInTurnActivity, type SendFor } from './send-in-turn.js';
 export { submitter } from './submissions.js';
 export { submissionActivities, submissionSenders } from './submit-by-kind.js';
 export { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';
-export {
-  nothingOutstanding,
-  recordingRefusal,
-  writeOnce,
-  type Outstanding,
-  type Phase,
-  type Prior,
-} from './write-once.js';
+export { recordingRefusal, writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';

@@ -48,6 +48,10 @@ export const orderSubmitterId = (
   o: { kitchen: string; recipe: string; variation: string },
 ): string => `dataops-order/${taskQueue}/${deployment}/${o.kitchen}/${o.recipe}/${o.variation}`;
 
+/** The id of the submitter of a test suite's applies (deploymentOf the `/api/v1` base; see submitterId). */
+export const applySubmitterId = (taskQueue: string, deployment: string, testSuiteId: string): string =>
+  `dataops-apply/${taskQueue}/${deployment}/${testSuiteId}`;
+
 /** One write for the submitter to send, on behalf of one activity of one workflow. */
 export interface WriteRequest {
   /**
@@ -55,7 +59,7 @@ export interface WriteRequest {
    * to its request (or gets its answer) instead of sending again.
    */
   id: string;
-  /** The activity that sends it, by its own name: a job kind's submit activity, or `runOrder`. */
+  /** The activity that sends it, by its own name: a job kind's submit activity, `runOrder` or `importTestDefinitions`. */
   activity: string;
   /** That activity's input: the requester's, without the target's id, with the requester named. */
   input: Record<string, unknown>;

@@ -28,11 +28,12 @@ export const CANCELLED_UNSENT = 'RequesterCancelled';
 /**
  * Throws CANCELLED_UNSENT when `requester`'s workflow is cancelled (its cancel requested: its ask may not have heard
  * of it yet, at its next heartbeat) or gone: its request is not sent. Asked just before a request's first send.
+ * `throughCancel`: only when it is gone (a write its workflow makes whatever a cancel says: an approved apply).
  */
-export async function unlessCancelled(requester: Requester | undefined): Promise<void> {
+export async function unlessCancelled(requester: Requester | undefined, throughCancel = false): Promise<void> {
   if (!requester) return;
   const state = await stateOf(requester);
-  if (!state.gone && !state.cancelRequested) return;
+  if (!state.gone && (throughCancel || !state.cancelRequested)) return;
   throw ApplicationFailure.create({
     type: CANCELLED_UNSENT,
     message: `not sent: its workflow was ${state.gone ? state.status.toLowerCase() : 'cancelled'} before its turn`,

@@ -30,18 +30,6 @@ export const Refused = z.object({ phase: z.literal('rejected'), attempt: z.numbe
 /** The record of an attempt that ends with nothing outstanding. */
 export const refused = (): z.infer<typeof Refused> => ({ phase: 'rejected', attempt: activityInfo().attempt });
 
-/**
- * Whether the previous attempt certainly created nothing: the first attempt has no previous one, and a later one
- * trusts only a refusal that the attempt just before it recorded (an untagged one, from before this rule, is not
- * trusted: the cost is one settle window).
- */
-export function nothingOutstanding(recorded: unknown): boolean {
-  const { attempt } = activityInfo();
-  if (attempt === 1) return true;
-  const r = Refused.safeParse(recorded).data;
-  return r?.attempt === attempt - 1;
-}
-
 /** Connection failures that happen before a byte of the request left. */
 const BEFORE_CONNECT = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'];
 

@@ -25,6 +25,7 @@ import { checkedInput } from './input.js';
 import type * as InSandbox from './input-in-sandbox.js';
 import { Tracker, activitiesWithin } from './shared.js';
 import { openingSearch } from '../contract/search-attributes.js';
+import { applyUnderLock } from '../exactly-once/workflow/index.js';
 
 type Decision = NonNullable<PromoteTestDefinitionsResult['decision']>;
 
@@ -208,20 +209,21 @@ async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): Promise
       decision = null;
     }
 
-    // Once the import is sent it cannot be called back: a cancel that arrives now lets it finish and report. A retry
-    // after a lost answer compares a fresh preview with this one first (see the import activity).
+    // Once the import is sent it cannot be called back: a cancel that arrives now lets it finish and report. It goes
+    // through the suite's submitter; a lost answer is told by a fresh preview against this one (activities/apply.ts).
     t.stage('applying');
     t.search.set({ stage: 'applying' });
     const approved = preview;
     let applied: ImportOutcome;
     try {
       applied = await CancellationScope.nonCancellable(() =>
-        acts.importTestDefinitions({
+        applyUnderLock(t, {
           profile: input.profile,
           testSuiteId: target,
           config,
           file,
           expected: { summary: approved.summary, counts: approved.counts },
+          outageToleranceMs: input.outageToleranceMs,
         }),
       );
     } catch (err) {

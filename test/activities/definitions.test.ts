@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import type { Client } from '@temporalio/client';
 import { activityFunctions, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
+import { importWrites } from '../../src/activities/apply.js';
+import { activityContext } from '../../src/activities/context.js';
+import type { Phase, Prior } from '../../src/exactly-once/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import type { BlobRef, ImportOutcome } from '../../src/contract/index.js';
 import { simDeps } from '../helpers/activities.js';
@@ -16,6 +20,25 @@ import { eventually } from '../helpers/wait.js';
 const TS = SEED_IDS.testSuites;
 const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
 
+/** A requester that still runs, as the sending batch sees it. */
+const running = {
+  workflow: { getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }) },
+  withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
+};
+
+/** Applies as its suite's submitter's batch does (send-in-turn.ts), after `prior`; `phases` collects what it records. */
+const applying =
+  (d: ActivityDeps) =>
+  (input: Record<string, unknown>, prior: Prior<unknown> = { mayHaveSent: false }, phases: Phase<unknown>[] = []) =>
+    runIn(
+      new MockActivityEnvironment(undefined, { ...quiet, client: running as unknown as Client }),
+      async () =>
+        (await importWrites(activityContext(d)).applySender(input, {
+          prior,
+          record: async (phase) => void phases.push(phase),
+        })) as ImportOutcome,
+    );
+
 /**
  * What each apply test starts from: a simulator of its own, the sales dev suite exported, and the preview of its
  * upsert into sales prod (`expected`), with the definitions sales prod had before (`before`).
@@ -25,6 +48,7 @@ async function withApply(
   fn: (a: {
     own: RunningSimulator;
     acts: ReturnType<typeof activityFunctions>;
+    apply: ReturnType<typeof applying>;
     input: { testSuiteId: string; config: typeof UPSERT; file: BlobRef };
     preview: ImportOutcome;
     expected: { summary: ImportOutcome['summary']; counts: ImportOutcome['counts'] };
@@ -33,12 +57,21 @@ async function withApply(
 ): Promise<void> {
   const { sim: own } = await startTestSimulator();
   try {
-    const acts = activityFunctions(await simDeps(own, extra));
+    const d = await simDeps(own, extra);
+    const acts = activityFunctions(d);
     const exported = await run(acts.exportTestDefinitions, { testSuiteId: TS.salesDev, filters: { origin: 'both' } });
     const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
     const preview = await run(acts.importTestDefinitions, { ...input, config: { ...UPSERT, mode: 'preview' } });
     const expected = { summary: preview.summary, counts: preview.counts };
-    await fn({ own, acts, input, preview, expected, before: own.controls.definitions(TS.salesProd).length });
+    await fn({
+      own,
+      acts,
+      apply: applying(d),
+      input,
+      preview,
+      expected,
+      before: own.controls.definitions(TS.salesProd).length,
+    });
   } finally {
     await own.close();
   }
@@ -78,77 +111,73 @@ describe('test-definition activities', () => {
   });
 
   test("an apply whose answer was lost is not sent again: a fresh preview shows it landed; the counts are the preview's", async () => {
-    await withApply({}, async ({ own, acts, input, preview, expected, before }) => {
-      // The attempt whose answer is lost looks itself, once the held request could no longer commit.
+    await withApply({}, async ({ own, apply, input, preview, expected, before }) => {
+      // The send whose answer is lost looks itself, once the held request could no longer commit.
       own.controls.addFault({ kind: 'drop_after_commit', method: 'POST', path: 'test-definition-import' });
-      const out = await run(acts.importTestDefinitions, { ...input, expected });
+      const phases: Phase<unknown>[] = [];
+      const out = await apply({ ...input, expected }, undefined, phases);
       assert.equal(out.reconciled, true);
       assert.deepEqual(out.summary, preview.summary, 'what the lost apply did, not "created 0, updated 6"');
       assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'applied once');
-
-      // A retry after a worker that died with its send recorded (the apply landed): found, not applied again.
-      const retry = new MockActivityEnvironment(
-        { attempt: 2, heartbeatDetails: { phase: 'sending', sentAt: Date.now(), expected } },
-        quiet,
+      assert.deepEqual(
+        phases.map((p) => p.phase),
+        ['sending'],
+        'its send recorded (at the submitter) before it left',
       );
-      const again = await runIn(retry, acts.importTestDefinitions, { ...input, expected });
+
+      // A retried batch whose attempt died after the send the submitter recorded (the apply landed): found, not
+      // applied again.
+      const sent = phases[0] as Extract<Phase<unknown>, { phase: 'sending' }>;
+      const again = await apply({ ...input, expected }, { mayHaveSent: true, sending: sent });
       assert.equal(again.reconciled, true);
       assert.deepEqual(again.summary, preview.summary);
       assert.equal(own.controls.definitions(TS.salesProd).length, before + 3, 'not applied twice');
     });
   });
 
-  test('an apply that failed before it left (its token could not be renewed) is retried at once: no settle, no re-preview', async () => {
-    await withApply({}, async ({ own, acts, input, preview, expected, before }) => {
+  test('an apply that failed before it left (its token could not be renewed) records a refusal; sent again, it applies at once', async () => {
+    await withApply({}, async ({ own, apply, input, preview, expected, before }) => {
       const imports = () => own.controls.requests().filter((r) => r.path.endsWith('/test-definition-import')).length;
 
       // The session expires and the login that would renew it fails: the apply is refused with a 401 and never resent.
       own.controls.expireTokens();
       own.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: '/v2/login', count: 5 });
-      const beats: unknown[] = [];
-      const first = new MockActivityEnvironment({ attempt: 1 }, quiet);
-      first.on('heartbeat', (d: unknown) => beats.push(d));
-      const failed = await first.run(acts.importTestDefinitions, { ...input, expected }).catch((e: unknown) => e);
+      const phases: Phase<unknown>[] = [];
+      const failed = await apply({ ...input, expected }, undefined, phases).catch((e: unknown) => e);
       assert.ok(failed instanceof ApplicationFailure && !failed.nonRetryable, String(failed));
       assert.equal(own.controls.definitions(TS.salesProd).length, before, 'nothing applied');
-      assert.equal(
-        (beats.at(-1) as { phase?: string }).phase,
-        'rejected',
-        'certain: the apply never reached the service',
-      );
+      assert.equal(phases.at(-1)?.phase, 'rejected', 'certain: the apply never reached the service');
 
+      // The batch's next attempt trusts that refusal (send-in-turn.ts): nothing outstanding, no settle, no re-preview.
       own.controls.clearFaults();
       const sent = imports();
-      const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats.at(-1) }, quiet);
-      const out = await runIn(retry, acts.importTestDefinitions, { ...input, expected });
-      assert.equal(imports() - sent, 1, 'the retry applied at once, with no preview to compare');
+      const out = await apply({ ...input, expected });
+      assert.equal(imports() - sent, 1, 'applied at once, with no preview to compare');
       assert.equal(out.reconciled, false);
       assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
     });
   });
 
-  test('a retried apply whose first attempt never landed (a 503) applies, and says what it did', async () => {
-    await withApply({}, async ({ own, acts, input, preview, expected, before }) => {
+  test('an apply whose send got a 503 looks before it fails: nothing landed, so the next attempt applies, and says what it did', async () => {
+    await withApply({}, async ({ own, apply, input, preview, expected, before }) => {
       own.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: 'test-definition-import' });
-      const beats: unknown[] = [];
-      const first = new MockActivityEnvironment({ attempt: 1 }, quiet);
-      first.on('heartbeat', (d: unknown) => beats.push(d));
-      const failed = await first.run(acts.importTestDefinitions, { ...input, expected }).catch((e: unknown) => e);
+      const phases: Phase<unknown>[] = [];
+      const failed = await apply({ ...input, expected }, undefined, phases).catch((e: unknown) => e);
       assert.ok(failed instanceof ApplicationFailure && failed.type === 'ServerError', String(failed));
       assert.equal(own.controls.definitions(TS.salesProd).length, before, 'the 503 changed nothing');
+      assert.equal(phases.at(-1)?.phase, 'rejected', 'settled: a fresh preview showed it did not land');
 
-      const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats.at(-1) }, quiet);
-      const out = await runIn(retry, acts.importTestDefinitions, { ...input, expected });
+      const out = await apply({ ...input, expected });
       assert.equal(out.reconciled, false, 'the fresh preview matched the approved one, so the retry applied');
       assert.equal(out.summary.created, preview.summary.created);
       assert.equal(own.controls.definitions(TS.salesProd).length, before + preview.summary.created);
     });
   });
 
-  test('a retried apply with no recorded send waits out the settle window: a held apply that commits meanwhile is found, not sent again', async () => {
-    await withApply({ submitSettleMs: 2_500 }, async ({ own, acts, input, preview, expected, before }) => {
-      // The first attempt sent its apply and died before its heartbeat reached Temporal: the service holds the
-      // request for a second, then commits it. The retry has the approved preview and no send time.
+  test('a retried apply waits out the settle window from its recorded send: a held apply that commits meanwhile is found, not sent again', async () => {
+    await withApply({ submitSettleMs: 2_500 }, async ({ own, apply, input, preview, expected, before }) => {
+      // The batch that sent the apply died just after the submitter recorded its send: the service holds the request
+      // for a second, then commits it. The retry has the approved preview and the send's time.
       const held = own.controls.addFault({
         kind: 'delay',
         delay_ms: 1_000,
@@ -157,14 +186,12 @@ describe('test-definition activities', () => {
       });
       const other = await clientFor(own);
       const file = await other.testDefinitions.export(TS.salesDev, { origin: 'both' });
+      const sentAt = Date.now();
       const dead = other.testDefinitions.import(TS.salesProd, UPSERT, file).catch(() => undefined);
       await eventually('the apply held', async () => faultHits(own, held) === 1);
       const imports = () => own.controls.requests().filter((r) => r.path.endsWith('test-definition-import')).length;
       const sent = imports();
-      const out = await runIn(new MockActivityEnvironment({ attempt: 2 }, quiet), acts.importTestDefinitions, {
-        ...input,
-        expected,
-      });
+      const out = await apply({ ...input, expected }, { mayHaveSent: true, sending: { sentAt, mark: expected } });
       await dead;
       assert.equal(out.reconciled, true, 'found the held apply by a preview taken after it could commit');
       assert.deepEqual(out.summary, preview.summary);

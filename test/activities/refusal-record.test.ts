@@ -2,32 +2,19 @@
  * The record an attempt leaves when it ends with nothing outstanding (write-once.ts `Refused`): the next attempt sends at
  * once, and only that one. A later attempt that started from it may have sent and died before its own record
  * reached Temporal (its waits beat the refusal again until then), so an attempt two after the refusal looks
- * for what was sent instead of sending again (applies, which send from their own attempts). Likewise, a retry that
- * cannot ask its submitter (Temporal down) fails without recording a refusal, rather than take "nothing" for an answer.
+ * for what was sent instead of sending again (a submitter's batch, which every write goes through). Likewise, a retry
+ * that cannot ask its submitter (Temporal down) fails without recording a refusal, rather than take "nothing" for an
+ * answer.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { activityFunctions } from '../../src/activities/index.js';
-import { SEED_IDS } from '../../src/simulator/index.js';
+import { sendInTurnActivity } from '../../src/exactly-once/send-in-turn.js';
+import type { Prior } from '../../src/exactly-once/index.js';
 import { simDeps, withFreshSimulator } from '../helpers/activities.js';
-import { clientFor } from '../helpers/sim.js';
 import { quiet } from '../helpers/mock-activity.js';
-
-const TS = SEED_IDS.testSuites;
-const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
-
-/** Runs `fn` as attempt `attempt` of an activity whose previous attempts left `heartbeatDetails`. */
-function attemptOf<A extends unknown[], R>(
-  attempt: number,
-  heartbeatDetails: unknown,
-  fn: (...args: A) => Promise<R>,
-  ...args: A
-): Promise<R> {
-  const env = new MockActivityEnvironment({ attempt, heartbeatDetails }, quiet);
-  return env.run<A, R, typeof fn>(fn, ...args);
-}
 
 /** A Temporal client that cannot reach its server: a submitter cannot be asked. */
 const temporalDown = {
@@ -45,9 +32,8 @@ const temporalDown = {
 const sentBefore = { phase: 'sending', sentAt: Date.now(), mark: [] };
 
 describe('a refusal recorded by an attempt is trusted by the next attempt only', () => {
-  // Jobs and orders are sent by their target's submitter, whose records of each send decide what a retried batch may
-  // send (send-in-turn.ts; holes 7 and 8); the requesting activity's own attempts send nothing. Applies still send
-  // from their own attempts, and rely on this record.
+  // Every write is sent by its target's submitter, whose records of each send decide what a retried batch may send
+  // (send-in-turn.ts; holes 7 and 8); the requesting activity's own attempts send nothing.
   test('an order retry whose submitter cannot be reached fails without recording a refusal: its predecessor may have sent', async () => {
     // The attempt before sent (its phase says so) and died. This one fails before its submitter answers (Temporal
     // is unreachable): it records nothing of its own (the submitter's records decide a retry), never a refusal that
@@ -71,33 +57,38 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
     });
   });
 
-  test('an apply: an attempt two after the refusal re-previews, and finds that the one in between landed', async () => {
-    await withFreshSimulator(async (sim) => {
-      const acts = activityFunctions(await simDeps(sim, { submitSettleMs: 0 }));
-      const exported = await attemptOf(1, undefined, acts.exportTestDefinitions, {
-        testSuiteId: TS.salesDev,
-        filters: { origin: 'both' },
-      });
-      const input = { testSuiteId: TS.salesProd, config: UPSERT, file: exported.file };
-      const preview = await attemptOf(1, undefined, acts.importTestDefinitions, {
-        ...input,
-        config: { ...UPSERT, mode: 'preview' },
-      });
-      const expected = { summary: preview.summary, counts: preview.counts };
-      const before = sim.controls.definitions(TS.salesProd).length;
-      const other = await clientFor(sim);
-      await other.testDefinitions.import(
-        TS.salesProd,
-        UPSERT,
-        await other.testDefinitions.export(TS.salesDev, { origin: 'both' }),
+  test("a batch's retry trusts the refusal its previous attempt recorded, and no older one: two attempts on, it looks", async () => {
+    // The submitter recorded the request's send (a retry of the batch hears it in `resume`); the batch's heartbeat
+    // holds a refusal recorded after it by attempt `by`. Only attempt by + 1 takes it for "nothing outstanding".
+    const priorAt = async (attempt: number, by: number): Promise<Prior<unknown>> => {
+      const sending = { sentAt: Date.now(), mark: null };
+      const handle = {
+        executeUpdate: async (update: { name: string }) =>
+          update.name === 'resume' ? [{ id: 'a', input: {}, sending }] : 'go',
+        signal: async () => undefined,
+      };
+      const client = {
+        workflow: { getHandle: () => handle },
+        withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
+      };
+      const env = new MockActivityEnvironment(
+        { attempt, heartbeatDetails: { a: { phase: 'rejected', attempt: by } }, heartbeatTimeoutMs: 0 },
+        { ...quiet, client: client as never },
       );
-      const out = await attemptOf(3, { phase: 'rejected', expected, attempt: 1 }, acts.importTestDefinitions, {
-        ...input,
-        expected,
-      });
-      assert.equal(out.reconciled, true, 'found the apply in between by a fresh preview');
-      assert.deepEqual(out.summary, preview.summary);
-      assert.equal(sim.controls.definitions(TS.salesProd).length, before + preview.summary.created);
-    });
+      let seen: Prior<unknown> | undefined;
+      const sendInTurn = sendInTurnActivity({ x: async (_, turn) => ((seen = turn.prior), { jobId: 'j' }) });
+      const input = {
+        activity: 'x',
+        requests: [{ id: 'a', input: {} }],
+        submitterId: 's',
+        submitterRunId: 'r',
+        batch: 1,
+      };
+      await env.run(sendInTurn, input);
+      return seen!;
+    };
+    assert.deepEqual(await priorAt(2, 1), { mayHaveSent: false }, 'the attempt just after the refusal sends at once');
+    const later = await priorAt(3, 1);
+    assert.equal(later.mayHaveSent, true, 'attempt 2 may have sent after that refusal, and died before its own record');
   });
 });

@@ -21,6 +21,8 @@ import {
 import { PRESETS } from '../../src/contract/presets.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { executeOnProjectWorker, withFreshSimulator, withProjectWorker } from '../helpers/activities.js';
+import type { ActivityDeps } from '../../src/activities/index.js';
+import { applySubmitterId, deploymentsOf } from '../../src/exactly-once/index.js';
 import { cli } from '../helpers/cli.js';
 import { clientFor } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
@@ -34,6 +36,26 @@ describe('promoteTestDefinitions: approval', () => {
     t = await startTimeSkippingEnv();
   });
   after(async () => t?.env.teardown());
+  /**
+   * Runs `fn` on a project worker, then ends the submitter of PROD's applies on its queue, once its batch has
+   * completed: one left keeping its answer would wake in a later test's skip of hours, on a queue nobody polls, and a
+   * batch whose completion comes after the end holds the server's clock (its requester hears the answer first).
+   */
+  const onWorker = <T>(deps: ActivityDeps, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
+    withProjectWorker(t.env, deps, async (taskQueue) => {
+      try {
+        return await fn(taskQueue);
+      } finally {
+        const { baseUrl, apiBaseUrl } = deps.profiles.default!.client;
+        const submitter = t.env.client.workflow.getHandle(
+          applySubmitterId(taskQueue, deploymentsOf(baseUrl, apiBaseUrl).jobs, PROD),
+        );
+        const batchOver = async () =>
+          ((await submitter.describe().catch(() => undefined))?.raw.pendingActivities ?? []).length === 0;
+        await eventually('the batch completed', batchOver);
+        await submitter.terminate('the test is over').catch(() => undefined);
+      }
+    });
   /** A promotion from DEV to PROD with `preset`, on the worker of `taskQueue`. */
   const startPromotion = (taskQueue: string, name: string, preset: string) =>
     t.env.client.workflow.start('dataops.promoteTestDefinitions', {
@@ -45,7 +67,7 @@ describe('promoteTestDefinitions: approval', () => {
   test('approve: the preview is queryable while waiting; a stale approval is refused; the right one applies', async () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
-      await withProjectWorker(t.env, deps, async (taskQueue) => {
+      await onWorker(deps, async (taskQueue) => {
         const handle = await startPromotion(taskQueue, 'approve', 'promotion');
         const preview = await eventually('the preview', () => handle.query(previewQuery));
         assert.deepEqual(preview.summary, { created: 3, updated: 3, skipped: 3, deleted: 0 });
@@ -87,7 +109,7 @@ describe('promoteTestDefinitions: approval', () => {
   test('reject: nothing is applied and the result says so', async () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
-      const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
+      const result = await onWorker(deps, async (taskQueue) => {
         const handle = await startPromotion(taskQueue, 'reject', 'clone_or_sync');
         await eventually('the preview', () => handle.query(previewQuery));
         await handle.executeUpdate(rejectUpdate, { args: [{ reason: 'deletes three production tests', by: 'bob' }] });
@@ -126,7 +148,7 @@ describe('promoteTestDefinitions: approval', () => {
 
   test('an approval that comes after the target changed is not applied blindly: a new preview is approved again', async () => {
     await withFreshSimulator(async (sim, deps) => {
-      await withProjectWorker(t.env, deps, async (taskQueue) => {
+      await onWorker(deps, async (taskQueue) => {
         const handle = await startPromotion(taskQueue, 'changed', 'promotion');
         const first = await eventually('the preview', () => handle.query(previewQuery));
         assert.equal(first.summary.created, 3);
@@ -167,7 +189,7 @@ describe('promoteTestDefinitions: approval', () => {
     // Every preview's items go to the claim-check store: only their reference is in history.
     await withFreshSimulator(
       async (sim, deps) => {
-        await withProjectWorker(t.env, deps, async (taskQueue) => {
+        await onWorker(deps, async (taskQueue) => {
           const handle = await startPromotion(taskQueue, 'bound', 'promotion');
           const first = await eventually('the preview', () => handle.query(previewQuery));
           assert.equal(first.items, null, 'stored by reference');
@@ -211,7 +233,7 @@ describe('promoteTestDefinitions: approval', () => {
   test('cancelling during the approval wait applies nothing', async () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
-      await withProjectWorker(t.env, deps, async (taskQueue) => {
+      await onWorker(deps, async (taskQueue) => {
         const handle = await startPromotion(taskQueue, 'cancel', 'upsert');
         await eventually('the preview', () => handle.query(previewQuery));
         await handle.cancel();

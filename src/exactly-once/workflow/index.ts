@@ -15,4 +15,4 @@ export {
   type CancelReason,
   type RemoteCancel,
 } from './remote-cancel.js';
-export { createOrderUnderLock, submitUnderLock } from './submission.js';
+export { applyUnderLock, createOrderUnderLock, submitUnderLock } from './submission.js';

@@ -14,11 +14,12 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { JobSubmitted, OrderResult } from '../../contract/index.js';
+import type { ImportOutcome, JobSubmitted, OrderResult } from '../../contract/index.js';
 import { OUTCOME_UNKNOWN, submissionsWithin } from '../../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
 import { ourActivities } from '../../workflows/ours.js';
 import type { Submission } from '../../activities/job-inputs.js';
+import type { ImportInput } from '../../activities/apply.js';
 import { WITHDRAWN_UNSENT } from '../messages.js';
 import { activitiesWithin, type Tracker } from '../../workflows/shared.js';
 
@@ -212,5 +213,25 @@ export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput):
   return askingSubmitter(
     () => runOrder({ ...args, submitterQueue: submitterQueue() }),
     async () => (await find(request)).order,
+  );
+}
+
+/**
+ * Applies test definitions through the submitter of their suite, one apply in flight per suite. Its caller runs it
+ * non-cancellable (an approved apply is made and told whatever a cancel says); an ask that ended unanswered is settled
+ * as an order's is: withdrawn if still queued, else its answer heard.
+ */
+export async function applyUnderLock(
+  t: Tracker,
+  input: Omit<ImportInput, 'submitterQueue' | 'requester'> & { profile: string; outageToleranceMs: number },
+): Promise<ImportOutcome> {
+  const { outageToleranceMs, ...args } = input;
+  const activityId = askId();
+  const apply = asking(t, outageToleranceMs, activityId).importTestDefinitions;
+  const find = activitiesWithin(outageToleranceMs).call.findUnansweredApply;
+  const request = { profile: input.profile, testSuiteId: input.testSuiteId, submitterQueue: submitterQueue() };
+  return askingSubmitter(
+    () => apply({ ...args, submitterQueue: submitterQueue() }),
+    async () => (await find({ ...request, activityId })).applied,
   );
 }
