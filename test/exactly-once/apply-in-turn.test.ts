@@ -71,5 +71,12 @@ test('two applies into one suite take turns at its submitter: the second is not 
     assert.equal(b.summary.created, 0, 'the second, sent after it, found nothing left to create');
     assert.equal(imports() - sentBefore, 2, 'two applies, no lookup: each answered');
     assert.equal(s.sim.controls.definitions(PROD).length, before + preview.summary.created);
+    // An apply is one large request: its batch keeps the import's timeouts (an hour), not a submission's.
+    const { events } = await submitter.fetchHistory();
+    const batches = (events ?? [])
+      .flatMap((e) => e.activityTaskScheduledEventAttributes ?? [])
+      .filter((a) => a.activityType?.name === 'dataops.sendInTurn');
+    assert.ok(batches.length >= 1, 'the applies were sent in batches');
+    for (const b of batches) assert.equal(Number(b.startToCloseTimeout?.seconds), 3_600, 'an hour per batch');
   });
 });

@@ -265,10 +265,14 @@ const turnOf = ({ id, input, trace }: Queued, sending: SendRecord | undefined): 
   ...(trace ? { trace } : {}),
 });
 
-/** Sends a batch with one activity (src/exactly-once/send-in-turn.ts): the answers it gave. */
+/**
+ * Sends a batch with one activity (src/exactly-once/send-in-turn.ts): the answers it gave. An import's apply, one large
+ * request, keeps the import's timeouts (transfersWithin): an hour, not a submission's half hour.
+ */
 function sendBatch(batch: Queued[], batchNo: number): Promise<[string, WriteAnswer][]> {
   const { workflowId, runId } = workflowInfo();
-  return activitiesWithin(batch[0]!.outageToleranceMs).submit.sendInTurn({
+  const within = activitiesWithin(batch[0]!.outageToleranceMs);
+  return (batch[0]!.activity === 'importTestDefinitions' ? within.transfer : within.submit).sendInTurn({
     activity: batch[0]!.activity,
     requests: batch.map((r) => turnOf(r, r.sending)),
     submitterId: workflowId,
