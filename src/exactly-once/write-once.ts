@@ -111,6 +111,10 @@ export async function writeOnce<M, R>(w: Write<M, R>, outstanding: Outstanding):
   const sending = { sentAt: Date.now(), mark };
   outstanding.value = true;
   await w.record({ phase: 'sending', ...sending });
+  // Its own lookup waits out the settle window from when the request leaves, after its record: a record that took
+  // seconds (a busy submitter) would otherwise end the window before a held request could commit, and it would be
+  // sent again (explorer seed 45903: a 5.6 s record, a 2 s hold, two test runs).
+  const left = { ...sending, sentAt: Date.now() };
   try {
     return await w.send();
   } catch (err) {
@@ -118,7 +122,7 @@ export async function writeOnce<M, R>(w: Write<M, R>, outstanding: Outstanding):
       outstanding.value = false;
       throw err;
     }
-    const found = await w.find(sending, err);
+    const found = await w.find(left, err);
     if (found !== undefined) return found;
     outstanding.value = false;
     throw err; // nothing was created: the next attempt sends again at once

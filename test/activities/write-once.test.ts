@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import {
   AuthenticationFailed,
@@ -26,6 +27,7 @@ import {
   writeOnce,
   type Phase,
   type Prior,
+  type Sent,
   type Write,
 } from '../../src/exactly-once/write-once.js';
 import { quiet } from '../helpers/mock-activity.js';
@@ -170,6 +172,24 @@ describe('one write, attempt by attempt', () => {
     assert.equal(r.result, 'job-2');
     assert.deepEqual(r.looked, [undefined], 'looked for a send whose record was lost');
     assert.deepEqual(r.sends, [2]);
+  });
+
+  test("a slow record (a busy submitter): its own lookup's window runs from when the request left, after the record", async () => {
+    let recordedAt = 0;
+    let looked: Sent<string> | undefined;
+    const w: Write<string, string> = {
+      prior: nothing,
+      mark: async () => 'mark',
+      record: async () => {
+        await delay(30);
+        recordedAt = Date.now();
+      },
+      send: () => Promise.reject(new RequestTimedOut('slow', at)),
+      find: async (sending) => ((looked = sending), 'job-held'),
+    };
+    assert.equal(await writeOnce(w, { value: false }), 'job-held');
+    assert.equal(looked?.mark, 'mark', 'the mark taken before the record');
+    assert.ok(looked.sentAt >= recordedAt, 'the settle window starts once the record is made, as the request leaves');
   });
 
   test('a failure before the send (the mark) is certain', async () => {

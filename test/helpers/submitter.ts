@@ -1,11 +1,13 @@
 /** Asking a target's submitter from a test, as a requesting activity asks it (src/exactly-once/through-submitter.ts). */
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
 import { askFor } from '../../src/exactly-once/ask-submitter.js';
 import { queueAt } from '../../src/exactly-once/through-submitter.js';
 import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/exactly-once/messages.js';
 import type { DevAndSim } from './dev-and-sim.js';
-import { simDeps } from './activities.js';
+import { simDeps, workflowsPath } from './activities.js';
+import { withWorker } from './temporal.js';
 import { eventually } from './wait.js';
 import { HELD_CLIENT_TIMEOUT_MS, HOLD_AT_MOST_MS, faultHits } from './sim.js';
 
@@ -175,3 +177,41 @@ export const orderAsked = (s: DevAndSim) => ({
     }),
   created: () => s.sim.controls.orders().map((o) => o.id),
 });
+
+/**
+ * Runs `fn` with a submitter on a fresh queue of `env` holding one queued request (`wf/run/1`, a profiling run on
+ * `target`) in a batch whose activity stalls: the test speaks for the batch's attempts (`sending`, `resume`). The
+ * submitter is ended and the batch released afterwards, whatever `fn` did: a stalled batch would hold the worker's
+ * shutdown.
+ */
+export async function withStalledBatch(
+  env: TestWorkflowEnvironment,
+  target: string,
+  fn: (submitter: WorkflowHandle) => Promise<void>,
+): Promise<void> {
+  let batches = 0;
+  let release = (): void => {};
+  const sendInTurn = () => {
+    batches++;
+    return new Promise<[]>((resolve) => (release = () => resolve([])));
+  };
+  await withWorker(env, { workflowsPath, activities: { 'dataops.sendInTurn': sendInTurn } }, async (taskQueue) => {
+    const id = `dataops-submit/${taskQueue}/default/profiling/${target}`;
+    const request: WriteRequest = {
+      id: 'wf/run/1',
+      activity: 'submitProfilingRun',
+      input: { profile: 'default', targetId: target },
+      outageToleranceMs: 600_000,
+      askAgainUntil: Date.now() + 600_000,
+    };
+    await queueAt(env.client, { id, taskQueue }, request);
+    await eventually('the batch began', () => batches === 1);
+    const submitter = env.client.workflow.getHandle(id);
+    try {
+      await fn(submitter);
+    } finally {
+      await submitter.terminate('done').catch(() => undefined);
+      release();
+    }
+  });
+}

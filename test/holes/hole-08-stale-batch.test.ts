@@ -8,11 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { queueAt } from '../../src/exactly-once/through-submitter.js';
-import { resumeUpdate, sendingUpdate, type WriteRequest } from '../../src/exactly-once/messages.js';
-import { workflowsPath } from '../helpers/activities.js';
-import { startDevServerEnv, withWorker, type TestEnv } from '../helpers/temporal.js';
-import { eventually } from '../helpers/wait.js';
+import { resumeUpdate, sendingUpdate } from '../../src/exactly-once/messages.js';
+import { withStalledBatch } from '../helpers/submitter.js';
+import { startDevServerEnv, type TestEnv } from '../helpers/temporal.js';
 
 let t: TestEnv;
 before(async () => {
@@ -21,25 +19,7 @@ before(async () => {
 after(async () => t?.env.teardown());
 
 test("hole 8: once a retry of a batch has taken over, the stalled attempt's sends are refused", async () => {
-  let batches = 0;
-  let release = (): void => {};
-  // The batch's activity stalls until the test is done: the test speaks for its attempts meanwhile.
-  const sendInTurn = () => {
-    batches++;
-    return new Promise<[]>((resolve) => (release = () => resolve([])));
-  };
-  await withWorker(t.env, { workflowsPath, activities: { 'dataops.sendInTurn': sendInTurn } }, async (taskQueue) => {
-    const id = `dataops-submit/${taskQueue}/default/profiling/tg-hole-8`;
-    const request: WriteRequest = {
-      id: 'wf/run/1',
-      activity: 'submitProfilingRun',
-      input: { profile: 'default', targetId: 'tg-hole-8' },
-      outageToleranceMs: 600_000,
-      askAgainUntil: Date.now() + 600_000,
-    };
-    await queueAt(t.env.client, { id, taskQueue }, request);
-    await eventually('the batch began', () => batches === 1);
-    const submitter = t.env.client.workflow.getHandle(id);
+  await withStalledBatch(t.env, 'tg-hole-8', async (submitter) => {
     const record = { sentAt: Date.now(), mark: null };
     const turns = await submitter.executeUpdate(resumeUpdate, { args: [{ batch: 1, attempt: 2 }] });
     assert.deepEqual(
@@ -55,7 +35,5 @@ test("hole 8: once a retry of a batch has taken over, the stalled attempt's send
       args: [{ sending: ['wf/run/1', record], batch: 1, attempt: 2 }],
     });
     assert.equal(retry, 'go', 'the retry sends it, once');
-    await submitter.terminate('done');
-    release();
   });
 });
