@@ -175,11 +175,22 @@ describe('lineage and links', () => {
     const off = await historyOf(plain);
     const on = await historyOf(fileLineage(plain, {}).deps);
     const markers = (events: typeof on) => events.filter((e) => e.markerRecordedEventAttributes).length;
+    // Workflow tasks are left out of the comparison: on a loaded machine either run may have one more (one that timed
+    // out, or one a slow local activity heartbeated), three events that lineage does not add.
+    const settled = (events: typeof on) =>
+      events.filter(
+        (e) =>
+          !e.workflowTaskScheduledEventAttributes &&
+          !e.workflowTaskStartedEventAttributes &&
+          !e.workflowTaskCompletedEventAttributes &&
+          !e.workflowTaskTimedOutEventAttributes &&
+          !e.workflowTaskFailedEventAttributes,
+      );
     // The input check's marker only, when off: the pipeline's history is as it was before lineage.
     assert.equal(markers(off), 1);
     // On: the pipeline's start and end, and each job's start and end.
     assert.equal(markers(on) - markers(off), 6);
-    assert.equal(on.length - off.length, markers(on) - markers(off), 'nothing but the markers');
+    assert.equal(settled(on).length - settled(off).length, markers(on) - markers(off), 'nothing but the markers');
   });
 
   test('an endpoint that holds every event neither fails nor holds up the pipeline', async () => {
