@@ -100,12 +100,14 @@ export function importWrites(ctx: ActivityContext) {
     file: ExportFile,
     signal: AbortSignal,
     mode = input.config.mode,
+    leaveBy?: number,
   ): Promise<ImportOutcome> {
     const client = ctx.profile(input.profile).client;
     const definitions = file.definitions.length;
     try {
       const result = await client.testDefinitions.import(input.testSuiteId, { ...input.config, mode }, file, {
         signal,
+        ...(leaveBy === undefined ? {} : { leaveBy }),
       });
       log.info('test definitions imported', { testSuiteId: input.testSuiteId, mode, ...result.summary });
       return await shrink(result, definitions);
@@ -141,7 +143,7 @@ export function importWrites(ctx: ActivityContext) {
           {
             prior: prior as Prior<Expected>,
             mark: async () => (expected ??= expectedOf(await preview())),
-            send: () => importOnce(input, file, signal),
+            send: (leaveBy) => importOnce(input, file, signal, input.config.mode, leaveBy),
             find: async (sending) => {
               const approved = Expected.safeParse(sending?.mark).data ?? expected;
               // Never without one (an attempt that may have sent had a preview): "not landed" would apply again.

@@ -147,10 +147,10 @@ function orderWrites(ctx: ActivityContext) {
             log.warn('no usable order listing; a lost answer will not be reconciled', { error: err.message });
             return null;
           }),
-        send: async () => {
+        send: async (leaveBy) => {
           const created = await client.orders.create(
             { kitchen: input.kitchen, recipe: input.recipe, variation: input.variation, parameters: input.parameters },
-            { signal, requestId: requestIdOf(input.requester ?? requester()) },
+            { signal, requestId: requestIdOf(input.requester ?? requester()), leaveBy },
           );
           log.info('order created', { orderId: created.order_id, kitchen: input.kitchen, recipe: input.recipe });
           return {

@@ -131,6 +131,17 @@ export class RequestTimedOut extends ServiceError {
   }
 }
 
+/**
+ * Thrown, unsent, by a write that could not leave by its time (`leaveBy`): its worker stalled after recording the send.
+ * It certainly changed nothing; retryable.
+ */
+export class NotSentInTime extends ServiceError {
+  override readonly name = 'NotSentInTime';
+  override get retryable(): boolean {
+    return true;
+  }
+}
+
 /** Thrown when the caller's AbortSignal aborted the request in flight. */
 export class RequestAborted extends ServiceError {
   override readonly name = 'RequestAborted';

@@ -35,6 +35,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** A write's own id, sent as `X-Request-Id` (the service's logs then name the workflow request behind it). */
   requestId?: string;
+  /** A write that must not leave after this time (epoch ms): later, it is not sent (NotSentInTime). */
+  leaveBy?: number;
 }
 
 export interface ApiRequest {
@@ -46,6 +48,8 @@ export interface ApiRequest {
   signal?: AbortSignal | undefined;
   /** Sent as `X-Request-Id`. */
   requestId?: string | undefined;
+  /** Not sent after this time (epoch ms). */
+  leaveBy?: number | undefined;
   /** Send without a bearer (health). @default false */
   anonymous?: boolean;
   /** Which statuses count as success. @default 2xx */
@@ -83,6 +87,7 @@ export function ordersResource(c: Caller) {
         json: { parameters: order.parameters ?? {}, schedule: order.schedule ?? 'now' },
         signal: opts.signal,
         requestId: opts.requestId,
+        leaveBy: opts.leaveBy,
       }),
     /** Recent orders of a recipe and variation in a kitchen (the listing that finds an order whose answer was lost). */
     list: async (
@@ -149,6 +154,7 @@ function jobKindResource<S extends z.ZodType>(
         path: submitPath(seg(targetId)),
         signal: opts.signal,
         requestId: opts.requestId,
+        leaveBy: opts.leaveBy,
       }),
     /** The result summary, fetched once the job has completed. */
     summary: async (jobId: string, opts: CallOptions = {}): Promise<z.infer<S>> =>
@@ -199,6 +205,7 @@ export function testRunsResource(c: Caller) {
         ...(Object.keys(body).length ? { json: body } : {}),
         signal: opts.signal,
         requestId: opts.requestId,
+        leaveBy: opts.leaveBy,
       });
     },
     /** A page of the run's per-test results, where the deployment lists them (TestGen 5.134; not in the spec). */
@@ -260,6 +267,7 @@ export function testGenerationResource(c: Caller) {
         path: `/api/v1/test-suites/${seg(testSuiteId)}/test-generation`,
         signal: opts.signal,
         requestId: opts.requestId,
+        leaveBy: opts.leaveBy,
       }),
   };
 }
@@ -311,6 +319,7 @@ export function testDefinitionsResource(c: Caller) {
         path: `/api/v1/test-suites/${seg(testSuiteId)}/test-definition-import`,
         json: { config: ImportConfig.parse(config), payload },
         signal: opts.signal,
+        leaveBy: opts.leaveBy,
       }),
   };
 }

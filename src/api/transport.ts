@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import got, { RequestError, TimeoutError, type Got, type Method } from 'got';
-import { ConnectionFailed, RequestAborted, RequestTimedOut, type ServiceErrorInit } from './errors.js';
+import { ConnectionFailed, NotSentInTime, RequestAborted, RequestTimedOut, type ServiceErrorInit } from './errors.js';
 import type { ResponseEvent } from './options.js';
 import { awaitRequest } from './request-scope.js';
 
@@ -28,6 +28,8 @@ export interface SendOptions {
   auth?: boolean;
   /** Sent as `X-Request-Id`: the write's own id, so the service's logs name the workflow request behind it. */
   requestId?: string | undefined;
+  /** A write's latest time to leave (epoch ms): later, it is not sent (NotSentInTime), so it certainly changed nothing. */
+  leaveBy?: number | undefined;
 }
 
 export class Transport {
@@ -74,6 +76,8 @@ export class Transport {
     const shownPath = query ? `${path}?${query}` : path;
     const init: ServiceErrorInit = { method, url: shownPath, ...(opts.auth ? { auth: true } : {}) };
     if (opts.signal?.aborted) throw new RequestAborted(`${method} ${shownPath} aborted before it was sent`, init);
+    const late = opts.leaveBy === undefined ? 0 : Date.now() - opts.leaveBy;
+    if (late > 0) throw new NotSentInTime(`${method} ${shownPath} not sent: ${late} ms past its time to leave`, init);
     const started = performance.now();
     try {
       const res = await awaitRequest(

@@ -34,6 +34,7 @@ export const RETRYABLE = [
   'RequestTimedOut',
   'GarbledResponse',
   'FreshTokenRefused',
+  'NotSentInTime',
   'JobStillRunning',
   'BlobStoreUnavailable',
 ] as const;

@@ -112,6 +112,7 @@ export const FAILURE_TYPES = [
   f('ConnectionFailed', 'activity', true, 'the service could not be reached (after outageToleranceMs)'),
   f('RequestTimedOut', 'activity', true, 'the service did not answer in time (after outageToleranceMs)'),
   f('GarbledResponse', 'activity', true, 'an answer that is not JSON (after outageToleranceMs)'),
+  f('NotSentInTime', 'activity', true, 'a write its stalled worker could no longer send in time: unsent, retried'),
   f('Error', 'activity', true, 'an unexpected error in our own code (a defect: please report it); retried as a blip'),
 ] as const;
 

@@ -42,7 +42,7 @@ export function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined,
 type Send = (
   client: ServiceClient,
   targetId: string,
-  call: { signal: AbortSignal; requestId: string },
+  call: { signal: AbortSignal; requestId: string; leaveBy: number },
   link: TestRunLink,
 ) => Promise<{ id: string; created_at?: string }>;
 

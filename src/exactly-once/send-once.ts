@@ -89,11 +89,11 @@ export function sender(ctx: ActivityContext) {
       {
         prior,
         mark: async () => (target ? takeWatermark(target) : null),
-        send: async () => {
+        send: async (leaveBy) => {
           const res = await send(
             client,
             input.targetId,
-            { signal, requestId: submissionId },
+            { signal, requestId: submissionId, leaveBy },
             linkTo(input.caller, ctx.temporalUiUrl, submissionId),
           );
           log.info('job submitted', { jobId: res.id, kind: jobKey, targetId: input.targetId });

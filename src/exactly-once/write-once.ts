@@ -17,7 +17,22 @@
  */
 import { activityInfo } from '@temporalio/activity';
 import { z } from 'zod';
-import { ConnectionFailed, RateLimited, RequestAborted, ServiceError, UnexpectedResponse } from '../api/index.js';
+import {
+  ConnectionFailed,
+  NotSentInTime,
+  RateLimited,
+  RequestAborted,
+  ServiceError,
+  UnexpectedResponse,
+} from '../api/index.js';
+
+/**
+ * How long after its stamp (`sentAt`, taken before its record) a send may still leave; later, it is not sent
+ * (NotSentInTime, certain). An attempt that stalls after its record (a frozen worker) is retried once its heartbeat
+ * times out, and the retry, finding the record, looks until the stamp plus this plus the settle window: a send of the
+ * stalled attempt that left after the retry concluded "nothing" would make a second job.
+ */
+export const LEAVES_WITHIN_MS = 10_000;
 
 /**
  * The phase an attempt records when it ends with nothing outstanding: refused before or at the send, or a lost answer
@@ -34,14 +49,14 @@ export const refused = (): z.infer<typeof Refused> => ({ phase: 'rejected', atte
 const BEFORE_CONNECT = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'];
 
 /**
- * Whether a failed write certainly changed nothing: it failed while getting a token (never sent), the connection was
- * refused, or the service answered with a refusal (a 4xx, a 429). Everything else may have committed: a timeout, a
+ * Whether a failed write certainly changed nothing: it failed while getting a token or was too late to leave (never
+ * sent), the connection was refused, or the service answered with a refusal (a 4xx, a 429). Everything else may have committed: a timeout, a
  * reset, an abort after the send, a 5xx, a 2xx whose body is garbled or breaks its schema, and any error we do not
  * know.
  */
 export function certainlyNotCommitted(err: unknown): boolean {
   if (!(err instanceof ServiceError)) return false;
-  if (err.auth || err instanceof RateLimited) return true;
+  if (err.auth || err instanceof NotSentInTime || err instanceof RateLimited) return true;
   if (err instanceof ConnectionFailed) return BEFORE_CONNECT.includes(err.code ?? '');
   // A refusal is an answer that is not retryable; a 2xx that breaks its schema is not a refusal.
   return !err.retryable && !(err instanceof UnexpectedResponse) && !(err instanceof RequestAborted);
@@ -68,7 +83,8 @@ export interface Write<M, R> {
   prior: Prior<M>;
   /** Notes what is there before the send. A failure here comes before the send. */
   mark: () => Promise<M>;
-  send: () => Promise<R>;
+  /** Sends; a request that would leave after `leaveBy` (epoch ms) is not sent (the client's `leaveBy`). */
+  send: (leaveBy: number) => Promise<R>;
   /**
    * What the send (`sending`; undefined when its record was lost) created, once it can no longer commit; undefined
    * when it created nothing. Throws an `…OutcomeUnknown` failure when that cannot be told. `cause`: how this
@@ -103,7 +119,9 @@ export async function recordingRefusal<T>(
 export async function writeOnce<M, R>(w: Write<M, R>, outstanding: Outstanding): Promise<R> {
   outstanding.value = w.prior.mayHaveSent;
   if (w.prior.mayHaveSent) {
-    const found = await w.find(w.prior.sending);
+    // It may have left as late as its stamp allowed.
+    const { sending: was } = w.prior;
+    const found = await w.find(was && { ...was, sentAt: was.sentAt + LEAVES_WITHIN_MS });
     if (found !== undefined) return found;
     outstanding.value = false; // settled: what an earlier attempt sent created nothing
   }
@@ -111,18 +129,18 @@ export async function writeOnce<M, R>(w: Write<M, R>, outstanding: Outstanding):
   const sending = { sentAt: Date.now(), mark };
   outstanding.value = true;
   await w.record({ phase: 'sending', ...sending });
-  // Its own lookup waits out the settle window from when the request leaves, after its record: a record that took
-  // seconds (a busy submitter) would otherwise end the window before a held request could commit, and it would be
-  // sent again (explorer seed 45903: a 5.6 s record, a 2 s hold, two test runs).
-  const left = { ...sending, sentAt: Date.now() };
+  const leaveBy = sending.sentAt + LEAVES_WITHIN_MS;
   try {
-    return await w.send();
+    return await w.send(leaveBy);
   } catch (err) {
     if (certainlyNotCommitted(err)) {
       outstanding.value = false;
       throw err;
     }
-    const found = await w.find(left, err);
+    // Its own lookup waits out the settle window from the latest time the request may have left: now, or its time to
+    // leave. Not from the stamp: a record or a login that took seconds (a busy submitter) would end the window before
+    // a held request could commit, and it would be sent again (explorer seed 45903: a 5.6 s record, a 2 s hold).
+    const found = await w.find({ ...sending, sentAt: Math.min(Date.now(), leaveBy) }, err);
     if (found !== undefined) return found;
     outstanding.value = false;
     throw err; // nothing was created: the next attempt sends again at once

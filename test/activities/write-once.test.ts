@@ -14,6 +14,7 @@ import {
   GarbledResponse,
   InvalidRequest,
   NotFound,
+  NotSentInTime,
   RateLimited,
   RequestAborted,
   RequestTimedOut,
@@ -23,6 +24,7 @@ import {
 } from '../../src/api/index.js';
 import {
   certainlyNotCommitted,
+  LEAVES_WITHIN_MS,
   recordingRefusal,
   writeOnce,
   type Phase,
@@ -44,6 +46,7 @@ describe('what a failed write certainly did not do', () => {
     ['a 404', new NotFound('gone', { ...at, status: 404 })],
     ['a 409', new Conflict('busy', { ...at, status: 409 })],
     ['a 400', new InvalidRequest('bad', { ...at, status: 400 })],
+    ['too late to leave (never sent)', new NotSentInTime('late', at)],
   ];
   const maybe: [string, Error][] = [
     ['a timeout', new RequestTimedOut('slow', at)],
@@ -163,7 +166,8 @@ describe('one write, attempt by attempt', () => {
       () => 'job-1',
     );
     assert.equal(r.result, 'job-1');
-    assert.deepEqual(r.looked, [sending]);
+    // A stalled attempt may send until its stamp plus the bound: the settle window runs from then.
+    assert.deepEqual(r.looked, [{ ...sending, sentAt: 1 + LEAVES_WITHIN_MS }]);
     assert.deepEqual(r.sends, [], 'nothing sent');
   });
 
@@ -177,19 +181,24 @@ describe('one write, attempt by attempt', () => {
   test("a slow record (a busy submitter): its own lookup's window runs from when the request left, after the record", async () => {
     let recordedAt = 0;
     let looked: Sent<string> | undefined;
+    let stamp = 0;
+    let leaving = 0;
     const w: Write<string, string> = {
       prior: nothing,
       mark: async () => 'mark',
-      record: async () => {
+      record: async (phase) => {
+        if (phase.phase === 'sending') stamp = phase.sentAt;
         await delay(30);
         recordedAt = Date.now();
       },
-      send: () => Promise.reject(new RequestTimedOut('slow', at)),
+      send: (leaveBy) => ((leaving = leaveBy), Promise.reject(new RequestTimedOut('slow', at))),
       find: async (sending) => ((looked = sending), 'job-held'),
     };
     assert.equal(await writeOnce(w, { value: false }), 'job-held');
     assert.equal(looked?.mark, 'mark', 'the mark taken before the record');
     assert.ok(looked.sentAt >= recordedAt, 'the settle window starts once the record is made, as the request leaves');
+    assert.equal(leaving, stamp + LEAVES_WITHIN_MS, 'the request may leave until its stamp plus the bound');
+    assert.ok(looked.sentAt <= leaving, 'and not later: the window starts by then');
   });
 
   test('a failure before the send (the mark) is certain', async () => {
