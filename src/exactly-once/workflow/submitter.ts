@@ -163,9 +163,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
       answered(id, { withdrawn: true });
       return 'withdrawn';
     }
-    // A retry of the batch waits out the settle window from here, when the record is made and the send may leave:
-    // not from the batch's stamp before it, which a record that took seconds leaves behind (write-once.ts).
-    records.set(id, { ...record, sentAt: Math.max(record.sentAt, Date.now()) });
+    records.set(id, record);
     sentAt.push(record.sentAt);
     return 'go';
   };
