@@ -1,6 +1,7 @@
 /**
  * What one explorer seed runs: a schedule drawn from the seed alone, so that the seed replays it. A few targets and
- * several requesters on them; faults on the HTTP calls of submission, lookup, waiting and cancel; worker kills;
+ * several requesters on them; faults on the HTTP calls of submission, lookup, waiting and cancel; worker kills and
+ * freezes;
  * cancels (some with `cancelRemoteJob: false`); jobs of other callers on the same targets (another API client of the
  * same account, the scheduler); a listing made longer than 1,000 jobs; the service's clock ahead of the worker's.
  */
@@ -42,6 +43,8 @@ export interface Requester {
 export type Step =
   | { at: number; what: 'fault'; fault: FaultInput }
   | { at: number; what: 'kill'; worker: number; downMs: number }
+  /** A worker stopped (SIGSTOP) and let go on (SIGCONT): a pause past a heartbeat timeout, not a death. */
+  | { at: number; what: 'freeze'; worker: number; frozenMs: number }
   | { at: number; what: 'foreign'; jobs: Omit<ForeignJobs, 'target_id'> & { cell: number; as: 'scheduler' | 'api' } }
   | { at: number; what: 'long-listing'; count: number }
   | { at: number; what: 'person-order' };
@@ -149,6 +152,13 @@ export function draw(seed: number): Schedule {
   const later = prng(seed ^ 0x5bd1e995);
   for (const q of requesters)
     if (q.cancelAt !== undefined && q.kind !== 'order' && later.chance(0.3)) q.leaveRunning = true;
+  // A frozen worker: shorter than a batch's heartbeat timeout (20 s), or past it, when the batch is retried elsewhere
+  // and the frozen attempt goes on once it wakes.
+  if (later.chance(0.25)) {
+    const frozenMs = later.chance(0.5) ? later.int(1_000, 8_000) : later.int(21_000, 25_000);
+    steps.push({ at: later.int(500, 9_000), what: 'freeze', worker: later.int(0, 1), frozenMs });
+    steps.sort((a, b) => a.at - b.at);
+  }
   const skewMs = r.chance(0.3) ? r.int(1_000, 120_000) : 0;
   const otherWriter = steps.some((x) => (x.what === 'foreign' && x.jobs.as === 'api') || x.what === 'person-order');
   return { seed, cells, skewMs, requesters, steps, soleWriter: !otherWriter && seed % 3 !== 0 };

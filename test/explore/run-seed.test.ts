@@ -53,3 +53,49 @@ test('a requester that fails lets the seed’s steps settle and stops its worker
   await assert.rejects(runSeed(w, schedule), /refused the start/);
   assert.deepEqual(events, ['start refused', 'fault armed', 'stop 0', 'stop 1']);
 });
+
+test('a freeze stops a worker’s process and lets it go on after its time; a worker killed meanwhile is left dead', async () => {
+  const signals: string[] = [];
+  const proc = (n: number) => {
+    const child = {
+      exitCode: null as number | null,
+      signalCode: null as string | null,
+      kill: (signal: string) => void signals.push(`${signal} ${n}`),
+    };
+    return {
+      child,
+      output: () => `worker ${n}`,
+      stop: async (signal = 'SIGTERM') => {
+        signals.push(`${signal} ${n}`);
+        child.signalCode = signal;
+        return null;
+      },
+    };
+  };
+  let workers = 0;
+  const w = {
+    sim: { kill: async () => {}, up: async () => {} },
+    controls: {
+      url: 'http://127.0.0.1:1',
+      jobDurations: async () => {},
+      orderDurations: async () => {},
+      clearFaults: async () => {},
+      jobs: async () => [],
+      orders: async () => [],
+    },
+    startWorker: () => proc(workers++),
+  } as unknown as World;
+  const base = { cells: 1, skewMs: 0, soleWriter: false, requesters: [] };
+  await runSeed(w, { ...base, seed: 1, steps: [{ at: 0, what: 'freeze', worker: 0, frozenMs: 100 }] });
+  assert.deepEqual(signals, ['SIGSTOP 0', 'SIGCONT 0', 'SIGKILL 0', 'SIGKILL 1']);
+  signals.length = 0;
+  await runSeed(w, {
+    ...base,
+    seed: 2,
+    steps: [
+      { at: 0, what: 'freeze', worker: 1, frozenMs: 300 },
+      { at: 100, what: 'kill', worker: 1, downMs: 0 },
+    ],
+  });
+  assert.deepEqual(signals, ['SIGSTOP 3', 'SIGKILL 3', 'SIGKILL 2', 'SIGKILL 4'], 'no SIGCONT to a killed worker');
+});

@@ -222,6 +222,14 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
         workers[step.worker] = startWorker();
         return;
       }
+      case 'freeze': {
+        const frozen = workers[step.worker]?.child;
+        const alive = () => frozen !== undefined && frozen.exitCode === null && frozen.signalCode === null;
+        if (alive()) frozen?.kill('SIGSTOP');
+        await sleep(step.frozenMs);
+        if (alive()) frozen?.kill('SIGCONT'); // unless killed meanwhile (a kill step)
+        return;
+      }
       case 'foreign': {
         const { cell, as, ...jobs } = step.jobs;
         if (as === 'api') await foreignApiJob(url, jobs.job_key, cell);
