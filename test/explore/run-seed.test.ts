@@ -54,7 +54,7 @@ test('a requester that fails lets the seed’s steps settle and stops its worker
   assert.deepEqual(events, ['start refused', 'fault armed', 'stop 0', 'stop 1']);
 });
 
-test('a freeze stops a worker’s process and lets it go on after its time; a worker killed meanwhile is left dead', async () => {
+test('a freeze stops a worker’s process and lets it go on; a killed worker is left dead; every worker started is stopped', async () => {
   const signals: string[] = [];
   const proc = (n: number) => {
     const child = {
@@ -66,7 +66,7 @@ test('a freeze stops a worker’s process and lets it go on after its time; a wo
       child,
       output: () => `worker ${n}`,
       stop: async (signal = 'SIGTERM') => {
-        signals.push(`${signal} ${n}`);
+        if (child.signalCode === null) signals.push(`${signal} ${n}`);
         child.signalCode = signal;
         return null;
       },
@@ -98,4 +98,15 @@ test('a freeze stops a worker’s process and lets it go on after its time; a wo
     ],
   });
   assert.deepEqual(signals, ['SIGSTOP 3', 'SIGKILL 3', 'SIGKILL 2', 'SIGKILL 4'], 'no SIGCONT to a killed worker');
+  // Two kills of one worker that overlap (the second while it is down) start two workers: both are stopped at the end.
+  signals.length = 0;
+  await runSeed(w, {
+    ...base,
+    seed: 3,
+    steps: [
+      { at: 0, what: 'kill', worker: 0, downMs: 400 },
+      { at: 100, what: 'kill', worker: 0, downMs: 0 },
+    ],
+  });
+  assert.deepEqual(signals, ['SIGKILL 5', 'SIGKILL 6', 'SIGKILL 7', 'SIGKILL 8'], 'no worker left running');
 });

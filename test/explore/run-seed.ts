@@ -266,6 +266,7 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
     const [jobs, orders] = await Promise.all([w.controls.jobs(), w.controls.orders()]);
     return { seed: s.seed, queue, workerLogs: started.map((p) => p.output()), ended, jobs, orders, skewMs: s.skewMs };
   } finally {
-    await Promise.all(workers.flatMap((p) => (p ? [p.stop('SIGKILL')] : [])));
+    // Every worker it started: two kills of one worker that overlap start two, and only the later is in `workers`.
+    await Promise.all(started.map((p) => p.stop('SIGKILL')));
   }
 }
