@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import type { Client } from '@temporalio/client';
 import { activityFunctions, LocalDirectoryBlobStore, type ActivityDeps } from '../../src/activities/index.js';
 import { importWrites } from '../../src/activities/apply.js';
 import { activityContext } from '../../src/activities/context.js';
@@ -13,25 +11,19 @@ import type { Phase, Prior } from '../../src/exactly-once/index.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import type { BlobRef, ImportOutcome } from '../../src/contract/index.js';
 import { simDeps } from '../helpers/activities.js';
-import { quiet, run, runIn } from '../helpers/mock-activity.js';
+import { batchEnvironment, run, runIn } from '../helpers/mock-activity.js';
 import { clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
 import { eventually } from '../helpers/wait.js';
 
 const TS = SEED_IDS.testSuites;
 const UPSERT = { mode: 'apply', on_match: 'overwrite_unlocked', on_new: 'create', on_absence: 'do_nothing' } as const;
 
-/** A requester that still runs, as the sending batch sees it. */
-const running = {
-  workflow: { getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }) },
-  withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
-};
-
 /** Applies as its suite's submitter's batch does (send-in-turn.ts), after `prior`; `phases` collects what it records. */
 const applying =
   (d: ActivityDeps) =>
   (input: Record<string, unknown>, prior: Prior<unknown> = { mayHaveSent: false }, phases: Phase<unknown>[] = []) =>
     runIn(
-      new MockActivityEnvironment(undefined, { ...quiet, client: running as unknown as Client }),
+      batchEnvironment(),
       async () =>
         (await importWrites(activityContext(d)).applySender(input, {
           prior,

@@ -10,9 +10,7 @@ import { orderSender } from '../../src/activities/orders.js';
 import type { OrderResult } from '../../src/contract/types.js';
 import { SIM_CUSTOMER, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
-import type { Client } from '@temporalio/client';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { quiet, run, runIn } from '../helpers/mock-activity.js';
+import { batchEnvironment, run, runIn } from '../helpers/mock-activity.js';
 import { startTestSimulator } from '../helpers/sim.js';
 
 describe('order activities', () => {
@@ -26,13 +24,9 @@ describe('order activities', () => {
   after(async () => sim?.close());
 
   /** Creates an order as the submitter's batch does, first in its turn, for a requester still running. */
-  const running = {
-    workflow: { getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }) },
-    withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
-  };
   const creating = (d: ActivityDeps) => (input: Record<string, unknown>) =>
     runIn(
-      new MockActivityEnvironment(undefined, { ...quiet, client: running as unknown as Client }),
+      batchEnvironment(),
       async () =>
         (await orderSender(activityContext(d))(input, {
           prior: { mayHaveSent: false },

@@ -9,9 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { MockActivityEnvironment } from '@temporalio/testing';
 import { activityFunctions, type ActivityDeps } from '../../src/activities/index.js';
 import { importWrites } from '../../src/activities/apply.js';
 import { activityContext } from '../../src/activities/context.js';
@@ -20,14 +18,8 @@ import { submissionSenders, type Phase, type SendFor } from '../../src/exactly-o
 import { LEAVES_WITHIN_MS } from '../../src/exactly-once/write-once.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
-import { quiet, run, runIn } from '../helpers/mock-activity.js';
+import { batchEnvironment, run, runIn } from '../helpers/mock-activity.js';
 import { startTestSimulator } from '../helpers/sim.js';
-
-/** A requester that still runs, as the sending batch sees it. */
-const running = {
-  workflow: { getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }) },
-  withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
-};
 
 let sim: RunningSimulator;
 let deps: ActivityDeps;
@@ -49,19 +41,17 @@ async function stalledAfterRecord(send: SendFor, input: Record<string, unknown>)
   const phases: Phase<unknown>[] = [];
   const writesBefore = writes().length;
   try {
-    const err = await runIn(
-      new MockActivityEnvironment(undefined, { ...quiet, client: running as unknown as Client }),
-      () =>
-        send(input, {
-          prior: { mayHaveSent: false },
-          record: async (phase) => {
-            phases.push(phase);
-            if (phase.phase === 'sending') Date.now = () => realNow() + LEAVES_WITHIN_MS + 1_000;
-          },
-        }).then(
-          () => assert.fail('it was sent'),
-          (e: unknown) => e,
-        ),
+    const err = await runIn(batchEnvironment(), () =>
+      send(input, {
+        prior: { mayHaveSent: false },
+        record: async (phase) => {
+          phases.push(phase);
+          if (phase.phase === 'sending') Date.now = () => realNow() + LEAVES_WITHIN_MS + 1_000;
+        },
+      }).then(
+        () => assert.fail('it was sent'),
+        (e: unknown) => e,
+      ),
     );
     return { err, phases, sent: writes().length - writesBefore };
   } finally {

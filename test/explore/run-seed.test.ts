@@ -1,13 +1,30 @@
 /**
- * A seed whose requester cannot start (the dev server refused it) fails that seed only: its steps still run to their
- * end and its workers stop before runSeed answers, so nothing of it reaches the next seed's world, and no step's
- * rejection ends the explorer.
+ * What a seed does with its world, on fakes. A seed whose requester cannot start (the dev server refused it) fails
+ * that seed only: its steps still run to their end and its workers stop before runSeed answers, so nothing of it
+ * reaches the next seed's world, and no step's rejection ends the explorer. A freeze stops a worker's process and lets
+ * it go on; every worker a seed started is stopped at its end.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { World } from '../helpers/matrix-world.js';
 import type { Schedule } from './draw.js';
 import { runSeed } from './run-seed.js';
+
+/** A world of fakes: `proc(n)` is the n-th worker it starts; `more` adds controls and a client. */
+function fakeWorld(proc: (n: number) => unknown, more: { controls: Record<string, unknown>; client?: unknown }): World {
+  let workers = 0;
+  return {
+    sim: { kill: async () => {}, up: async () => {} },
+    controls: {
+      url: 'http://127.0.0.1:1',
+      jobDurations: async () => {},
+      orderDurations: async () => {},
+      ...more.controls,
+    },
+    client: more.client,
+    startWorker: () => proc(workers++),
+  } as unknown as World;
+}
 
 test('a requester that fails lets the seed’s steps settle and stops its workers before the seed ends', async () => {
   const events: string[] = [];
@@ -18,13 +35,8 @@ test('a requester that fails lets the seed’s steps settle and stops its worker
       return null;
     },
   });
-  let workers = 0;
-  const w = {
-    sim: { kill: async () => {}, up: async () => {} },
+  const w = fakeWorld(proc, {
     controls: {
-      url: 'http://127.0.0.1:1',
-      jobDurations: async () => {},
-      orderDurations: async () => {},
       addFault: async () => {
         await new Promise((r) => setTimeout(r, 200));
         events.push('fault armed');
@@ -38,8 +50,7 @@ test('a requester that fails lets the seed’s steps settle and stops its worker
         },
       },
     },
-    startWorker: () => proc(workers++),
-  } as unknown as World;
+  });
   const schedule: Schedule = {
     seed: 1,
     cells: 1,
@@ -72,41 +83,30 @@ test('a freeze stops a worker’s process and lets it go on; a killed worker is 
       },
     };
   };
-  let workers = 0;
-  const w = {
-    sim: { kill: async () => {}, up: async () => {} },
-    controls: {
-      url: 'http://127.0.0.1:1',
-      jobDurations: async () => {},
-      orderDurations: async () => {},
-      clearFaults: async () => {},
-      jobs: async () => [],
-      orders: async () => [],
-    },
-    startWorker: () => proc(workers++),
-  } as unknown as World;
-  const base = { cells: 1, skewMs: 0, soleWriter: false, requesters: [] };
-  await runSeed(w, { ...base, seed: 1, steps: [{ at: 0, what: 'freeze', worker: 0, frozenMs: 100 }] });
-  assert.deepEqual(signals, ['SIGSTOP 0', 'SIGCONT 0', 'SIGKILL 0', 'SIGKILL 1']);
-  signals.length = 0;
-  await runSeed(w, {
-    ...base,
-    seed: 2,
-    steps: [
-      { at: 0, what: 'freeze', worker: 1, frozenMs: 300 },
-      { at: 100, what: 'kill', worker: 1, downMs: 0 },
-    ],
+  const w = fakeWorld(proc, {
+    controls: { clearFaults: async () => {}, jobs: async () => [], orders: async () => [] },
   });
-  assert.deepEqual(signals, ['SIGSTOP 3', 'SIGKILL 3', 'SIGKILL 2', 'SIGKILL 4'], 'no SIGCONT to a killed worker');
+  /** The signals the seed's workers got, in order, in a seed of `steps` alone. */
+  const signalsOf = async (seed: number, steps: Schedule['steps']) => {
+    signals.length = 0;
+    await runSeed(w, { seed, cells: 1, skewMs: 0, soleWriter: false, requesters: [], steps });
+    return [...signals];
+  };
+  assert.deepEqual(await signalsOf(1, [{ at: 0, what: 'freeze', worker: 0, frozenMs: 100 }]), [
+    'SIGSTOP 0',
+    'SIGCONT 0',
+    'SIGKILL 0',
+    'SIGKILL 1',
+  ]);
+  const frozenThenKilled = await signalsOf(2, [
+    { at: 0, what: 'freeze', worker: 1, frozenMs: 300 },
+    { at: 100, what: 'kill', worker: 1, downMs: 0 },
+  ]);
+  assert.deepEqual(frozenThenKilled, ['SIGSTOP 3', 'SIGKILL 3', 'SIGKILL 2', 'SIGKILL 4'], 'no SIGCONT to a dead one');
   // Two kills of one worker that overlap (the second while it is down) start two workers: both are stopped at the end.
-  signals.length = 0;
-  await runSeed(w, {
-    ...base,
-    seed: 3,
-    steps: [
-      { at: 0, what: 'kill', worker: 0, downMs: 400 },
-      { at: 100, what: 'kill', worker: 0, downMs: 0 },
-    ],
-  });
-  assert.deepEqual(signals, ['SIGKILL 5', 'SIGKILL 6', 'SIGKILL 7', 'SIGKILL 8'], 'no worker left running');
+  const killedTwice = await signalsOf(3, [
+    { at: 0, what: 'kill', worker: 0, downMs: 400 },
+    { at: 100, what: 'kill', worker: 0, downMs: 0 },
+  ]);
+  assert.deepEqual(killedTwice, ['SIGKILL 5', 'SIGKILL 6', 'SIGKILL 7', 'SIGKILL 8'], 'no worker left running');
 });

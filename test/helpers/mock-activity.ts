@@ -51,3 +51,15 @@ export function signalTaker(): { client: Client; signals: unknown[] } {
   const client = { workflow: { getHandle: () => handle }, withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn() };
   return { client: client as unknown as Client, signals };
 }
+
+/**
+ * The environment a target's submitter's batch sends in (src/exactly-once/send-in-turn.ts): a first attempt whose
+ * client sees every requester's workflow still running, so each request is sent.
+ */
+export function batchEnvironment(): MockActivityEnvironment {
+  const running = {
+    workflow: { getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }) },
+    withAbortSignal: <R>(_: AbortSignal, fn: () => R) => fn(),
+  };
+  return new MockActivityEnvironment(undefined, { ...quiet, client: running as unknown as Client });
+}
