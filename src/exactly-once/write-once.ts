@@ -50,9 +50,9 @@ const BEFORE_CONNECT = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'];
 
 /**
  * Whether a failed write certainly changed nothing: it failed while getting a token or was too late to leave (never
- * sent), the connection was refused, or the service answered with a refusal (a 4xx, a 429). Everything else may have committed: a timeout, a
- * reset, an abort after the send, a 5xx, a 2xx whose body is garbled or breaks its schema, and any error we do not
- * know.
+ * sent), the connection was refused, or the service answered with a refusal (a 4xx, a 429). Everything else may have
+ * committed: a timeout, a reset, an abort after the send, a 5xx, a 2xx whose body is garbled or breaks its schema, and
+ * any error we do not know.
  */
 export function certainlyNotCommitted(err: unknown): boolean {
   if (!(err instanceof ServiceError)) return false;
