@@ -18,6 +18,7 @@ import {
   rejectUpdate,
   type PromoteTestDefinitionsResult,
 } from '../../src/contract/index.js';
+import proto from '@temporalio/proto';
 import { PRESETS } from '../../src/contract/presets.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { executeOnProjectWorker, withFreshSimulator, withProjectWorker } from '../helpers/activities.js';
@@ -29,6 +30,7 @@ import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const { salesDev: DEV, salesProd: PROD } = SEED_IDS.testSuites;
+const { EventType } = proto.temporal.api.enums.v1;
 
 describe('promoteTestDefinitions: approval', () => {
   let t: TestEnv;
@@ -37,9 +39,11 @@ describe('promoteTestDefinitions: approval', () => {
   });
   after(async () => t?.env.teardown());
   /**
-   * Runs `fn` on a project worker, then ends the submitter of PROD's applies on its queue, once its batch has
-   * completed: one left keeping its answer would wake in a later test's skip of hours, on a queue nobody polls, and a
-   * batch whose completion comes after the end holds the server's clock (its requester hears the answer first).
+   * Runs `fn` on a project worker, then ends the submitter of PROD's applies on its queue, once nothing of it is
+   * outstanding: one left keeping its answer would wake in a later test's skip of hours, on a queue nobody polls. A
+   * workflow task or an activity holds the test server's clock until it completes, and one that a terminate overtakes
+   * never does: the next test's skip of hours never came (its batch completes after its requester hears the answer,
+   * and its timer, skipped over while the test awaited a result, wakes it for a workflow task and an activity).
    */
   const onWorker = <T>(deps: ActivityDeps, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
     withProjectWorker(t.env, deps, async (taskQueue) => {
@@ -50,9 +54,14 @@ describe('promoteTestDefinitions: approval', () => {
         const submitter = t.env.client.workflow.getHandle(
           applySubmitterId(taskQueue, deploymentsOf(baseUrl, apiBaseUrl).jobs, PROD),
         );
-        const batchOver = async () =>
-          ((await submitter.describe().catch(() => undefined))?.raw.pendingActivities ?? []).length === 0;
-        await eventually('the batch completed', batchOver);
+        await eventually('the submitter waiting on a timer alone', async () => {
+          const described = await submitter.describe().catch(() => undefined);
+          if (described?.status.name !== 'RUNNING') return true;
+          if ((described.raw.pendingActivities ?? []).length > 0) return false;
+          // Its last event says no workflow task is outstanding: one scheduled or started would come after it.
+          const last = (await submitter.fetchHistory()).events?.at(-1)?.eventType;
+          return last === EventType.EVENT_TYPE_TIMER_STARTED || last === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
+        });
         await submitter.terminate('the test is over').catch(() => undefined);
       }
     });
