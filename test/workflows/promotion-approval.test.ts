@@ -31,6 +31,13 @@ import { eventually } from '../helpers/wait.js';
 
 const { salesDev: DEV, salesProd: PROD } = SEED_IDS.testSuites;
 const { EventType } = proto.temporal.api.enums.v1;
+const WORKFLOW_TASK_EVENTS = [
+  EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+  EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+  EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+  EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+  EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
+];
 
 describe('promoteTestDefinitions: approval', () => {
   let t: TestEnv;
@@ -54,13 +61,14 @@ describe('promoteTestDefinitions: approval', () => {
         const submitter = t.env.client.workflow.getHandle(
           applySubmitterId(taskQueue, deploymentsOf(baseUrl, apiBaseUrl).jobs, PROD),
         );
-        await eventually('the submitter waiting on a timer alone', async () => {
+        await eventually('the submitter with no task outstanding', async () => {
           const described = await submitter.describe().catch(() => undefined);
           if (described?.status.name !== 'RUNNING') return true;
           if ((described.raw.pendingActivities ?? []).length > 0) return false;
-          // Its last event says no workflow task is outstanding: one scheduled or started would come after it.
-          const last = (await submitter.fetchHistory()).events?.at(-1)?.eventType;
-          return last === EventType.EVENT_TYPE_TIMER_STARTED || last === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
+          // Its workflow tasks: the last one completed (one that failed or timed out is followed by the next).
+          const events = (await submitter.fetchHistory()).events ?? [];
+          const lastTask = events.findLast((e) => WORKFLOW_TASK_EVENTS.includes(e.eventType ?? 0));
+          return lastTask?.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
         });
         await submitter.terminate('the test is over').catch(() => undefined);
       }
