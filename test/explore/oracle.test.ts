@@ -41,6 +41,7 @@ const ended = (fields: Partial<Ended> = {}): Ended => ({
   startedAt: 0,
   closedAt: 3_000,
   historyLength: 17,
+  retriedTaskEvents: 0,
   ...fields,
 });
 
@@ -107,9 +108,12 @@ test('a workflow that outlived its bound, or whose history went past its bound, 
   );
   const v = judge(run([job('j1', 'wf-a/r/2')], [ended({ historyLength: 59 })])).violations;
   assert.ok(
-    v.some((x) => x.includes('59 history events, over its bound of 58')),
+    v.some((x) => x.includes('59 history events of its own (59 in all), over its bound of 58')),
     v.join('\n'),
   );
+  // Seed 48477: a pipeline of 49 events of its own, and a workflow task that timed out on a busy worker's sticky queue.
+  const retried = judge(run([job('j1', 'wf-a/r/2')], [ended({ historyLength: 60, retriedTaskEvents: 2 })])).violations;
+  assert.deepEqual(retried, [], "a retried workflow task is not the workflow's own");
 });
 
 test('a cancelled workflow: the time its job took to come to rest, by the state it was in', () => {

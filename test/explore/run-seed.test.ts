@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { World } from '../helpers/matrix-world.js';
 import type { Schedule } from './draw.js';
-import { runSeed } from './run-seed.js';
+import proto from '@temporalio/proto';
+import { retriedTaskEvents, runSeed } from './run-seed.js';
 
 /** A world of fakes: `proc(n)` is the n-th worker it starts; `more` adds controls and a client. */
 function fakeWorld(proc: (n: number) => unknown, more: { controls: Record<string, unknown>; client?: unknown }): World {
@@ -109,4 +110,33 @@ test('a freeze stops a worker’s process and lets it go on; a killed worker is 
     { at: 100, what: 'kill', worker: 0, downMs: 0 },
   ]);
   assert.deepEqual(killedTwice, ['SIGKILL 5', 'SIGKILL 6', 'SIGKILL 7', 'SIGKILL 8'], 'no worker left running');
+});
+
+test('the events of workflow tasks that timed out or failed: 2 for one never started, 3 for one started', () => {
+  const { EventType } = proto.temporal.api.enums.v1;
+  // An event id is a Long in history; read as a number.
+  const events = [
+    { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED },
+    {
+      eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
+      workflowTaskTimedOutEventAttributes: {},
+    },
+    { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED },
+    { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED },
+    {
+      eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
+      workflowTaskTimedOutEventAttributes: { startedEventId: 4 as never },
+    },
+    { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED },
+    { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED },
+    {
+      eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+      workflowTaskFailedEventAttributes: { startedEventId: 7 as never },
+    },
+    { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED },
+    { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED },
+    { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED },
+  ];
+  assert.equal(retriedTaskEvents(events), 2 + 3 + 3);
+  assert.equal(retriedTaskEvents(events.slice(-3)), 0);
 });

@@ -12,6 +12,27 @@ import { cellIds, matrixSeed } from '../helpers/matrix.js';
 import { startWorld, type SimOrder, type World } from '../helpers/matrix-world.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import type { Requester, Schedule } from './draw.js';
+import proto, { type temporal } from '@temporalio/proto';
+
+const { EventType } = proto.temporal.api.enums.v1;
+
+/**
+ * The events of workflow tasks that timed out or failed (a worker killed or frozen holding one, a task left on a dead
+ * worker's sticky queue): each, its scheduled event and, if it started, its started event. Temporal retries such a
+ * task; the workflow's own events are the rest.
+ */
+export function retriedTaskEvents(events: temporal.api.history.v1.IHistoryEvent[]): number {
+  let n = 0;
+  for (const e of events) {
+    const attempt = e.workflowTaskTimedOutEventAttributes ?? e.workflowTaskFailedEventAttributes;
+    if (
+      e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT ||
+      e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
+    )
+      n += 2 + (Number(attempt?.startedEventId ?? 0) > 0 ? 1 : 0);
+  }
+  return n;
+}
 
 /** How a requester's workflow ended, as the oracle reads it. */
 export interface Ended {
@@ -25,6 +46,8 @@ export interface Ended {
   /** When the explorer asked for its cancel (worker clock), if it did. */
   cancelAskedAt?: number;
   historyLength: number;
+  /** Of those, the events of workflow tasks that timed out or failed: Temporal's retries, not the workflow's own. */
+  retriedTaskEvents: number;
 }
 
 export interface SeedRun {
@@ -196,6 +219,7 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
     const end = await outcomeOf(handle, startedAt + lifeBoundMs(r));
     await cancel;
     const d = await handle.describe();
+    const { events } = await handle.fetchHistory();
     return {
       requester: r,
       workflowId,
@@ -206,6 +230,7 @@ export async function runSeed(w: World, s: Schedule): Promise<SeedRun> {
         ? { cancelAskedAt }
         : {}),
       historyLength: d.historyLength,
+      retriedTaskEvents: retriedTaskEvents(events ?? []),
     };
   });
   running.push(...requesters);
