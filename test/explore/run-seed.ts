@@ -12,9 +12,7 @@ import { cellIds, matrixSeed } from '../helpers/matrix.js';
 import { startWorld, type SimOrder, type World } from '../helpers/matrix-world.js';
 import { SEED_USERS } from '../../src/simulator/index.js';
 import type { Requester, Schedule } from './draw.js';
-import proto, { type temporal } from '@temporalio/proto';
-
-const { EventType } = proto.temporal.api.enums.v1;
+import type { temporal } from '@temporalio/proto';
 
 /**
  * The events of workflow tasks that timed out or failed (a worker killed or frozen holding one, a task left on a dead
@@ -25,11 +23,7 @@ export function retriedTaskEvents(events: temporal.api.history.v1.IHistoryEvent[
   let n = 0;
   for (const e of events) {
     const attempt = e.workflowTaskTimedOutEventAttributes ?? e.workflowTaskFailedEventAttributes;
-    if (
-      e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT ||
-      e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
-    )
-      n += 2 + (Number(attempt?.startedEventId ?? 0) > 0 ? 1 : 0);
+    if (attempt) n += 2 + (Number(attempt.startedEventId ?? 0) > 0 ? 1 : 0);
   }
   return n;
 }
