@@ -18,26 +18,15 @@ import {
   rejectUpdate,
   type PromoteTestDefinitionsResult,
 } from '../../src/contract/index.js';
-import proto from '@temporalio/proto';
 import { PRESETS } from '../../src/contract/presets.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { executeOnProjectWorker, withFreshSimulator, withProjectWorker } from '../helpers/activities.js';
-import type { ActivityDeps } from '../../src/activities/index.js';
-import { applySubmitterId, deploymentsOf } from '../../src/exactly-once/index.js';
 import { cli } from '../helpers/cli.js';
 import { clientFor } from '../helpers/sim.js';
 import { startTimeSkippingEnv, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
 const { salesDev: DEV, salesProd: PROD } = SEED_IDS.testSuites;
-const { EventType } = proto.temporal.api.enums.v1;
-const WORKFLOW_TASK_EVENTS = [
-  EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
-  EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
-  EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
-  EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
-  EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
-];
 
 describe('promoteTestDefinitions: approval', () => {
   let t: TestEnv;
@@ -45,34 +34,6 @@ describe('promoteTestDefinitions: approval', () => {
     t = await startTimeSkippingEnv();
   });
   after(async () => t?.env.teardown());
-  /**
-   * Runs `fn` on a project worker, then ends the submitter of PROD's applies on its queue, once nothing of it is
-   * outstanding: one left keeping its answer would wake in a later test's skip of hours, on a queue nobody polls. A
-   * workflow task or an activity holds the test server's clock until it completes, and one that a terminate overtakes
-   * never does: the next test's skip of hours never came (its batch completes after its requester hears the answer,
-   * and its timer, skipped over while the test awaited a result, wakes it for a workflow task and an activity).
-   */
-  const onWorker = <T>(deps: ActivityDeps, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
-    withProjectWorker(t.env, deps, async (taskQueue) => {
-      try {
-        return await fn(taskQueue);
-      } finally {
-        const { baseUrl, apiBaseUrl } = deps.profiles.default!.client;
-        const submitter = t.env.client.workflow.getHandle(
-          applySubmitterId(taskQueue, deploymentsOf(baseUrl, apiBaseUrl).jobs, PROD),
-        );
-        await eventually('the submitter with no task outstanding', async () => {
-          const described = await submitter.describe().catch(() => undefined);
-          if (described?.status.name !== 'RUNNING') return true;
-          if ((described.raw.pendingActivities ?? []).length > 0) return false;
-          // Its workflow tasks: the last one completed (one that failed or timed out is followed by the next).
-          const events = (await submitter.fetchHistory()).events ?? [];
-          const lastTask = events.findLast((e) => WORKFLOW_TASK_EVENTS.includes(e.eventType ?? 0));
-          return lastTask?.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
-        });
-        await submitter.terminate('the test is over').catch(() => undefined);
-      }
-    });
   /** A promotion from DEV to PROD with `preset`, on the worker of `taskQueue`. */
   const startPromotion = (taskQueue: string, name: string, preset: string) =>
     t.env.client.workflow.start('dataops.promoteTestDefinitions', {
@@ -84,7 +45,7 @@ describe('promoteTestDefinitions: approval', () => {
   test('approve: the preview is queryable while waiting; a stale approval is refused; the right one applies', async () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
-      await onWorker(deps, async (taskQueue) => {
+      await withProjectWorker(t.env, deps, async (taskQueue) => {
         const handle = await startPromotion(taskQueue, 'approve', 'promotion');
         const preview = await eventually('the preview', () => handle.query(previewQuery));
         assert.deepEqual(preview.summary, { created: 3, updated: 3, skipped: 3, deleted: 0 });
@@ -126,7 +87,7 @@ describe('promoteTestDefinitions: approval', () => {
   test('reject: nothing is applied and the result says so', async () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
-      const result = await onWorker(deps, async (taskQueue) => {
+      const result = await withProjectWorker(t.env, deps, async (taskQueue) => {
         const handle = await startPromotion(taskQueue, 'reject', 'clone_or_sync');
         await eventually('the preview', () => handle.query(previewQuery));
         await handle.executeUpdate(rejectUpdate, { args: [{ reason: 'deletes three production tests', by: 'bob' }] });
@@ -142,30 +103,9 @@ describe('promoteTestDefinitions: approval', () => {
     });
   });
 
-  test('an approval timeout ends the workflow with nothing applied', async () => {
-    await withFreshSimulator(async (sim, deps) => {
-      const before = sim.controls.definitions(PROD);
-      const result = await executeOnProjectWorker<PromoteTestDefinitionsResult>(
-        t.env,
-        deps,
-        'dataops.promoteTestDefinitions',
-        {
-          source: { testSuiteId: DEV },
-          targetTestSuiteId: PROD,
-          preset: 'upsert',
-          approval: { required: true, timeoutMs: 6 * 3_600_000 },
-        },
-      );
-      assert.equal(result.status, 'timed_out');
-      assert.equal(result.decision?.decision, 'timed_out');
-      assert.equal(result.applied, null);
-      assert.deepEqual(sim.controls.definitions(PROD), before);
-    });
-  });
-
   test('an approval that comes after the target changed is not applied blindly: a new preview is approved again', async () => {
     await withFreshSimulator(async (sim, deps) => {
-      await onWorker(deps, async (taskQueue) => {
+      await withProjectWorker(t.env, deps, async (taskQueue) => {
         const handle = await startPromotion(taskQueue, 'changed', 'promotion');
         const first = await eventually('the preview', () => handle.query(previewQuery));
         assert.equal(first.summary.created, 3);
@@ -206,7 +146,7 @@ describe('promoteTestDefinitions: approval', () => {
     // Every preview's items go to the claim-check store: only their reference is in history.
     await withFreshSimulator(
       async (sim, deps) => {
-        await onWorker(deps, async (taskQueue) => {
+        await withProjectWorker(t.env, deps, async (taskQueue) => {
           const handle = await startPromotion(taskQueue, 'bound', 'promotion');
           const first = await eventually('the preview', () => handle.query(previewQuery));
           assert.equal(first.items, null, 'stored by reference');
@@ -250,7 +190,7 @@ describe('promoteTestDefinitions: approval', () => {
   test('cancelling during the approval wait applies nothing', async () => {
     await withFreshSimulator(async (sim, deps) => {
       const before = sim.controls.definitions(PROD);
-      await onWorker(deps, async (taskQueue) => {
+      await withProjectWorker(t.env, deps, async (taskQueue) => {
         const handle = await startPromotion(taskQueue, 'cancel', 'upsert');
         await eventually('the preview', () => handle.query(previewQuery));
         await handle.cancel();
@@ -263,6 +203,40 @@ describe('promoteTestDefinitions: approval', () => {
         1,
         'only the preview',
       );
+    });
+  });
+});
+
+/**
+ * The one test that skips hours, on a server of its own. The Java time-skipping server holds its clock while any
+ * workflow task or activity is outstanding, and never lets go of one that a terminate overtook or that waits on a queue
+ * nobody polls any more: the submitter another test left keeping its answer wakes on its timer and holds it for good.
+ */
+describe('promoteTestDefinitions: approval timeout', () => {
+  let t: TestEnv;
+  before(async () => {
+    t = await startTimeSkippingEnv();
+  });
+  after(async () => t?.env.teardown());
+
+  test('an approval timeout ends the workflow with nothing applied', async () => {
+    await withFreshSimulator(async (sim, deps) => {
+      const before = sim.controls.definitions(PROD);
+      const result = await executeOnProjectWorker<PromoteTestDefinitionsResult>(
+        t.env,
+        deps,
+        'dataops.promoteTestDefinitions',
+        {
+          source: { testSuiteId: DEV },
+          targetTestSuiteId: PROD,
+          preset: 'upsert',
+          approval: { required: true, timeoutMs: 6 * 3_600_000 },
+        },
+      );
+      assert.equal(result.status, 'timed_out');
+      assert.equal(result.decision?.decision, 'timed_out');
+      assert.equal(result.applied, null);
+      assert.deepEqual(sim.controls.definitions(PROD), before);
     });
   });
 });
