@@ -145,13 +145,13 @@ export function importWrites(ctx: ActivityContext) {
             mark: async () => (expected ??= expectedOf(await preview())),
             send: (leaveBy) => importOnce(input, file, signal, input.config.mode, leaveBy),
             find: async (sending) => {
-              const approved = Expected.safeParse(sending?.mark).data ?? expected;
+              const approved = Expected.safeParse(sending.mark).data ?? expected;
               // Never without one (an attempt that may have sent had a preview): "not landed" would apply again.
               if (!approved)
                 throw new ImportOutcomeUnknown(
                   `an apply into ${input.testSuiteId} may have landed, with no preview to compare`,
                 );
-              const settleLeft = (sending?.sentAt ?? Date.now()) + ctx.submitSettleMs - Date.now();
+              const settleLeft = sending.sentAt + ctx.submitSettleMs - Date.now();
               if (settleLeft > 0) await rest(settleLeft);
               const now = await preview();
               const landed = compareWithExpected(approved.summary, now.summary);

@@ -28,8 +28,6 @@ export interface ActivityDeps {
   profiles: Record<string, ServiceProfile>;
   /** Claim-check store for export files and large import results. Required by the export/import activities. */
   store?: BlobStore;
-  /** Tolerated difference between the worker's and the service's clocks when reconciling. @default 5 minutes */
-  clockSkewMs?: number;
   /**
    * How long after sending a submission the service may still commit it (a request it holds past our timeout): a
    * lost answer is looked up again after this, before anything is sent twice. Set it above the service's own request
@@ -72,7 +70,6 @@ export interface ActivityDeps {
 export interface ActivityContext {
   profile(name: string): ServiceProfile;
   store(): BlobStore;
-  clockSkewMs: number;
   submitSettleMs: number;
   inlineItemsMaxBytes: number;
   exportDir: string | undefined;
@@ -98,7 +95,6 @@ export function activityContext(deps: ActivityDeps): ActivityContext {
         getJson: (ref) => beatingWhile(store.getJson(ref)),
       };
     },
-    clockSkewMs: deps.clockSkewMs ?? 5 * 60_000,
     submitSettleMs: deps.submitSettleMs ?? 60_000,
     inlineItemsMaxBytes: deps.inlineItemsMaxBytes ?? 256 * 1024,
     exportDir: deps.exportDir,

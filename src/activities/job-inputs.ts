@@ -18,7 +18,7 @@ export const Id = z.string().min(1);
 export const SentFor = {
   /** The requesting activity: its workflow is the one a gone requester's write is undone for, its id the request's. */
   requester: z.object({ workflowId: z.string(), runId: z.string(), activityId: z.string() }).optional(),
-  /** The submitter sending it: it names the jobs it created before, never this request's (recentJobsQuery). */
+  /** The submitter sending it: it names the jobs it answered earlier sends with, never this request's (recentJobsQuery). */
   submitterId: z.string().min(1).optional(),
 };
 

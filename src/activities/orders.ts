@@ -161,7 +161,6 @@ function orderWrites(ctx: ActivityContext) {
           };
         },
         find: async (sending, cause) => {
-          if (!sending) throw unknown(', and what was listed before its send is lost');
           const why = cause instanceof Error ? ` (${cause.message})` : '';
           if (!sending.mark) throw unknown(`${why}, and this deployment has no order listing to find it`);
           return settle(sending.sentAt, sending.mark);

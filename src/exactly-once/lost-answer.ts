@@ -3,8 +3,7 @@
  * listing) at once, then until the held request could no longer commit (`settleMs` after the send). Undefined when it
  * created none;
  * SubmissionOutcomeUnknown when several new jobs match, or when one matches by its target alone where that proves
- * nothing: another client may write to the target (the profile does not declare `soleWriter`), or, without the send's
- * watermark, no submitter names our own earlier jobs there (hole 11 of the explorer's issue). New jobs whose target
+ * nothing: another client may write to the target (the profile does not declare `soleWriter`). New jobs whose target
  * the service does not tell yet (TestGen names a profiling run's table group only once the run starts) are a state,
  * not a failure: they are looked at again until the attempt must end (`until`), then by the next attempt
  * (SubmissionOutcomePending, retryable). Only an activity with no room for another attempt fails, naming them, so a
@@ -20,10 +19,8 @@ import { beatingWhile } from '../activities/heartbeats.js';
 
 export interface LostSend {
   sentAt: number;
-  /** The newest jobs before the send; null when the attempt that sent died before its heartbeat recorded them. */
-  mark: Watermark | null;
-  /** Without a mark: jobs created since (epoch ms, skew allowed for). */
-  fallbackSinceMs: number;
+  /** The newest jobs before the send, as its submitter recorded them before it left. */
+  mark: Watermark;
   settleMs: number;
   /** When this attempt must stop looking (epoch ms), leaving room for the send that may follow. */
   until: number;
@@ -33,16 +30,12 @@ const CADENCE = { firstMs: 1_000, everyMs: 5_000 };
 const LONGEST_PAUSE_MS = 30_000;
 
 export async function findLostJob(t: LookupTarget, lost: LostSend): Promise<JobSubmitted | undefined> {
-  // Without a watermark, the jobs since the fallback time include those of the submissions before ours on the target
-  // (a run minutes ago): never ours, and known to its submitter, which names them.
-  const earlier = new Set(lost.mark === null && t.createdBefore ? await t.createdBefore(lost.fallbackSinceMs) : []);
-  // A job found by its target alone is ours only where nothing else writes there, and an earlier job of ours is known.
-  const soleWriter = t.byTarget === true && (lost.mark !== null || t.createdBefore !== undefined);
-  if (lost.mark === null)
-    log.warn('looking for a lost submission without its watermark', { targetId: t.targetId, others: [...earlier] });
+  // The jobs the target's submitter answered earlier sends with are never this send's.
+  const earlier = new Set(t.recorded ? await t.recorded() : []);
   const listing = jobListing(t);
-  const mark = markOf(lost.mark, lost.fallbackSinceMs);
-  const rules = { soleWriter, earlier };
+  const mark = markOf(lost.mark);
+  // A job found by its target alone is ours only where the profile declares that nothing else writes there.
+  const rules = { soleWriter: t.byTarget === true, earlier };
   const window = { sentAt: lost.sentAt, settleMs: lost.settleMs, cadence: CADENCE };
   let seen = await lookUntilSettled(listing, mark, rules, window, (ms) => beatingWhile(pause(ms, t.signal)));
   // New jobs whose target the service does not tell yet: looked at again until this attempt must end.

@@ -129,8 +129,8 @@ export const WITHDRAWN_UNSENT = 'withdrawn-unsent';
 /** The requests a submitter holds: those being sent (one batch, in order), and those waiting their turn (ids). */
 export const requestsQuery = defineQuery<{ sending: string[]; queued: string[] }>('requests');
 
-/** The jobs a submitter created since a time (epoch ms), as far as it keeps their answers. */
-export const recentJobsQuery = defineQuery<string[], [number]>('recentJobs');
+/** The jobs a submitter answered its requests with, as far as it keeps their answers: never a later send's. */
+export const recentJobsQuery = defineQuery<string[]>('recentJobs');
 
 /** A send's record: when it left, and what was there before it (the watermark its lookup compares with). */
 export interface SendRecord {

@@ -35,8 +35,8 @@ export interface LookupTarget {
   /** Carried in the test run's caller metadata; identifies our own submission exactly. */
   submissionId: string;
   signal: AbortSignal;
-  /** The jobs the target's submitter created since a time: never this submission's (src/exactly-once/workflow/submitter.ts). */
-  createdBefore?: ((sinceMs: number) => Promise<string[]>) | undefined;
+  /** The jobs the target's submitter answered earlier sends with: never this submission's (workflow/submitter.ts). */
+  recorded?: (() => Promise<string[]>) | undefined;
   /**
    * A test run is ours only when its metadata carries our submission id, never by its target: the deployment was seen
    * to keep it before the send (Watermark `echoes`).
@@ -160,9 +160,5 @@ export function jobListing(t: LookupTarget): Listing<JobCandidate> {
   };
 }
 
-/**
- * A watermark as the lookup's mark: a job created before its newest is not new. Without one (the attempt that took it
- * died before its heartbeat reached Temporal), the jobs created since `fallbackSinceMs`.
- */
-export const markOf = (w: Watermark | null, fallbackSinceMs: number): Mark =>
-  w ? { at: w.newest === null ? null : Date.parse(w.newest), ids: w.ids } : { at: fallbackSinceMs, ids: [] };
+/** A watermark as the lookup's mark: a job created before its newest is not new. */
+export const markOf = (w: Watermark): Mark => ({ at: w.newest === null ? null : Date.parse(w.newest), ids: w.ids });

@@ -23,14 +23,8 @@ export type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<voi
 /** Sending a job once, for the submissions of `ctx`'s worker. */
 export function sender(ctx: ActivityContext) {
   /** After a send that may have landed: the job it created, if any (lost-answer.ts). */
-  const settle = (t: LookupTarget, sentAt: number, mark: Watermark | null, until: number) =>
-    findLostJob(t, {
-      sentAt,
-      mark,
-      until,
-      settleMs: ctx.submitSettleMs,
-      fallbackSinceMs: activityInfo().scheduledTimestampMs - ctx.clockSkewMs,
-    });
+  const settle = (t: LookupTarget, sentAt: number, mark: Watermark, until: number) =>
+    findLostJob(t, { sentAt, mark, until, settleMs: ctx.submitSettleMs });
 
   /**
    * Where the jobs a submission may have created are looked up. Its id, carried in a test run's metadata, names the
@@ -50,9 +44,8 @@ export function sender(ctx: ActivityContext) {
     const submissionId = requestIdOf(who);
     const { jobKey } = JOB_KINDS[kind];
     const { submitterId } = input;
-    const createdBefore = submitterId
-      ? (since: number) =>
-          beatingWhile(Context.current().client.workflow.getHandle(submitterId).query(recentJobsQuery, since))
+    const recorded = submitterId
+      ? () => beatingWhile(Context.current().client.workflow.getHandle(submitterId).query(recentJobsQuery))
       : undefined;
     const byTarget = soleWriter === true;
     const target: LookupTarget | undefined = projectCode
@@ -64,7 +57,7 @@ export function sender(ctx: ActivityContext) {
           targetId: input.targetId,
           submissionId,
           signal,
-          createdBefore,
+          recorded,
           byTarget,
         }
       : undefined;
@@ -100,13 +93,13 @@ export function sender(ctx: ActivityContext) {
           return { jobId: res.id, createdAt: res.created_at ?? null, reconciled: false };
         },
         find: async (sending, cause) => {
-          if (!target)
+          if (!target || !sending.mark)
             throw new SubmissionOutcomeUnknown(
               `the submission for ${input.targetId} may have created a job${cause instanceof Error ? ` (${cause.message})` : ''}, and no project code is configured to look it up; not submitting again`,
             );
           // Told by its id alone where the deployment keeps it (seen at the mark).
-          const by = sending?.mark?.echoes === true ? { ...target, exact: true } : target;
-          return settle(by, sending?.sentAt ?? Date.now(), sending?.mark ?? null, until);
+          const by = sending.mark.echoes === true ? { ...target, exact: true } : target;
+          return settle(by, sending.sentAt, sending.mark, until);
         },
         record,
       },

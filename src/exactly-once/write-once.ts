@@ -12,8 +12,8 @@
  * A refusal before or at the send (no token, a refused connection, a 4xx, a 429) is certain: the attempt records
  * `rejected`, and the next one sends at once, with no settle window and no lookup that could take an earlier write
  * for ours. Only an outcome that may have committed is looked for (`find`), and only until `settleMs` after the send,
- * when a held request can no longer commit. A later attempt whose predecessor may have sent (it recorded a send, or
- * recorded nothing the next attempt can trust) looks first.
+ * when a held request can no longer commit. A later attempt whose predecessor may have sent (it recorded a send, and
+ * no refusal since) looks first, from that send's record.
  */
 import { activityInfo } from '@temporalio/activity';
 import { z } from 'zod';
@@ -68,8 +68,11 @@ export interface Sent<M> {
   mark: M;
 }
 
-/** What an earlier attempt may have left: certainly nothing, or a send (as recorded, when its record survived). */
-export type Prior<M> = { mayHaveSent: false } | { mayHaveSent: true; sending?: Sent<M> | undefined };
+/**
+ * What an earlier attempt may have left: certainly nothing, or a send, as its submitter recorded it before it left
+ * (a send is never made without that record, so one that may have left is always known with its mark).
+ */
+export type Prior<M> = { mayHaveSent: false } | { mayHaveSent: true; sending: Sent<M> };
 
 /** The phase an attempt records. */
 export type Phase<M> = ({ phase: 'sending' } & Sent<M>) | z.infer<typeof Refused>;
@@ -86,11 +89,10 @@ export interface Write<M, R> {
   /** Sends; a request that would leave after `leaveBy` (epoch ms) is not sent (the client's `leaveBy`). */
   send: (leaveBy: number) => Promise<R>;
   /**
-   * What the send (`sending`; undefined when its record was lost) created, once it can no longer commit; undefined
-   * when it created nothing. Throws an `…OutcomeUnknown` failure when that cannot be told. `cause`: how this
+   * What the send (`sending`) created, once it can no longer commit; undefined when it created nothing. Throws an `…OutcomeUnknown` failure when that cannot be told. `cause`: how this
    * attempt's own send failed (absent for an earlier attempt's).
    */
-  find: (sending: Sent<M> | undefined, cause?: unknown) => Promise<R | undefined>;
+  find: (sending: Sent<M>, cause?: unknown) => Promise<R | undefined>;
   /**
    * Records the phase where the next attempt reads it (the heartbeat details). A send waits for a promise it returns:
    * a record that must be durable before the request leaves (a submitter's, see submitter.ts).
@@ -121,7 +123,7 @@ export async function writeOnce<M, R>(w: Write<M, R>, outstanding: Outstanding):
   if (w.prior.mayHaveSent) {
     // It may have left as late as its stamp allowed.
     const { sending: was } = w.prior;
-    const found = await w.find(was && { ...was, sentAt: was.sentAt + LEAVES_WITHIN_MS });
+    const found = await w.find({ ...was, sentAt: was.sentAt + LEAVES_WITHIN_MS });
     if (found !== undefined) return found;
     outstanding.value = false; // settled: what an earlier attempt sent created nothing
   }

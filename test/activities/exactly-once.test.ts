@@ -92,7 +92,7 @@ describe('exactly-once submission on a real worker', () => {
   test('an existing job of another target or created before the attempt is never taken for ours', async () => {
     const older = await submitOnce('submitTestRun', { targetId: TS.financeProd });
     await new Promise((r) => setTimeout(r, 50));
-    const exact = await simDeps(sim, { clockSkewMs: 0 });
+    const exact = await simDeps(sim);
     const before = submissions(TS.financeProd);
     sim.controls.addFault({
       kind: 'drop_after_commit',
@@ -115,7 +115,7 @@ describe('exactly-once submission on a real worker', () => {
     ['submitProfilingRun', TG.sales],
   ] as const) {
     test(`${activity}: a 503 on a target used moments before never adopts the earlier job`, async () => {
-      // The earlier job is seconds old: well inside any clock-skew allowance, so only the watermark keeps it out.
+      // The earlier job is seconds old: only the watermark keeps it out.
       const earlier = await submitOnce(activity, { targetId: target });
       const before = submissions(target);
       sim.controls.addFault({ kind: 'status', status: 503, method: 'POST', path: target });

@@ -53,7 +53,7 @@ test('a lookup after the kept watermark finds what it finds after the whole list
       job(`new-${i}`, newest + next(3), next(2) ? 'tg-ours' : `tg-${next(3)}`),
     );
     const t = target(newestFirst([...before, ...added]));
-    const look = (w: Watermark) => lookOnce(jobListing(t), markOf(w, 0), { soleWriter: true, earlier: new Set() });
+    const look = (w: Watermark) => lookOnce(jobListing(t), markOf(w), { soleWriter: true, earlier: new Set() });
     assert.deepEqual(await look(kept), await look(full), `round ${round}`);
   }
 });

@@ -172,9 +172,10 @@ describe('one write, attempt by attempt', () => {
   });
 
   test('after an attempt that may have sent and created nothing: sends, with a mark of its own', async () => {
-    const r = await attempt(2, { mayHaveSent: true }, async () => 'job-2');
+    const sending = { sentAt: 1, mark: 'old-mark' };
+    const r = await attempt(2, { mayHaveSent: true, sending }, async () => 'job-2');
     assert.equal(r.result, 'job-2');
-    assert.deepEqual(r.looked, [undefined], 'looked for a send whose record was lost');
+    assert.deepEqual(r.looked, [{ ...sending, sentAt: 1 + LEAVES_WITHIN_MS }], 'looked for the recorded send first');
     assert.deepEqual(r.sends, [2]);
   });
 

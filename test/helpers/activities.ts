@@ -36,7 +36,6 @@ export async function simDeps(
     },
     store: extra.store ?? new LocalDirectoryBlobStore(mkdtempSync(join(tmpdir(), 'blobs-'))),
     exportDir: extra.exportDir ?? mkdtempSync(join(tmpdir(), 'exports-')),
-    ...(extra.clockSkewMs !== undefined ? { clockSkewMs: extra.clockSkewMs } : {}),
     // A lost submission is looked up again after this; tests hold requests for a few seconds at most.
     submitSettleMs: extra.submitSettleMs ?? 1_500,
     ...(extra.inlineItemsMaxBytes !== undefined ? { inlineItemsMaxBytes: extra.inlineItemsMaxBytes } : {}),

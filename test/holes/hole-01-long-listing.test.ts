@@ -32,7 +32,7 @@ test('hole 1: a lost job behind 1,100 newer jobs of other targets is found, not 
   const newer = Array.from({ length: 1_100 }, (_, i) => job(`other-${i}`, 2_000 + i, `tg-${i % 7}`));
   const listing = [...newer.reverse(), ours, ...older]; // newest first
   const t = listingTarget(listing);
-  const mark = markOf({ ids: ['before'], newest: at(0) }, 0);
+  const mark = markOf({ ids: ['before'], newest: at(0) });
   const found = await lookOnce(jobListing(t), mark, { soleWriter: true, earlier: new Set() });
   assert.ok('found' in found && found.found.job === ours && !found.byId, `after ${t.pages()} pages`);
 });

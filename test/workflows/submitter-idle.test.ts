@@ -78,7 +78,6 @@ describe("a submitter's idle end", () => {
             {
               answer: { result: { jobId: 'job-1' } },
               keepUntil: now + 30 * 24 * 60 * MINUTE,
-              at: now,
               requester: requesterOf(requester),
             },
           ],
@@ -117,7 +116,6 @@ describe("a submitter's idle end", () => {
                 {
                   answer: { result: { jobId: 'job-1' } },
                   keepUntil: now + 30 * 24 * 60 * MINUTE,
-                  at: now - 9 * MINUTE,
                   requester: requesterOf(requester),
                 },
               ],

@@ -1,20 +1,19 @@
 /**
  * The answers a target's submitter (submitter.ts) keeps for its requesters: until when, and when they are forgotten
  * (their requester will not ask again: its workflow is gone, or its activity ended past the lookup grace), and the
- * jobs they name, for a lookup that lost its watermark.
+ * jobs they name, which a later send's lookup skips.
  */
 import type { Requester, WriteAnswer } from '../messages.js';
 import { CALL } from '../../contract/activity-options.js';
 import { ourActivities } from '../../workflows/ours.js';
 
 /**
- * An answer kept for its requester: until when at the latest, when it was given, and when its requester was first
- * seen no longer asking (the lookup grace runs from then).
+ * An answer kept for its requester: until when at the latest, and when its requester was first seen no longer asking
+ * (the lookup grace runs from then).
  */
 export interface Kept {
   answer: WriteAnswer;
   keepUntil: number;
-  at: number;
   requester?: Requester | undefined;
   goneSince?: number | undefined;
 }
@@ -39,14 +38,11 @@ export async function forgetAnswered(kept: Map<string, Kept>): Promise<void> {
   });
 }
 
-/**
- * The jobs this submitter answered with since `since` (epoch ms): never the job of a later request. A lookup that
- * lost its watermark asks (src/exactly-once/lost-answer.ts).
- */
-export function createdSince(kept: Map<string, Kept>, since: number): string[] {
+/** The jobs this submitter answered with: never the job of a later request, whose lookup skips them (lost-answer.ts). */
+export function answeredJobs(kept: Map<string, Kept>): string[] {
   const ids: string[] = [];
-  for (const { answer, at } of kept.values()) {
-    const result = 'result' in answer && at >= since ? (answer.result as { jobId?: unknown } | null) : null;
+  for (const { answer } of kept.values()) {
+    const result = 'result' in answer ? (answer.result as { jobId?: unknown } | null) : null;
     if (typeof result?.jobId === 'string') ids.push(result.jobId);
   }
   return ids;

@@ -40,7 +40,7 @@ import {
 } from '../messages.js';
 import { activitiesWithin } from '../../workflows/shared.js';
 import { carried, type Queued } from './submitter-carry.js';
-import { createdSince, forgetAnswered, type Kept } from './submitter-answers.js';
+import { answeredJobs, forgetAnswered, type Kept } from './submitter-answers.js';
 
 export interface SubmitterState {
   /** The answers its requesters may still ask for again, with until when. */
@@ -131,8 +131,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     records.delete(id);
     if (!('withdrawn' in a)) {
       const requester = (request.input as { requester?: Requester }).requester;
-      const at = Date.now();
-      kept.set(id, { answer: a, keepUntil: request.askAgainUntil, at, requester });
+      kept.set(id, { answer: a, keepUntil: request.askAgainUntil, requester });
     }
     answer(id, a);
   };
@@ -149,7 +148,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     if (!('queued' in place) || place.queued >= HELD_AT_MOST || continuing) return place;
     return new Promise<Place>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
   });
-  setHandler(recentJobsQuery, (since) => createdSince(kept, since));
+  setHandler(recentJobsQuery, () => answeredJobs(kept));
   /** The requests of the batch being sent that have no answer yet, each with its send's record if it has one. */
   const turnsLeft = (): Turn[] => [...sending.values()].map((r) => turnOf(r, records.get(r.id)));
   /** Whether a batch's message comes from the batch being sent, from its latest attempt heard from (or a later). */
