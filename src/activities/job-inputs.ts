@@ -35,7 +35,7 @@ export const SubmitInput = z.object({
   targetId: Id,
   /** Project of the target, for the job listing that reconciles a lost response. @default the profile's */
   projectCode: z.string().min(1).optional(),
-  /** The workflow the job works for, carried in the test run's metadata (the lock's parent). @default this workflow */
+  /** The workflow the job works for, carried in the test run's metadata. @default this workflow */
   caller: z
     .object({
       workflowId: z.string(),
@@ -44,11 +44,6 @@ export const SubmitInput = z.object({
       namespace: z.string(),
     })
     .optional(),
-  /**
-   * The submitter that sends it (src/exactly-once/workflow/submitter.ts), as workflows from before the deployment's key named it.
-   * @default the submitter of the profile's deployment and the target
-   */
-  lock: z.string().min(1).optional(),
   /** The task queue its send runs on (its workflow's), where the submitter starts if none runs. @default this activity's */
   submitterQueue: z.string().min(1).optional(),
   leaveOnCancel: LeaveOnCancel,
@@ -87,8 +82,7 @@ const Submission = z.object({
   kind: z.enum(JOB_KIND_NAMES),
   targetId: Id,
   projectCode: z.string().min(1).optional(),
-  /** As SubmitInput's: the submitter (@default the deployment's and target's), and the send's task queue. */
-  lock: z.string().min(1).optional(),
+  /** As SubmitInput's: the send's task queue. */
   submitterQueue: z.string().min(1).optional(),
   leaveOnCancel: LeaveOnCancel,
 });

@@ -38,11 +38,6 @@ export const RunOrderInput = z.object({
   recipe: z.string().min(1),
   variation: z.string().min(1),
   parameters: z.record(z.string(), z.unknown()).default({}),
-  /**
-   * The submitter that creates it (src/exactly-once/workflow/submitter.ts), as workflows from before the deployment's key named
-   * it. @default the submitter of the profile's deployment and this kitchen, recipe and variation
-   */
-  lock: z.string().min(1).optional(),
   /** The task queue its send runs on (its workflow's), where the submitter starts if none runs. @default this activity's */
   submitterQueue: z.string().min(1).optional(),
   requester: SentFor.requester,
@@ -50,19 +45,14 @@ export const RunOrderInput = z.object({
 export type RunOrderInput = z.input<typeof RunOrderInput>;
 
 /** An order's `runOrder` ended unanswered: which activity it was, and its order's submitter (as RunOrderInput names it). */
-export const UnansweredOrderInput = z
-  .object({
-    activityId: z.string().min(1),
-    lock: z.string().min(1).optional(),
-    submitterQueue: z.string().min(1).optional(),
-    profile: z.string().min(1).default('default'),
-    kitchen: z.string().min(1).optional(),
-    recipe: z.string().min(1).optional(),
-    variation: z.string().min(1).optional(),
-  })
-  .refine((i) => i.lock !== undefined || (i.kitchen && i.recipe && i.variation), {
-    message: 'name the order (kitchen, recipe and variation) or its submitter (lock)',
-  });
+export const UnansweredOrderInput = z.object({
+  activityId: z.string().min(1),
+  submitterQueue: z.string().min(1).optional(),
+  profile: z.string().min(1).default('default'),
+  kitchen: z.string().min(1),
+  recipe: z.string().min(1),
+  variation: z.string().min(1),
+});
 export type UnansweredOrderInput = z.input<typeof UnansweredOrderInput>;
 
 export const WaitOrderInput = z.object({
@@ -221,7 +211,7 @@ export function orderActivities(ctx: ActivityContext) {
     runOrder: async (raw: RunOrderInput): Promise<OrderResult> => {
       const input = parseInput(RunOrderInput, raw, 'runOrder');
       // Sent by the recipe and variation's submitter, whose records decide a retry: this activity records nothing.
-      const { lock: _lock, submitterQueue: _queue, requester: _, ...order } = input;
+      const { submitterQueue: _queue, requester: _, ...order } = input;
       return translated(() =>
         throughSubmitter<OrderResult>(
           submitterFor(input, (taskQueue) => orderSubmitterOf(taskQueue, input)),
@@ -241,9 +231,7 @@ export function orderActivities(ctx: ActivityContext) {
     findUnansweredOrder: async (raw: UnansweredOrderInput): Promise<{ order: OrderResult | null }> => {
       const input = parseInput(UnansweredOrderInput, raw, 'findUnansweredOrder');
       return translated(async () => {
-        const { kitchen, recipe, variation } = input;
-        const order = { ...input, kitchen: kitchen!, recipe: recipe!, variation: variation! };
-        const submitter = submitterFor(input, (taskQueue) => orderSubmitterOf(taskQueue, order));
+        const submitter = submitterFor(input, (taskQueue) => orderSubmitterOf(taskQueue, input));
         return { order: (await answerOf<OrderResult>(submitter.id, input.activityId)) ?? null };
       });
     },

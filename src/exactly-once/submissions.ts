@@ -28,15 +28,11 @@ const SEND_ROOM_MS = 60_000;
 /** Until when this attempt may look for a lost answer: its deadline, less the send's room. */
 const lookingUntil = (): number => attemptDeadline() - SEND_ROOM_MS;
 
-/**
- * Where a submission goes: its target's submitter (`lock`, from workflows from before the deployment's key: @default
- * its deployment's and target's).
- */
+/** Where a submission goes: the submitter of its deployment and target, on `submitterQueue` (@default this one). */
 export interface SubmissionTarget {
   profile: string;
   targetId: string;
   projectCode?: string | undefined;
-  lock?: string | undefined;
   submitterQueue?: string | undefined;
 }
 
@@ -69,7 +65,7 @@ export function submitter(ctx: ActivityContext) {
   const undo = (profile: string, jobId: string, signal: AbortSignal) =>
     cancelUnwatched(ctx.profile(profile).client, jobId, signal);
 
-  /** The submitter of `input`'s deployment and target, of jobs of kind `kind` (unless `lock` names another). */
+  /** The submitter of `input`'s deployment and target, of jobs of kind `kind`. */
   const submitterOf = (kind: JobKind, input: SubmissionTarget) =>
     submitterFor(input, (taskQueue) => {
       const { baseUrl, apiBaseUrl } = ctx.profile(input.profile).client;
@@ -92,8 +88,8 @@ export function submitter(ctx: ActivityContext) {
     );
 
   /**
-   * Submits a job of kind `kind` through its target's submitter: the one `lock` names, else its deployment's and
-   * target's on its workflow's task queue (submitterOf). A retry asks again under the same request, and is answered
+   * Submits a job of kind `kind` through the submitter of its deployment and target, on its workflow's task queue
+   * (submitterOf). A retry asks again under the same request, and is answered
    * again, never sent again.
    */
   async function submit(kind: JobKind, raw: SubmitInput): Promise<JobSubmitted> {

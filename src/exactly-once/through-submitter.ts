@@ -95,15 +95,14 @@ export const outageToleranceOf = (): number => activityInfo().scheduleToCloseTim
 
 /**
  * The submitter an activity's request goes to, on `submitterQueue` (its workflow's task queue), @default this
- * activity's: the one its input names (`lock`, as workflows from before the deployment's key named it), else `own`,
- * that task queue's for its deployment and target.
+ * activity's: `own`, that task queue's for its deployment and target.
  */
 export function submitterFor(
-  named: { lock?: string | undefined; submitterQueue?: string | undefined },
+  named: { submitterQueue?: string | undefined },
   own: (taskQueue: string) => string,
 ): { id: string; taskQueue: string } {
   const taskQueue = named.submitterQueue ?? activityInfo().taskQueue;
-  return { id: named.lock ?? own(taskQueue), taskQueue };
+  return { id: own(taskQueue), taskQueue };
 }
 
 /**

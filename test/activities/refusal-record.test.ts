@@ -46,7 +46,7 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
       } as never);
       const beats: unknown[] = [];
       env.on('heartbeat', (d: unknown) => beats.push(d));
-      const order = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily', lock: 'dataops-order/x' };
+      const order = { kitchen: 'production', recipe: 'load-warehouse', variation: 'daily' };
       const out = await env.run(acts.runOrder, order).catch((e: unknown) => e);
       assert.ok(out instanceof ApplicationFailure && !out.nonRetryable, `a retryable failure: ${String(out)}`);
       assert.deepEqual(

@@ -10,7 +10,7 @@ import { ActivityFailure, ApplicationFailure, WorkflowFailedError, WorkflowNotFo
 import type { JobSubmitted } from '../../src/contract/types.js';
 import { SEED_IDS, type JobRecord, type RunningSimulator } from '../../src/simulator/index.js';
 import { runActivity, simDeps, SUBMIT_QUICK_RETRY, submissionsTo, withHarnessWorker } from '../helpers/activities.js';
-import { FROZEN, clientFor, faultHits, startTestSimulator } from '../helpers/sim.js';
+import { FROZEN, clientFor, faultHits, startTestSimulator, submitterAt } from '../helpers/sim.js';
 import { startDevServerEnv, uniqueTaskQueue, type TestEnv } from '../helpers/temporal.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -30,26 +30,28 @@ describe('a test run through its suite’s submitter', () => {
     return sim;
   }
   /**
-   * Each submission's submitter id, fresh per call: a submitter runs on the task queue of the worker that started it,
+   * The submitter of each suite's last submission: a submitter runs on the task queue of the worker that started it,
    * and each call here has a worker of its own (a workflow's submitter ids carry its task queue).
    */
-  const lastLock = new Map<string, string>();
-  let calls = 0;
-  const lockOf = (suite: string) => lastLock.get(suite) ?? 'none';
+  const lastSubmitter = new Map<string, string>();
+  const submitterOf = (suite: string) => lastSubmitter.get(suite) ?? 'none';
   const submit = async (sim: RunningSimulator, suite: string) => {
-    lastLock.set(suite, `dataops-submit/call-${++calls}/default/tests/${suite}`);
+    const taskQueue = uniqueTaskQueue();
+    lastSubmitter.set(suite, submitterAt(sim.url, taskQueue, 'tests', suite));
+    const deps = await simDeps(sim);
     return (await runActivity(
       t.env,
-      await simDeps(sim),
+      deps,
       'submitTestRun',
-      { targetId: suite, lock: lockOf(suite) },
+      { targetId: suite },
       SUBMIT_QUICK_RETRY,
+      taskQueue,
     )) as JobSubmitted;
   };
   /** The submitter of `suite`'s test runs: none when no submission went through it. */
-  const lockStatus = async (suite: string) => {
+  const submitterStatus = async (suite: string) => {
     try {
-      return (await t.env.client.workflow.getHandle(lockOf(suite)).describe()).status.name;
+      return (await t.env.client.workflow.getHandle(submitterOf(suite)).describe()).status.name;
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return 'never asked';
       throw err;
@@ -63,10 +65,10 @@ describe('a test run through its suite’s submitter', () => {
       // The seed's suites, one per service: submitter ids are per profile and suite, and both use profile "default".
       const first = await submit(keeps, TS.salesDev);
       assert.equal(keeps.controls.job(first.jobId)?.test_suite_id, TS.salesDev);
-      assert.equal(await lockStatus(TS.salesDev), 'RUNNING', 'asked: it keeps the answer for a retry');
+      assert.equal(await submitterStatus(TS.salesDev), 'RUNNING', 'asked: it keeps the answer for a retry');
       const second = await submit(drops, TS.salesProd);
       assert.equal(drops.controls.job(second.jobId)?.test_suite_id, TS.salesProd);
-      assert.equal(await lockStatus(TS.salesProd), 'RUNNING', 'asked: it keeps the answer for a retry');
+      assert.equal(await submitterStatus(TS.salesProd), 'RUNNING', 'asked: it keeps the answer for a retry');
     } finally {
       await keeps.close();
       await drops.close();
@@ -146,11 +148,7 @@ describe('a test run through its suite’s submitter', () => {
         const handle = await t.env.client.workflow.start('callActivity', {
           taskQueue,
           workflowId: `gone-${taskQueue}`,
-          args: [
-            'dataops.submitTestRun',
-            { targetId: TS.salesDev, lock: `dataops-submit/${taskQueue}/tests/${TS.salesDev}` },
-            SUBMIT_QUICK_RETRY,
-          ],
+          args: ['dataops.submitTestRun', { targetId: TS.salesDev }, SUBMIT_QUICK_RETRY],
         });
         await eventually('our send held', () => faultHits(sim, held) === 1);
         await handle.terminate('the workflow is gone while its send is held');

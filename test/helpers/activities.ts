@@ -77,13 +77,18 @@ export async function runActivity(
   name: string,
   input: unknown,
   options: ActivityOptions,
+  taskQueue?: string,
 ): Promise<unknown> {
-  return withHarnessWorker(env, deps, (taskQueue) =>
-    env.client.workflow.execute('callActivity', {
-      taskQueue,
-      workflowId: `act-${name}-${taskQueue}`,
-      args: [`dataops.${name}`, input, options],
-    }),
+  return withHarnessWorker(
+    env,
+    deps,
+    (taskQueue) =>
+      env.client.workflow.execute('callActivity', {
+        taskQueue,
+        workflowId: `act-${name}-${taskQueue}`,
+        args: [`dataops.${name}`, input, options],
+      }),
+    taskQueue,
   );
 }
 

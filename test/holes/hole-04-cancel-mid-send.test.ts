@@ -36,13 +36,7 @@ test('hole 4: a cancel while a test run is being sent leaves no run behind', asy
   try {
     const deps = await simDeps(sim, { timeoutMs: 90_000 });
     // A test run of ours before: the deployment is seen to keep our id.
-    await runActivity(
-      t.env,
-      deps,
-      'submitTestRun',
-      { targetId: SUITE, lock: 'dataops-submit/proof' },
-      SUBMIT_QUICK_RETRY,
-    );
+    await runActivity(t.env, deps, 'submitTestRun', { targetId: SUITE }, SUBMIT_QUICK_RETRY);
     const before = new Set(sim.controls.jobs().map((j) => j.id));
     const held = sim.controls.addFault({
       kind: 'delay',
