@@ -15,6 +15,7 @@ import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
 import { eventually } from '../helpers/wait.js';
 import { faultHits } from '../helpers/sim.js';
 import { activitiesInFlight, scheduledIdOfEnd } from '../helpers/activity-events.js';
+import { describeEvents } from '../helpers/history-shapes.js';
 
 const TG = SEED_IDS.tableGroups;
 const TS = SEED_IDS.testSuites;
@@ -115,7 +116,13 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
       await handle.cancel();
       await eventually('the cancel at the service', () => faultHits(s.sim, met) >= 1);
       s.sim.controls.setJobDurations({ runMs: 0 }, job.id);
-      const result = (await handle.result()) as { job: { wait: { job: { status: string } } } };
+      // A run that ended otherwise says how, and what its history shows of the wait and the cancel.
+      const result = (await handle.result().catch(async (err: unknown) => {
+        const chain: string[] = [];
+        for (let e: unknown = err; e instanceof Error; e = e.cause) chain.push(`${e.name}: ${e.message}`);
+        const { lines } = describeEvents((await handle.fetchHistory()).events ?? []);
+        throw new Error(`the workflow did not complete: ${chain.join(' <- ')}\nits events:\n${lines.join('\n')}`);
+      })) as { job: { wait: { job: { status: string } } } };
       assert.equal(result.job.wait.job.status, 'completed', 'the job completed before the cancel reached it');
       assert.equal(s.sim.controls.job(job.id)?.status, 'completed');
       const { remoteCancel, jobs } = await handle.query(progressQuery);
