@@ -112,6 +112,13 @@ describe('a workflow cancel reaches the job before the wait hears of it', () => 
       s.sim.controls.setJobDurations({ pendingMs: 0, claimMs: 0 }, job.id);
       await eventually('running', () => s.sim.controls.job(job.id)?.status === 'running');
       await eventually('the workflow to know it', async () => (await handle.query(progressQuery)).jobs.length === 1);
+      // Its wait's first heartbeat has reached Temporal: the next comes 48 s later, so it hears of the cancel late. A
+      // wait still to start when the cancel came heard of it at once (under load), and never saw the job complete.
+      await eventually('the wait heartbeating', async () =>
+        ((await handle.describe()).raw.pendingActivities ?? []).some(
+          (a) => a.activityType?.name === 'dataops.waitForJob' && a.lastHeartbeatTime,
+        ),
+      );
       const met = s.sim.controls.addFault({ ...fault, method: 'POST', path: `/jobs/${job.id}/cancel` });
       await handle.cancel();
       await eventually('the cancel at the service', () => faultHits(s.sim, met) >= 1);
