@@ -98,7 +98,6 @@ export function definitionActivities(ctx: ActivityContext) {
           'importTestDefinitions',
           apply,
           outageToleranceOf(),
-          signal,
         );
       });
     },

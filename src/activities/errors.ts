@@ -2,7 +2,7 @@
  * The activity boundary: service errors become Temporal failures whose `type` is the error class name. Retryable ones
  * (5xx, 429 with Retry-After, connection failures, timeouts) retry; everything else fails at once.
  */
-import { CancelledFailure } from '@temporalio/activity';
+import { CancelledFailure, CompleteAsyncError } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { RateLimited, RequestAborted, ServiceError, StrictImportRejected, UnexpectedResponse } from '../api/index.js';
@@ -67,10 +67,12 @@ function details(err: ServiceError): Record<string, unknown> {
 }
 
 /**
- * Translates any error thrown inside an activity into what Temporal should see. Cancellation stays cancellation.
+ * Translates any error thrown inside an activity into what Temporal should see. Cancellation stays cancellation, and
+ * an activity completed later by another (CompleteAsyncError) stays so.
  */
 export function toFailure(err: unknown): Error {
-  if (err instanceof ApplicationFailure || err instanceof CancelledFailure) return err;
+  if (err instanceof ApplicationFailure || err instanceof CancelledFailure || err instanceof CompleteAsyncError)
+    return err;
   if (err instanceof RequestAborted) return new CancelledFailure('activity cancelled: request aborted', [], err);
   if (err instanceof StrictImportRejected) {
     return ApplicationFailure.create({

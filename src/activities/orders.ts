@@ -218,7 +218,6 @@ export function orderActivities(ctx: ActivityContext) {
           'runOrder',
           order,
           outageToleranceOf(),
-          Context.current().cancellationSignal,
         ),
       );
     },

@@ -129,7 +129,7 @@ export const workerEnv = {
   ),
   DATAOPS_MAX_CONCURRENT_WAITS: doc(
     int({ fallback: 2_000, min: 1, max: 1_000_000 }),
-    'Activity slots on the waits task queue: each heartbeating wait holds one for its whole job, each submission one while it waits its turn.',
+    'Activity slots on the waits task queue: each heartbeating wait holds one for its whole job.',
   ),
   DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS: doc(int({ fallback: 100, min: 2, max: 10_000 }), 'Workflow task slots.'),
   DATAOPS_MAX_CONCURRENT_LOCAL_ACTIVITIES: doc(

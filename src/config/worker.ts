@@ -104,7 +104,7 @@ export interface WorkerConfig {
 export interface WorkerCapacity {
   /** Slots for reads, imports, cancels, the submitters' batches. @default $DATAOPS_MAX_CONCURRENT_ACTIVITIES, else 200 */
   maxConcurrentActivities: number;
-  /** Slots for heartbeating waits and submissions waiting their turn (the waits task queue). @default $DATAOPS_MAX_CONCURRENT_WAITS, else 2000 */
+  /** Slots for heartbeating waits (the waits task queue). @default $DATAOPS_MAX_CONCURRENT_WAITS, else 2000 */
   maxConcurrentWaits: number;
   /** @default $DATAOPS_MAX_CONCURRENT_WORKFLOW_TASKS, else 100 */
   maxConcurrentWorkflowTasks: number;

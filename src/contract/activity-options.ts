@@ -106,6 +106,16 @@ export const submissionsWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE
   heartbeatTimeout: '20 seconds',
   ...throughOutage(toleranceMs),
 });
+/**
+ * An ask of a target's submitter (src/exactly-once/through-submitter.ts): it queues its request and is completed by the
+ * batch that sends it, so it neither heartbeats nor holds a slot while it waits. An attempt not completed within a
+ * minute (its request dropped, its worker gone before it queued it, the completion lost) is retried, and the retry
+ * reads where its request stands.
+ */
+export const asksWithin = (toleranceMs: number = DEFAULT_OUTAGE_TOLERANCE_MS): ActivityOptions => ({
+  startToCloseTimeout: '1 minute',
+  ...throughOutage(toleranceMs),
+});
 export const SUBMIT: ActivityOptions = submissionsWithin();
 export const ORDER: ActivityOptions = submissionsWithin();
 
@@ -181,9 +191,8 @@ export const waitsTaskQueue = (taskQueue: string): string => `${taskQueue}-waits
 
 /**
  * The activities the workflows send to the waits task queue (as registered): what a worker there must register. The
- * submissions, order creations and applies that wait their turn at a target's submitter go there too: a request
- * waiting its turn holds its slot as a wait does, and the submitter's batch, on the workflows' queue, needs a slot free
- * there.
+ * asks of a target's submitter (submissions, order creations, applies) go there too; each ends its attempt once its
+ * request is queued (asksWithin), so it holds no slot while it waits its turn.
  */
 export const WAITS_QUEUE_ACTIVITIES: readonly string[] = [
   'dataops.waitForJob',

@@ -99,25 +99,18 @@ export type WriteAnswer = { result: unknown } | { failure: WriteFailure } | { wi
 
 /**
  * Where a request stands: its answer; its place in line (how many are to be sent before it, none when it is being
- * sent) and how long a send has taken lately; or unknown to the submitter (never queued, or withdrawn).
+ * sent); or unknown to the submitter (never queued, or withdrawn).
  */
-export type Place = WriteAnswer | { queued: number; eachMs: number } | { unknown: true };
+export type Place = WriteAnswer | { queued: number } | { unknown: true };
 
 /**
  * Queues a request, unless the submitter knows it already (queued, being sent, or answered): a requester sends it by
- * signal-with-start, and again when asked about it finds it unknown. A signal, not an update: Temporal admits only
+ * signal-with-start, and again when its retry finds it unknown. A signal, not an update: Temporal admits only
  * 10 updates in flight per workflow, and a target may have a thousand requesters at once.
  */
 export const submitSignal = defineSignal<[WriteRequest]>('submit');
-/** Where request `id` stands. Polled by a requester until its turn is near. */
+/** Where request `id` stands: read by an ask's retry, and by a settle until the request is answered. */
 export const placeQuery = defineQuery<Place, [string]>('place');
-/**
- * Where request `id` stands, waiting for its answer when it is among the first HELD_AT_MOST in line (else it replies
- * at once): the requester near its turn hears its answer as soon as it is given.
- */
-export const answerUpdate = defineUpdate<Place, [string]>('answer');
-/** How many requests first in line may wait for their answer in an update (Temporal admits 10 in flight). */
-export const HELD_AT_MOST = 5;
 /** The requester no longer wants it: removed if still queued (nothing sent); one being sent is answered as usual. */
 export const withdrawSignal = defineSignal<[string]>('withdraw');
 /**
@@ -140,13 +133,13 @@ export interface SendRecord {
 
 /**
  * A batch's progress (src/exactly-once/send-in-turn.ts), made durable on its submitter before the next request leaves:
- * the answer of the request before it (`answered`), and the record of the send about to leave (`sending`). A retry of
+ * the answers of the requests before it (`answered`), and the record of the send about to leave (`sending`). A retry of
  * the batch reads them back: a request with an answer is done, one with a record may have been sent (its lookup
  * starts from that watermark), one with neither was never sent. A lost answer is then never looked for without its
  * watermark, and the jobs of earlier requests, known to the submitter, are never taken for it.
  */
 export interface SendProgress {
-  answered?: [string, WriteAnswer] | undefined;
+  answered?: [string, WriteAnswer][] | undefined;
   sending?: [string, SendRecord] | undefined;
 }
 /** Which batch (its number in the submitter's run; absent from a batch of an earlier version) and which attempt. */
@@ -168,7 +161,10 @@ export const sendingUpdate = defineUpdate<SendVerdict, [SendProgress & BatchAtte
  * after a later one gets nothing to send.
  */
 export const resumeUpdate = defineUpdate<Turn[], [BatchAttempt]>('resume');
-/** The answer a batch that fails carries to the submitter when no send of it has yet (send-in-turn.ts). */
+/**
+ * The answer a batch carries to the submitter when no send of it will (its last, or one before a failure): recorded
+ * before its requester is told (send-in-turn.ts).
+ */
 export const sentSignal = defineSignal<[SendProgress]>('sent');
 
 /** One request of a batch as the submitter hands it to its sending activity, with its send's record if it has one. */

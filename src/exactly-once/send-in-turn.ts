@@ -5,7 +5,9 @@
  * rather than per request: a hand-off between two requests then costs a signal, not an activity task and two workflow
  * tasks.
  *
- * Before a request leaves, the submitter records it (`sent`, with the answer of the request before it): a retry of
+ * Each answer is recorded at the submitter before its requester (the asking activity, through-submitter.ts) is
+ * completed with it, so what a requester hears is what its retry would read there. Before a request leaves, the
+ * submitter records it (`sending`, with the answer of the request before it): a retry of
  * the batch, after its worker died, asks the submitter (`sends`) which requests are answered (done), which were sent
  * (looked for from their watermark) and which were not (sent at once). A request that fails for good is answered with
  * its failure and the batch goes on; one that may succeed on a retry ends the attempt, naming itself, and Temporal
@@ -23,16 +25,17 @@ import {
   sentSignal,
   type SendInTurnInput,
   type SendRecord,
+  type Requester,
   type Turn as Request,
   type WriteAnswer,
 } from './messages.js';
 import { abortable } from '../api/abortable.js';
 import { attemptDeadline } from '../activities/deadline.js';
 import { parseInput } from '../activities/errors.js';
-import { batchHere, takeHere, tellHere } from './answers-here.js';
 import { beat, beatingWhile, note } from '../activities/heartbeats.js';
 import { inTraceOf } from '../activities/request-trace.js';
 import { CANCELLED_UNSENT } from './requester-gone.js';
+import { failureFrom } from './through-submitter.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
 const Sent = z.object({ sentAt: z.number(), mark: z.unknown() });
@@ -74,6 +77,21 @@ export type SendFor = (input: Record<string, unknown>, turn: Turn) => Promise<un
 const ROOM_MS = 10 * 60_000;
 
 const noop = (): void => undefined;
+
+/**
+ * Completes the ask that is waiting for `answer` (through-submitter.ts), once the submitter recorded it. One withdrawn
+ * is not told: its workflow withdrew it, and knows. A completion that fails (the ask timed out, its workflow moved on
+ * or is gone) is left: a retry of the ask reads the recorded answer.
+ */
+function tell(requester: Requester | undefined, answer: WriteAnswer): Promise<void> {
+  if (!requester || 'withdrawn' in answer) return Promise.resolve();
+  const { activity } = Context.current().client;
+  const told =
+    'result' in answer
+      ? activity.complete(requester, answer.result)
+      : activity.fail(requester, failureFrom(answer.failure));
+  return told.catch(noop);
+}
 
 /** Whether a failure is the request's answer: retrying cannot change it. */
 const final = (err: unknown): boolean =>
@@ -127,11 +145,21 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
     setMaxListeners(requests.length + 10, cancelled);
     const deadline = attemptDeadline();
     const lastStart = deadline - Math.min(ROOM_MS, (deadline - Date.now()) / 2);
-    let before: [string, WriteAnswer] | undefined;
-    // Its requesters waiting in this process hear their answers from it, and ask nothing meanwhile (answers-here.ts);
-    // its submitter's other requesters here wait for its next batch, likely to run here too.
-    for (const r of requests) takeHere(r.id, true);
-    batchHere(input.submitterId, true);
+    /** The answers not recorded at the submitter yet: the next send's record, or the batch's end, carries them. */
+    let unrecorded: [string, WriteAnswer][] = [];
+    const requesters = new Map(requests.map((r) => [r.id, (r.input as { requester?: Requester }).requester]));
+    const told: Promise<void>[] = [];
+    /** Tells the requesters of answers the submitter recorded (not awaited: the batch goes on). */
+    const tellAll = (recorded: [string, WriteAnswer][]) => {
+      for (const [id, answer] of recorded) told.push(tell(requesters.get(id), answer));
+    };
+    /** Records the unrecorded answers by the `sent` signal, then tells them; one that fails leaves them (above). */
+    const recordLeft = async () => {
+      const left = unrecorded;
+      unrecorded = [];
+      if (left.length > 0)
+        await ask(() => handle.signal(sentSignal, { answered: left })).then(() => tellAll(left), noop);
+    };
     try {
       for (const r of requests) {
         // The rest go to the next batch: near the attempt's end, or once it was cancelled (its worker shuts down, or
@@ -150,11 +178,12 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
           if (phase.phase !== 'sending') return beat(phases);
           note(phases);
           const sending: [string, SendRecord] = [r.id, { sentAt: phase.sentAt, mark: phase.mark }];
+          const answered = unrecorded;
           const verdict = await ask(() =>
-            handle.executeUpdate(sendingUpdate, { args: [{ answered: before, sending, batch, attempt }] }),
+            handle.executeUpdate(sendingUpdate, { args: [{ answered, sending, batch, attempt }] }),
           );
-          if (before) tellHere(...before);
-          before = undefined;
+          unrecorded = [];
+          tellAll(answered);
           if (verdict === 'withdrawn')
             throw ApplicationFailure.create({
               type: WITHDRAWN,
@@ -176,23 +205,22 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
           // Its workflow was cancelled or is gone before its turn: withdrawn, unsent.
           const left = err instanceof ApplicationFailure && err.type === CANCELLED_UNSENT;
           if (!left && !final(err)) {
-            // The answer before it, not carried by a send yet, is kept; lost, that request is looked for.
-            const last = before;
-            if (last) await handle.signal(sentSignal, { answered: last }).then(() => tellHere(...last), noop);
+            // The answers before it, not carried by a send yet, are kept; lost, their requests are looked for.
+            await recordLeft();
             throw naming(err, r.id);
           }
           answer = left ? { withdrawn: true } : { failure: failureOf(err) };
         }
         answers.push([r.id, answer]);
-        before = [r.id, answer];
+        unrecorded.push([r.id, answer]);
         delete phases[r.id]; // answered: only an unanswered request's refusal matters to the next attempt
       }
-      // The last answer goes to the submitter with the batch's result, unless a retry took over (then it looks for it).
-      if (before && !cancelled.aborted) tellHere(...before);
+      // The last answers are recorded before their requesters are told, unless a retry took over (it looks for them). A
+      // signal that failed leaves them to the batch's result: their requesters' retries read them there.
+      if (!cancelled.aborted) await recordLeft();
       return answers;
     } finally {
-      for (const r of requests) takeHere(r.id, false);
-      batchHere(input.submitterId, false);
+      await Promise.all(told);
     }
   };
 }

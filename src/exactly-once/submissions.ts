@@ -6,7 +6,6 @@
  * its target's submitter, one at a time (src/exactly-once/workflow/submitter.ts): the requesting activity asks it and waits for
  * the answer, its batch sends (`sendFor`), so no other submission of ours competes for the same job.
  */
-import { Context } from '@temporalio/activity';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from '../activities/context.js';
 import { attemptDeadline } from '../activities/deadline.js';
@@ -79,13 +78,7 @@ export function submitter(ctx: ActivityContext) {
     input: Parameters<typeof requestFor>[0],
     outageToleranceMs: number,
   ): Promise<JobSubmitted> =>
-    throughSubmitter<JobSubmitted>(
-      at,
-      JOB_KINDS[kind].activity,
-      requestFor(input),
-      outageToleranceMs,
-      Context.current().cancellationSignal,
-    );
+    throughSubmitter<JobSubmitted>(at, JOB_KINDS[kind].activity, requestFor(input), outageToleranceMs);
 
   /**
    * Submits a job of kind `kind` through the submitter of its deployment and target, on its workflow's task queue

@@ -1,12 +1,16 @@
 /**
- * Asking a target's submitter (src/exactly-once/workflow/submitter.ts) to send a write, from the activity that would otherwise
- * send it: queued by signal-with-start under the activity's own id, so that its retry attaches to the same request or
- * gets its answer, which a batch in its own process hands over and one elsewhere answers when asked (answers-here.ts).
- * A cancel while the request waits its turn withdraws it (nothing is sent, the activity ends cancelled); one already
- * being sent is answered as usual, so what it created is known and undone by its workflow.
+ * Asking a target's submitter (src/exactly-once/workflow/submitter.ts) to send a write, from the activity that would
+ * otherwise send it. The ask queues its request by signal-with-start under its own id and ends its attempt without a
+ * result (asynchronous completion): the submitter's batch (send-in-turn.ts) completes it with the answer once the
+ * submitter has recorded that answer, so an ask holds no slot and sends no heartbeat while it waits its turn. An
+ * attempt that was not completed (its request dropped, its worker gone before it queued, the completion lost) times
+ * out, and the next attempt reads where its request stands: it takes the answer, or queues the request again, never
+ * a second send. A workflow's cancel settles its ask's request itself (answerOf): withdrawn if still queued, else its
+ * answer heard.
  */
-import { activityInfo, CancelledFailure, Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { activityInfo, CancelledFailure, CompleteAsyncError, Context } from '@temporalio/activity';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import {
   SUBMITTER_WORKFLOW_TYPE,
@@ -15,12 +19,13 @@ import {
   submitSignal,
   withdrawSignal,
   WITHDRAWN_UNSENT,
+  type Place,
   type Requester,
   type WriteAnswer,
+  type WriteFailure,
   type WriteRequest,
 } from './messages.js';
 import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
-import { answerFrom } from './answers-here.js';
 import { beatingWhile } from '../activities/heartbeats.js';
 import { stillWanted } from './requester-gone.js';
 import { traceCarrier } from '../activities/request-trace.js';
@@ -31,12 +36,12 @@ export function requester(activityId = activityInfo().activityId): Requester {
   return { workflowId: own?.workflowId ?? '-', runId: own?.runId ?? '-', activityId };
 }
 
-/** How long after its last try a request may still be asked about: by the lookup of a wait that ended unanswered. */
+/** How long after its last try a request may still be asked about: by the settle of an ask that ended unanswered. */
 const LOOKUP_ROOM_MS = 30 * 60_000;
 
 /**
  * Until when this request may be asked about again: this activity's schedule-to-close (else its current attempt's
- * start-to-close), and the room for the lookup its workflow makes when it ended unanswered.
+ * start-to-close), and the room for the settle its workflow makes when it ended unanswered.
  */
 function askAgainUntil(): number {
   const info = activityInfo();
@@ -46,36 +51,19 @@ function askAgainUntil(): number {
   return end + LOOKUP_ROOM_MS;
 }
 
-/**
- * `p`, unless this activity stops first for another reason than its workflow's cancel: its worker shuts down, its
- * workflow is gone, it timed out, it was paused or reset. It then need not wait for the answer, which its next attempt
- * (asking under the same id) or the submitter itself (undoing it for a workflow that is gone) takes care of. A
- * workflow's cancel is waited out: the answer names what the workflow must cancel. Beats while it waits.
- */
-function unlessLeaving<R>(p: Promise<R>): Promise<R> {
-  const context = Context.current();
-  const signal = context.cancellationSignal;
-  const leaving = new Promise<R>((resolve, reject) => {
-    const check = () => {
-      if (!context.cancellationDetails?.cancelRequested) reject(signal.reason as Error);
-    };
-    if (signal.aborted) check();
-    else signal.addEventListener('abort', check, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', check));
+/** The failure a write ended with, as its requester ends with it. */
+export const failureFrom = (failure: WriteFailure): ApplicationFailure =>
+  ApplicationFailure.create({
+    message: failure.message,
+    type: failure.type ?? undefined,
+    nonRetryable: failure.nonRetryable,
+    details: failure.details,
   });
-  return beatingWhile(leaving);
-}
 
 /** What the write created (undefined: withdrawn, nothing sent); the failure it ended with is thrown. */
 function resultOf<T>(answer: WriteAnswer): T | undefined {
   if ('withdrawn' in answer) return undefined;
-  if ('failure' in answer)
-    throw ApplicationFailure.create({
-      message: answer.failure.message,
-      type: answer.failure.type ?? undefined,
-      nonRetryable: answer.failure.nonRetryable,
-      details: answer.failure.details,
-    });
+  if ('failure' in answer) throw failureFrom(answer.failure);
   return answer.result as T;
 }
 
@@ -106,22 +94,69 @@ export function submitterFor(
 }
 
 /**
+ * Whether Temporal could not answer a question (a query) now, and asking again later may: the workflow's tasks cannot
+ * keep up with its queries (the history service buffers only a few per execution while a workflow task runs), or no
+ * worker took the query before its deadline (a new submitter whose first task waits in a busy queue, a restarting
+ * worker). A worker's own connection may end the call first ("Timeout expired", or its HTTP/2 stream reset under load).
+ */
+export const unansweredNow = (err: unknown): boolean => {
+  for (let e: unknown = err; e instanceof Error; e = e.cause)
+    if (
+      /query buffer is full|query timed out before a worker could process it|^timeout expired$|^h2 protocol error/i.test(
+        e.message,
+      )
+    )
+      return true;
+  return false;
+};
+
+/** Where request `id` stands at `handle`'s submitter; none running is unknown. A question refused now is asked again. */
+async function placeAt(handle: WorkflowHandle, id: string): Promise<Place> {
+  for (let refused = 0; ; refused++) {
+    try {
+      return await beatingWhile(handle.query(placeQuery, id));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return { unknown: true };
+      if (!unansweredNow(err)) {
+        if (await ended(handle)) return { unknown: true };
+        throw err;
+      }
+      await beatingWhile(delay(Math.min(1_000 * 2 ** refused, 10_000) * (0.5 + Math.random())));
+    }
+  }
+}
+
+/** Whether the submitter ended: it keeps nothing then (it ends only when no requester may ask again). */
+async function ended(handle: WorkflowHandle): Promise<boolean> {
+  const status = await handle.describe().then(
+    (d) => d.status.name,
+    () => undefined,
+  );
+  return status !== undefined && status !== 'RUNNING';
+}
+
+/**
  * Has the submitter `submitter.id` (on `submitter.taskQueue`, where it starts if none runs) send `input` with
- * activity `activity`, and returns what it created; rethrows the failure it ended with. `signal`: what
- * aborts the wait for the answer (the activity's cancel, unless the caller lets a send in flight finish); it withdraws
- * the request if it is still queued.
+ * activity `activity` for this activity, which its batch completes with what it created or the failure it ended
+ * with. A retry reads where the request stands: answered, it returns or throws that answer; queued or being sent, it
+ * waits again; unknown (dropped, never queued), it queues it again while its workflow still wants it, and else ends
+ * cancelled: withdrawn, nothing was sent.
  */
 export async function throughSubmitter<T>(
   submitter: { id: string; taskQueue: string },
   activity: string,
   input: Record<string, unknown>,
   outageToleranceMs: number,
-  signal: AbortSignal,
 ): Promise<T> {
-  const context = Context.current();
-  const { client } = context;
+  const { client } = Context.current();
   const me = requester();
   const id = requestIdOf(me);
+  if (activityInfo().attempt > 1) {
+    const place = await placeAt(client.workflow.getHandle(submitter.id), id);
+    if ('queued' in place) throw new CompleteAsyncError();
+    if ('withdrawn' in place || ('unknown' in place && !(await stillWanted(me)))) throw withdrawnUnsent();
+    if (!('unknown' in place)) return resultOf<T>(place) as T;
+  }
   const request: WriteRequest = {
     id,
     activity,
@@ -130,59 +165,45 @@ export async function throughSubmitter<T>(
     askAgainUntil: askAgainUntil(),
     trace: traceCarrier(),
   };
-  const handle = client.workflow.getHandle(submitter.id);
-  const enqueue = () => unlessLeaving(queueAt(client, submitter, request));
-  // Withdrawn when its workflow is cancelled or gone; a worker that shuts down leaves it queued for the next attempt.
-  let withdrawing = false;
-  const withdraw = () => {
-    const details = context.cancellationDetails;
-    if (!details?.cancelRequested && !details?.notFound) return;
-    withdrawing = true;
-    void handle.signal(withdrawSignal, id).catch(() => undefined);
-  };
-  await enqueue();
-  // Listened for once it is queued: a withdraw that overtook its request would leave the request to be sent.
-  if (signal.aborted) withdraw();
-  else signal.addEventListener('abort', withdraw, { once: true });
-  try {
-    // Unknown once withdrawn (by this activity, or by its workflow's cancel: submission.ts): nothing was sent. Else it
-    // was dropped when the submitter continued as new: queued again.
-    const reenqueue = async () => !withdrawing && (await stillWanted(me)) && (await enqueue(), true);
-    const answer = await answerFrom(handle, id, reenqueue, unlessLeaving, signal);
-    // Said unsent: every attempt asked under the same request, which no one sent.
-    if ('withdrawn' in answer)
-      throw new CancelledFailure('withdrawn while it waited its turn: nothing was sent', [WITHDRAWN_UNSENT]);
-    return resultOf<T>(answer) as T;
-  } finally {
-    signal.removeEventListener('abort', withdraw);
+  await beatingWhile(queueAt(client, submitter, request));
+  throw new CompleteAsyncError();
+}
+
+/** Said unsent: every attempt asked under the same request, which no one sent. */
+export const withdrawnUnsent = (): CancelledFailure =>
+  new CancelledFailure('withdrawn while it waited its turn: nothing was sent', [WITHDRAWN_UNSENT]);
+
+/**
+ * The answer submitter `handle` gives request `id`, read until it has one (a send in flight is waited for, asked
+ * about more slowly as it lasts); `unknown` decides what a request unknown to it becomes (false: withdrawn).
+ */
+export async function answerFrom(
+  handle: WorkflowHandle,
+  id: string,
+  unknown: () => Promise<boolean>,
+): Promise<WriteAnswer> {
+  for (let asked = 0; ; asked++) {
+    const place = await placeAt(handle, id);
+    if ('unknown' in place) {
+      if (!(await unknown())) return { withdrawn: true };
+    } else if (!('queued' in place)) return place;
+    await beatingWhile(delay(Math.min(250 * 1.25 ** asked, 2_000)));
   }
 }
 
 /**
- * What submitter `submitterId` answered the request of activity `activityId` of this workflow (one that ended
- * unanswered), waiting for it if it is being sent; undefined when it sent nothing for it: never asked, withdrawn now
- * while it waited its turn, or refused. No submitter running: nothing of it is kept.
+ * What submitter `submitterId` answered the request of activity `activityId` of this workflow (an ask that ended
+ * unanswered, or whose workflow was cancelled), waiting for it if it is being sent; undefined when it sent nothing
+ * for it: never asked, withdrawn now while it waited its turn, or refused. No submitter running: nothing of it is kept.
  */
 export async function answerOf<T>(submitterId: string, activityId: string): Promise<T | undefined> {
   const requestId = requestIdOf(requester(activityId));
   const handle = Context.current().client.workflow.getHandle(submitterId);
   try {
-    await handle.signal(withdrawSignal, requestId);
-    // Asked once at once, though a batch of this process may have it (it would hand the answer over only at its
-    // turn): one withdrawn now, queued or in a batch, is never sent, and is told so.
-    const place = await handle.query(placeQuery, requestId).catch(() => undefined);
-    if (place && 'unknown' in place) return undefined;
-    if (place && !('queued' in place)) return resultOf<T>(place);
-    const now = AbortSignal.abort(); // its wait ended: no batch of this process is likely to have it
-    return resultOf<T>(await answerFrom(handle, requestId, async () => false, unlessLeaving, now, place));
+    await beatingWhile(handle.signal(withdrawSignal, requestId));
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return undefined;
-    // A submitter that ended meanwhile kept nothing: it ends only when no requester may ask again.
-    const status = await handle.describe().then(
-      (d) => d.status.name,
-      () => undefined,
-    );
-    if (status !== undefined && status !== 'RUNNING') return undefined;
+    if (err instanceof WorkflowNotFoundError || (await ended(handle))) return undefined;
     throw err;
   }
+  return resultOf<T>(await answerFrom(handle, requestId, async () => false));
 }

@@ -1,6 +1,6 @@
 /**
- * What a submitter's batch (src/exactly-once/send-in-turn.ts) heartbeats: a send is recorded at the submitter (its `sent`
- * signal) before it leaves, and costs no heartbeat of its own (the next beat while it waits carries it); a refusal,
+ * What a submitter's batch (src/exactly-once/send-in-turn.ts) heartbeats: a send is recorded at the submitter (its `sending`
+ * update) before it leaves, and costs no heartbeat of its own (the next beat while it waits carries it); a refusal,
  * which only the heartbeat keeps for the next attempt, is heartbeated at once. Each heartbeat that reaches Temporal is
  * a billed action (docs/benchmarks.md).
  */
@@ -42,7 +42,8 @@ test('a send recorded at the submitter costs no heartbeat of its own', async () 
     await turn.record({ phase: 'sending', sentAt: Date.now(), mark: null });
     return { jobId: 'job' };
   });
-  assert.equal(signals.length, 2, `each send recorded at the submitter before it left: ${String(result)}`);
+  assert.equal(signals.length, 3, `each send recorded before it left, the last answer at the end: ${String(result)}`);
+  assert.deepEqual(signals.at(-1), { answered: [['b', { result: { jobId: 'job' } }]] });
   assert.equal((result as unknown[]).length, 2, JSON.stringify(result));
   assert.deepEqual(beats, [], 'no heartbeat: the next beat while it waits carries the records');
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { QueryNotRegisteredError, ServiceError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { unansweredNow } from '../../src/exactly-once/ask-submitter.js';
+import { unansweredNow } from '../../src/exactly-once/through-submitter.js';
 
 /** As the client wraps a failed query: its own message, the transport's failure as the cause. */
 const failedQuery = (cause: string) =>

@@ -2,8 +2,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
-import { askFor } from '../../src/exactly-once/ask-submitter.js';
-import { queueAt } from '../../src/exactly-once/through-submitter.js';
+import { answerFrom, queueAt } from '../../src/exactly-once/through-submitter.js';
 import { requestsQuery, type WriteAnswer, type WriteRequest } from '../../src/exactly-once/messages.js';
 import type { DevAndSim } from './dev-and-sim.js';
 import { simDeps, workflowsPath } from './activities.js';
@@ -21,10 +20,11 @@ export const deps = (s: DevAndSim) => simDeps(s.sim, { timeoutMs: HELD_CLIENT_TI
 export const SLOW_JOBS = { pendingMs: 600_000, claimMs: 600_000, runMs: 6_000_000, cancelMs: 200, interruptMs: 200 };
 
 /**
- * Queues `request` at submitter `submitterId` on `taskQueue` (starting it if need be), and waits for its answer, by
- * asking, as a requester in another process than the submitter's batch does (answers-here.ts hands none over).
- * `unanswered`, when given, collects every failure of the questions it asks (the queries). `wanted`: false once the
- * requester withdrew it (it then stops asking, as a withdrawing activity does, rather than queue it again).
+ * Queues `request` at submitter `submitterId` on `taskQueue` (starting it if need be), and waits for its answer by
+ * reading where it stands, as a settle does (its requester is no activity the batch could complete).
+ * `unanswered`, when given, collects every failure of the questions it asks (the queries). A request its submitter
+ * does not know (answered withdrawn, or dropped) is queued again only while it is `wanted` and its requester's
+ * workflow still runs with no cancel requested, as an ask's retry does (through-submitter.ts).
  */
 export async function askSubmitter(
   client: Client,
@@ -34,6 +34,13 @@ export async function askSubmitter(
   unanswered?: unknown[],
   wanted: () => boolean = () => true,
 ): Promise<WriteAnswer> {
+  const requester = (request.input as { requester?: { workflowId: string; runId: string } }).requester;
+  const stillWanted = async (): Promise<boolean> => {
+    if (!wanted()) return false;
+    if (!requester) return true;
+    const d = await client.workflow.getHandle(requester.workflowId, requester.runId).describe();
+    return d.status.name === 'RUNNING' && d.raw.workflowExtendedInfo?.cancelRequested !== true;
+  };
   const submitter = { id: submitterId, taskQueue };
   await queueAt(client, submitter, request);
   const handle = client.workflow.getHandle(submitterId);
@@ -42,8 +49,8 @@ export async function askSubmitter(
       unanswered?.push(err);
       throw err;
     })) as typeof handle.query;
-  return askFor({ ...handle, query }, request.id, async () => {
-    if (!wanted()) return false;
+  return answerFrom({ ...handle, query }, request.id, async () => {
+    if (!(await stillWanted())) return false;
     await queueAt(client, submitter, request);
     return true;
   });
@@ -106,7 +113,7 @@ export function queuingBehindOne(s: DevAndSim) {
   ): Promise<QueuedBehind> {
     const submitterId = `dataops-submit/${taskQueue}/default/profiling/${target}`;
     const { requesters, requests } = await profilingRequesters(client(), taskQueue, target, n, 'batch-requester');
-    // Each queues its request and asks where it stands; near its turn it waits for its answer in an update.
+    // Each queues its request and reads where it stands until it is answered.
     const ask = (r: WriteRequest): Promise<WriteAnswer> => askSubmitter(client(), taskQueue, submitterId, r);
     const before = new Set(profiling(target).map((j) => j.id));
     // Held until the rest have queued, however long a loaded machine takes to queue them (a fixed hold of 3 s was

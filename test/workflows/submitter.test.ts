@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { askFor } from '../../src/exactly-once/ask-submitter.js';
+import { answerFrom } from '../../src/exactly-once/through-submitter.js';
 import type { WriteRequest } from '../../src/exactly-once/messages.js';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { simDeps, withProjectWorker } from '../helpers/activities.js';
@@ -61,7 +61,7 @@ describe("a target's submitter", () => {
       assert.deepEqual(third, first, 'asked again later, whatever it says now: the same answer');
       assert.equal(profiling(TG.finance).length - before, 1, 'sent once');
       const handle = s.d.env.client.workflow.getHandle(id);
-      const known = await askFor(handle, `${r.id}-never-asked`, async () => false);
+      const known = await answerFrom(handle, `${r.id}-never-asked`, async () => false);
       assert.deepEqual(known, { withdrawn: true }, 'asked about, never queued: nothing sent');
       assert.equal(profiling(TG.finance).length - before, 1);
       await requester.terminate('done');

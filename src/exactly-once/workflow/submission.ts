@@ -15,7 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ImportOutcome, JobSubmitted, OrderResult } from '../../contract/index.js';
-import { OUTCOME_UNKNOWN, submissionsWithin } from '../../contract/activity-options.js';
+import { OUTCOME_UNKNOWN, asksWithin } from '../../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
 import { ourActivities } from '../../workflows/ours.js';
 import type { Submission } from '../../activities/job-inputs.js';
@@ -37,7 +37,7 @@ function unanswered(err: unknown): err is ActivityFailure {
 /**
  * The job the request of ask `activityId` got, settled now, whether or not that ask still runs: a request still queued
  * is withdrawn (null: nothing was sent, and nothing will be), one being sent is waited for. A workflow's cancel asks
- * this at once, rather than wait for the ask to hear of the cancel at its next heartbeat.
+ * this at once: the ask itself, completed by the submitter's batch, hears of no cancel.
  */
 async function settledJob(
   opts: { profile: string; outageToleranceMs: number },
@@ -62,8 +62,8 @@ export interface CreateOrderInput {
 
 /**
  * Runs `ask`, the activity that asks the target's submitter. A cancel (of the current scope, or of `outer` when the
- * caller runs this in a non-cancellable one) cancels the ask and, beside it, settles its request at once (`settle`),
- * rather than wait for the ask to hear of the cancel at its next heartbeat: a request still waiting its turn is
+ * caller runs this in a non-cancellable one) cancels the ask and, beside it, settles its request at once (`settle`):
+ * a request still waiting its turn is
  * withdrawn (null: nothing was sent and nothing will be, and this ends cancelled); one being sent is answered, and its
  * result (the job or order id) returned, known to be cleaned up by the caller. A workflow already cancelled does not
  * ask at all. An ask that ended unanswered (its worker died, and the cancel or its deadline let no other attempt run)
@@ -113,7 +113,7 @@ const never = (): Promise<never> => new Promise<never>(() => undefined);
 
 /**
  * On a cancel: the ask cancelled, and its request settled beside it. Withdrawn: the cancel is thrown. A settle that
- * failed (an outage past its tolerance) leaves the outcome to the ask, which hears of the cancel at its next heartbeat.
+ * failed (an outage past its tolerance) is asked once more when the cancelled ask ends (askingSubmitter).
  */
 async function settledOnCancel<T>(asking: CancellationScope, settle: () => Promise<T | null>, cancel: unknown) {
   asking.cancel();
@@ -129,24 +129,14 @@ const mayHaveCreated = (err: unknown): boolean =>
   (OUTCOME_UNKNOWN as readonly string[]).includes(err.cause.type ?? '');
 
 /**
- * The submitting activities: a cancel reaches them (a request waiting its turn is withdrawn), and waits for their
- * answer. On the waits task queue: each holds its slot while its request waits its turn, as a wait holds one for its
- * job, and the submitter's batch, on this workflow's queue, must find a slot free there to send it (with the
- * requesters on that queue, 200 of them waiting on one target held every slot, and no batch ever ran).
+ * The asking activities: each queues its request and is completed by the batch that sends it (asksWithin). A cancel
+ * does not wait for them: askingSubmitter settles the request beside it. On the waits task queue, with the waits.
  */
-const asking = (
-  t: Pick<Tracker, 'waitsTaskQueue'>,
-  outageToleranceMs: number,
-  activityId: string,
-  heartbeatTimeoutMs?: number,
-) =>
+const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number, activityId: string) =>
   ourActivities({
-    ...submissionsWithin(outageToleranceMs),
-    // A job's ask heartbeats as its wait will (the input's heartbeatTimeoutMs, a minute by default): it waits in its
-    // target's line for as long as that takes, and a dead one's request is sent in its turn anyway.
-    ...(heartbeatTimeoutMs ? { heartbeatTimeout: heartbeatTimeoutMs } : {}),
+    ...asksWithin(outageToleranceMs),
     taskQueue: t.waitsTaskQueue,
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
     activityId,
   });
 
@@ -184,14 +174,13 @@ export async function submitUnderLock(
     projectCode?: string | undefined;
     outageToleranceMs: number;
     cancelRemoteJob?: boolean;
-    heartbeatTimeoutMs?: number;
   },
   targetId: string,
   outer?: CancellationScope,
 ): Promise<JobSubmitted> {
   const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
   const activityId = askId();
-  const submit = asking(t, opts.outageToleranceMs, activityId, opts.heartbeatTimeoutMs)[JOB_KINDS[kind].activity];
+  const submit = asking(t, opts.outageToleranceMs, activityId)[JOB_KINDS[kind].activity];
   const submission = submissionOf(kind, opts, targetId);
   const { submitterQueue, leaveOnCancel } = submission;
   return askingSubmitter(

@@ -6,19 +6,17 @@
  * target has answered, and the one after it is not sent yet.
  *
  * A requesting activity queues its request by signal-with-start (src/exactly-once/through-submitter.ts), under its own
- * id, and asks where it stands until its turn is near, then waits for its answer in an update; its retry asks under
- * the same id and gets the same answer, never a second send. The requests waiting their turn are sent
+ * id, and is completed with its answer by the batch that sent it; its retry reads where it stands under the same id
+ * and gets the same answer, never a second send. The requests waiting their turn are sent
  * in batches, one activity per batch (src/exactly-once/send-in-turn.ts), each request by the write its own activity makes
  * when no one serialises (its kind's submission, an order): its phases, its lookup of a lost answer stay as they are.
- * Each send is recorded here before it leaves, with the answer of the one before it, which its requester hears at
- * once. A crashed worker holds the target only until that activity's heartbeat times out. Answers are kept as long as
+ * Each send is recorded here before it leaves, with the answer of the one before it, which its requester is then
+ * told. A crashed worker holds the target only until that activity's heartbeat times out. Answers are kept as long as
  * their requester may ask again, and the queue is carried across continue-as-new; the submitter ends when it has no
  * request and no answer left to keep.
  */
 import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
-  HELD_AT_MOST,
-  answerUpdate,
   failedRequestOf,
   failureOf,
   placeQuery,
@@ -47,8 +45,6 @@ export interface SubmitterState {
   answers?: [string, Kept][];
   /** The requests waiting their turn, in order (at most CARRIED_AT_MOST of those never sent: submitter-carry.ts). */
   queue?: Queued[];
-  /** The pace of its sends lately (Pace). */
-  pace?: Pace;
 }
 
 /** How long a submitter waits for another request before it asks which answers it must still keep, at first. */
@@ -56,28 +52,12 @@ const IDLE_MS = 60_000;
 /** The longest it waits between those questions, while requesters may still ask. */
 const LONGEST_IDLE_MS = 10 * 60_000;
 
-/**
- * How long a send takes in a batch: the time from a batch's first send to its last (ms), and the sends after its
- * first, summed over batches, the older halved at each. A batch's own hand-off is left out, so the pace is that of a
- * long queue (which goes in batches of up to 20), and a requester told it rather asks once more than hears late.
- */
-interface Pace {
-  spentMs: number;
-  sent: number;
-}
-/** A send's time until this submitter has timed its own: about what one takes in a batch (docs/benchmarks.md). */
-const FIRST_PACE: Pace = { spentMs: 20, sent: 1 };
-
 /** The most requests one batch sends: a request waits at most for the sends ahead of it in its batch to be cancelled. */
 const MOST_IN_A_BATCH = 20;
 
 async function submitter(state: SubmitterState = {}): Promise<void> {
   const kept = new Map(state.answers ?? []);
   const queue: Queued[] = [...(state.queue ?? [])];
-  let pace = state.pace ?? FIRST_PACE;
-  /** When the sends of the batch being sent left (the records' `sentAt`). */
-  let sentAt: number[] = [];
-  const waiting = new Map<string, ((a: Place) => void)[]>();
   // The batch being sent, by id, and the records of its sends (sendInTurn records each before it leaves).
   const sending = new Map<string, Queued>();
   const records = new Map<string, SendRecord>();
@@ -85,7 +65,6 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   let batchNo = 0;
   let batchAttempt = 0;
   const withdrawing = new Set<string>();
-  let continuing = false;
   let idleMs = IDLE_MS;
   /** The question whether requesters still ask (forgetAnswered), while it runs. */
   let asking: Promise<void> | undefined;
@@ -109,10 +88,6 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     return taken;
   };
 
-  const answer = (id: string, a: Place): void => {
-    for (const resolve of waiting.get(id) ?? []) resolve(a);
-    waiting.delete(id);
-  };
   /** Where a request stands: its answer, else how many requests (of the batch, then of the queue) are ahead of it. */
   const placeOf = (id: string): Place => {
     const earlier = kept.get(id);
@@ -120,10 +95,9 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     const inBatch = [...sending.keys()].indexOf(id);
     const inQueue = inBatch < 0 ? queue.findIndex((r) => r.id === id) : -1;
     if (inBatch < 0 && inQueue < 0) return { unknown: true };
-    const eachMs = Math.round(pace.spentMs / pace.sent);
-    return { queued: inBatch >= 0 ? inBatch : sending.size + inQueue, eachMs };
+    return { queued: inBatch >= 0 ? inBatch : sending.size + inQueue };
   };
-  /** A request of the batch answered: kept for its requester (unless withdrawn), who hears it now. */
+  /** A request of the batch answered: kept for its requester (unless withdrawn), whom its batch then tells. */
   const answered = (id: string, a: WriteAnswer): void => {
     const request = sending.get(id);
     if (!request) return;
@@ -133,21 +107,14 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
       const requester = (request.input as { requester?: Requester }).requester;
       kept.set(id, { answer: a, keepUntil: request.askAgainUntil, requester });
     }
-    answer(id, a);
   };
 
   setHandler(submitSignal, (request) => {
     if ('unknown' in placeOf(request.id)) queue.push(request);
   });
   // One withdrawn while in the batch is never sent (its `sending` is refused): asked, it is told so at once, not at its
-  // turn. A question only: an update waiting for its answer still hears it at its turn, as its history recorded.
+  // turn.
   setHandler(placeQuery, (id) => (withdrawing.has(id) ? { withdrawn: true } : placeOf(id)));
-  // Near its turn a request waits for its answer; while the run makes room to continue as new, none waits.
-  setHandler(answerUpdate, async (id) => {
-    const place = placeOf(id);
-    if (!('queued' in place) || place.queued >= HELD_AT_MOST || continuing) return place;
-    return new Promise<Place>((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
-  });
   setHandler(recentJobsQuery, () => answeredJobs(kept));
   /** The requests of the batch being sent that have no answer yet, each with its send's record if it has one. */
   const turnsLeft = (): Turn[] => [...sending.values()].map((r) => turnOf(r, records.get(r.id)));
@@ -155,7 +122,7 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
   const current = (b: BatchAttempt): boolean =>
     sending.size > 0 && (b.batch === undefined || b.batch === batchNo) && b.attempt >= batchAttempt;
   const progressed = (progress: SendProgress): SendVerdict => {
-    if (progress.answered) answered(...progress.answered);
+    for (const a of progress.answered ?? []) answered(...a);
     const [id, record] = progress.sending ?? [];
     if (!id || !record || !sending.has(id)) return 'stale';
     if (withdrawing.delete(id)) {
@@ -163,14 +130,13 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
       return 'withdrawn';
     }
     records.set(id, record);
-    sentAt.push(record.sentAt);
     return 'go';
   };
   // Before each send the batch asks whether it may leave: one withdrawn meanwhile does not, nor one of an attempt
   // that a retry of the batch took over from.
   setHandler(sendingUpdate, (p) => {
     if (!current(p)) {
-      if (p.answered) answered(...p.answered); // what it sent was answered: that stands
+      for (const a of p.answered ?? []) answered(...a); // what it sent was answered: that stands
       return 'stale';
     }
     batchAttempt = p.attempt;
@@ -182,8 +148,8 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     return turnsLeft();
   });
   // The answer a batch that failed had not carried with a send yet (send-in-turn.ts).
-  setHandler(sentSignal, ({ answered: a }) => {
-    if (a) answered(...a);
+  setHandler(sentSignal, (p) => {
+    for (const a of p.answered ?? []) answered(...a);
   });
   setHandler(requestsQuery, () => ({ sending: [...sending.keys()], queued: queue.map((r) => r.id) }));
   setHandler(withdrawSignal, (id) => {
@@ -193,22 +159,17 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
     // Being sent (or sent by an earlier batch, its answer lost), answered, or unknown: its answer stands.
     if (at < 0 || queue[at]!.sending) return;
     queue.splice(at, 1);
-    answer(id, { withdrawn: true });
   });
 
   for (;;) {
     const now = Date.now();
     for (const [id, k] of kept) if (k.keepUntil <= now) kept.delete(id);
     if (workflowInfo().continueAsNewSuggested) {
-      // Between batches: the requests waiting in an update are told their place, and ask the next run.
-      continuing = true;
-      for (const id of [...waiting.keys()]) answer(id, placeOf(id));
       await condition(allHandlersFinished);
-      await continueAsNew<typeof submitter>({ answers: [...kept], queue: carried(queue), pace });
+      await continueAsNew<typeof submitter>({ answers: [...kept], queue: carried(queue) });
     }
     if (queue.length > 0) {
       const batch = take();
-      sentAt = [];
       try {
         for (const [id, a] of await sendBatch(batch, batchNo)) answered(id, a);
       } catch (err) {
@@ -231,8 +192,6 @@ async function submitter(state: SubmitterState = {}): Promise<void> {
       queue.unshift(...[...sending.values()].map((r) => ({ ...r, sending: records.get(r.id) })));
       sending.clear();
       records.clear();
-      if (sentAt.length > 1)
-        pace = { spentMs: pace.spentMs / 2 + sentAt.at(-1)! - sentAt[0]!, sent: pace.sent / 2 + sentAt.length - 1 };
       idleMs = IDLE_MS;
       continue;
     }
