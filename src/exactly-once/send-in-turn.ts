@@ -35,7 +35,7 @@ import { parseInput } from '../activities/errors.js';
 import { beat, beatingWhile, note } from '../activities/heartbeats.js';
 import { inTraceOf } from '../activities/request-trace.js';
 import { CANCELLED_UNSENT } from './requester-gone.js';
-import { failureFrom } from './through-submitter.js';
+import { tell } from './through-submitter.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
 const Sent = z.object({ sentAt: z.number(), mark: z.unknown() });
@@ -77,21 +77,6 @@ export type SendFor = (input: Record<string, unknown>, turn: Turn) => Promise<un
 const ROOM_MS = 10 * 60_000;
 
 const noop = (): void => undefined;
-
-/**
- * Completes the ask that is waiting for `answer` (through-submitter.ts), once the submitter recorded it. One withdrawn
- * is not told: its workflow withdrew it, and knows. A completion that fails (the ask timed out, its workflow moved on
- * or is gone) is left: a retry of the ask reads the recorded answer.
- */
-function tell(requester: Requester | undefined, answer: WriteAnswer): Promise<void> {
-  if (!requester || 'withdrawn' in answer) return Promise.resolve();
-  const { activity } = Context.current().client;
-  const told =
-    'result' in answer
-      ? activity.complete(requester, answer.result)
-      : activity.fail(requester, failureFrom(answer.failure));
-  return told.catch(noop);
-}
 
 /** Whether a failure is the request's answer: retrying cannot change it. */
 const final = (err: unknown): boolean =>

@@ -67,6 +67,24 @@ function resultOf<T>(answer: WriteAnswer): T | undefined {
   return answer.result as T;
 }
 
+/**
+ * Ends the ask of `requester` with `answer`, once its submitter recorded it: completed with the write's result, failed
+ * with its failure, or, withdrawn, cancelled (accepted only when its workflow asked for the cancel). One that cannot
+ * be ended so (it ended already, or its attempt timed out, or its workflow is gone) is left: its retry, if any, reads
+ * the recorded answer.
+ */
+export function tell(requester: Requester | undefined, answer: WriteAnswer): Promise<void> {
+  if (!requester) return Promise.resolve();
+  const { activity } = Context.current().client;
+  const told =
+    'result' in answer
+      ? activity.complete(requester, answer.result)
+      : 'failure' in answer
+        ? activity.fail(requester, failureFrom(answer.failure))
+        : activity.reportCancellation(requester, WITHDRAWN_UNSENT);
+  return told.catch(() => undefined);
+}
+
 /** Queues `request` at its target's submitter, starting the submitter if none runs; known requests stay as they are. */
 export function queueAt(client: Client, submitter: { id: string; taskQueue: string }, request: WriteRequest) {
   return client.workflow.signalWithStart(SUBMITTER_WORKFLOW_TYPE, {
@@ -195,6 +213,7 @@ export async function answerFrom(
  * What submitter `submitterId` answered the request of activity `activityId` of this workflow (an ask that ended
  * unanswered, or whose workflow was cancelled), waiting for it if it is being sent; undefined when it sent nothing
  * for it: never asked, withdrawn now while it waited its turn, or refused. No submitter running: nothing of it is kept.
+ * The ask, if it still runs, is ended with that answer first, so its workflow leaves no activity in flight.
  */
 export async function answerOf<T>(submitterId: string, activityId: string): Promise<T | undefined> {
   const requestId = requestIdOf(requester(activityId));
@@ -205,5 +224,7 @@ export async function answerOf<T>(submitterId: string, activityId: string): Prom
     if (err instanceof WorkflowNotFoundError || (await ended(handle))) return undefined;
     throw err;
   }
-  return resultOf<T>(await answerFrom(handle, requestId, async () => false));
+  const answer = await answerFrom(handle, requestId, async () => false);
+  await beatingWhile(tell(requester(activityId), answer));
+  return resultOf<T>(answer);
 }

@@ -16,6 +16,7 @@ import { expectedOf, faultOf, type cellIds, type Kind, type Ledger, type Outcome
 import { ending } from './ending.js';
 import type { World } from './matrix-world.js';
 import { eventually } from './wait.js';
+import { submitterAt } from './sim.js';
 
 /** A cell's own targets (cellIds). */
 export type CellIds = ReturnType<typeof cellIds>;
@@ -261,7 +262,11 @@ export function matrixCells(w: World, queue: string, newCell: () => CellIds) {
         const type = a?.lastFailure?.timeoutFailureInfo?.timeoutType;
         return String(type) === '4' || String(type).includes('HEARTBEAT');
       }).length;
-    assert.ok((await heartbeatTimeouts(handles[0]!)) >= 1, 'the submission: a heartbeat timeout');
+    // The submission was being sent by its target's submitter's batch (its ask holds no worker): that batch's retry.
+    const submitter = w.client.workflow.getHandle(
+      submitterAt(w.controls.url, killQueue, 'profiling', atSubmit.tableGroup),
+    );
+    assert.ok((await heartbeatTimeouts(submitter)) >= 1, "the submission's batch: a heartbeat timeout");
     assert.ok((await heartbeatTimeouts(handles[2]!)) >= 1, 'the summary: a heartbeat timeout');
   }
 
