@@ -26,8 +26,8 @@ async function stateOf(who: { workflowId: string; runId: string }) {
 export const CANCELLED_UNSENT = 'RequesterCancelled';
 
 /**
- * Throws CANCELLED_UNSENT when `requester`'s workflow is cancelled (its cancel requested: its ask may not have heard
- * of it yet, at its next heartbeat) or gone: its request is not sent. Asked just before a request's first send.
+ * Throws CANCELLED_UNSENT when `requester`'s workflow is cancelled (its cancel requested: its settle may not have
+ * withdrawn the request yet) or gone: its request is not sent. Asked just before a request's first send.
  * `throughCancel`: only when it is gone (a write its workflow makes whatever a cancel says: an approved apply).
  */
 export async function unlessCancelled(requester: Requester | undefined, throughCancel = false): Promise<void> {
@@ -43,7 +43,7 @@ export async function unlessCancelled(requester: Requester | undefined, throughC
 
 /**
  * Whether `who`'s workflow still wants its request: running, its cancel not requested. A request found unknown to
- * its submitter is queued again only then: its workflow's cancel may have withdrawn it before its ask heard of it.
+ * its submitter is queued again only then: its workflow's cancel may have withdrawn it before its ask's retry.
  */
 export async function stillWanted(who: { workflowId: string; runId: string }): Promise<boolean> {
   const state = await stateOf(who);
