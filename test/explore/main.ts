@@ -72,16 +72,21 @@ export async function explore(
 export const replayCommand = (seed: number, soleWriter = false) =>
   `npm run explore -- --seed ${seed}${soleWriter ? ' --sole-writer' : ''}`;
 
-/** Percentiles of the cancel latency, by the state the job was in. */
+/** The seeds over 2 s a latency line names, so that they can be replayed: the slowest first, at most this many. */
+const SLOW_NAMED = 8;
+
+/** Percentiles of the cancel latency, by the state the job was in, and the seeds of the slowest over 2 s. */
 export function latencyTable(outcomes: SeedOutcome[]): string[] {
-  const by = new Map<string, number[]>();
-  for (const { state, ms } of outcomes.flatMap((o) => o.verdict.cancelLatency))
-    by.set(state, [...(by.get(state) ?? []), ms]);
+  const by = new Map<string, { ms: number; seed: number }[]>();
+  for (const { seed, verdict } of outcomes)
+    for (const { state, ms } of verdict.cancelLatency) by.set(state, [...(by.get(state) ?? []), { ms, seed }]);
   return [...by].map(([state, xs]) => {
-    xs.sort((a, b) => a - b);
-    const q = (p: number) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
-    const over = xs.filter((x) => x > 2_000).length;
-    return `${state}: n=${xs.length} p50=${q(0.5)} ms p90=${q(0.9)} ms max=${q(1)} ms, over 2 s: ${over}`;
+    xs.sort((a, b) => a.ms - b.ms);
+    const q = (p: number) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.ms;
+    const over = xs.filter((x) => x.ms > 2_000);
+    const slowest = [...new Set(over.reverse().map((x) => x.seed))].slice(0, SLOW_NAMED);
+    const named = slowest.length ? ` (seeds ${slowest.join(', ')})` : '';
+    return `${state}: n=${xs.length} p50=${q(0.5)} ms p90=${q(0.9)} ms max=${q(1)} ms, over 2 s: ${over.length}${named}`;
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a run adds up to, printed at its end and when it is stopped early (SIGINT, SIGTERM): the seeds, the mix, the
- * cancel latency by state, and each failed seed's replay.
+ * cancel latency by state (naming the seeds of the slowest cancels, to replay), and each failed seed's replay.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -21,6 +21,9 @@ test('summary counts the seeds, sums the mix, tables the latency and names each 
   );
   assert.equal(lines[0], '\n2 seeds in 61 s, 1 failed');
   assert.equal(lines[1], 'schedule mix: cells:1=1, cells:2=1, kill=2');
-  assert.match(lines[2]!, /pending: n=2 p50=2500 ms p90=2500 ms max=2500 ms, over 2 s: 1/);
+  assert.equal(
+    lines[2],
+    'cancel latency by state:\n  pending: n=2 p50=2500 ms p90=2500 ms max=2500 ms, over 2 s: 1 (seeds 2)',
+  );
   assert.equal(lines[3], 'failed: npm run explore -- --seed 2 --sole-writer');
 });
