@@ -1,7 +1,7 @@
 /**
  * The kinds of job a workflow submits, listed once for both sides: the activity that submits each (registered as
  * `dataops.<activity>`), the service's job key, and the field of a job that names its target. The activities add how
- * each is sent (src/exactly-once/job-kinds.ts); the workflows take the activity and the lock id from here.
+ * each is sent (src/exactly-once/send-once.ts); the workflows take the activity and the lock id from here.
  */
 export const JOB_KINDS = {
   profiling: { activity: 'submitProfilingRun', jobKey: 'run-profile', targetField: 'table_group_id' },

@@ -7,7 +7,6 @@ export { applySubmitterId, deploymentsOf, orderSubmitterId, requestIdOf } from '
 export { orderStopActivities } from './order-stop.js';
 export { sendSignal, stillAsking, undoneIfGone, unlessCancelled } from './requester-gone.js';
 export { sendInTurnActivity, type SendFor } from './send-in-turn.js';
-export { submitter } from './submissions.js';
-export { submissionActivities, submissionSenders } from './submit-by-kind.js';
+export { submissionActivities, submissionSenders, submitter } from './submissions.js';
 export { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';
 export { recordingRefusal, writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';

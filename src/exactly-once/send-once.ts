@@ -1,7 +1,8 @@
 /**
- * One send of a job to its target, made once (write-once.ts): where the jobs it may have created are looked up (its
- * submission id, the target's listing), and, after a send that may have landed, the look for the job it created
- * (lost-answer.ts). submission.ts decides who sends and when; this file is the send itself.
+ * One send of a job to its target, made once (write-once.ts): how each kind is sent, with the link back to the
+ * workflow a job carries (TestGen shows it on the run's page); where the jobs it may have created are looked up (its
+ * submission id, the target's listing); and, after a send that may have landed, the look for the job it created
+ * (reconcile.ts). submissions.ts decides who sends and when; this file is the send itself.
  */
 import { activityInfo, Context, log } from '@temporalio/activity';
 import type { z } from 'zod';
@@ -9,20 +10,65 @@ import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from '../activities/context.js';
 import { SubmissionOutcomeUnknown } from '../activities/errors.js';
 import type { SubmitInput } from '../activities/job-inputs.js';
-import { SENDERS, linkTo } from './job-kinds.js';
-import { takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
+import type { ServiceClient, TestRunLink } from '../api/index.js';
+import { findLostJob, takeWatermark, type LookupTarget, type Watermark } from './reconcile.js';
 import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
-import { findLostJob } from './lost-answer.js';
 import { writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';
 import { recentJobsQuery, requestIdOf } from './messages.js';
 import { beatingWhile } from '../activities/heartbeats.js';
+
+/** This activity's workflow, as a job's caller metadata names it. */
+export function thisWorkflow(): NonNullable<SubmitInput['caller']> {
+  const info = activityInfo();
+  const own = info.workflowExecution;
+  return {
+    workflowId: own?.workflowId ?? 'unknown',
+    runId: own?.runId ?? 'unknown',
+    workflowType: info.workflowType ?? null,
+    namespace: info.workflowNamespace ?? info.namespace,
+  };
+}
+
+/** The workflow a job points back to: the caller (the requester a submitter sends for) when given, else this one. */
+export function linkTo(caller: SubmitInput['caller'], uiUrl: string | undefined, submissionId: string): TestRunLink {
+  const who = caller ?? thisWorkflow();
+  const { workflowId, runId, workflowType, namespace } = who;
+  return {
+    metadata: {
+      workflow_id: workflowId,
+      run_id: runId,
+      workflow_type: workflowType,
+      namespace,
+      submission_id: submissionId,
+    },
+    ...(uiUrl
+      ? {
+          externalUrl: `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`,
+        }
+      : {}),
+  };
+}
+
+type Send = (
+  client: ServiceClient,
+  targetId: string,
+  call: { signal: AbortSignal; requestId: string; leaveBy: number },
+  link: TestRunLink,
+) => Promise<{ id: string; created_at?: string }>;
+
+/** How each kind of job is sent (its activity and job key are the contract's: JOB_KINDS), with its submission's id. */
+export const SENDERS: Record<JobKind, Send> = {
+  profiling: (client, id, call) => client.profilingRuns.submit(id, call),
+  tests: (client, id, call, link) => client.testRuns.submit(id, { ...call, ...link }),
+  generation: (client, id, call) => client.testGeneration.submit(id, call),
+};
 
 /** Where a submission records its phase: at its target's submitter, before the send leaves (send-in-turn.ts). */
 export type RecordPhase = (phase: Phase<Watermark | null>) => void | Promise<void>;
 
 /** Sending a job once, for the submissions of `ctx`'s worker. */
 export function sender(ctx: ActivityContext) {
-  /** After a send that may have landed: the job it created, if any (lost-answer.ts). */
+  /** After a send that may have landed: the job it created, if any (reconcile.ts). */
   const settle = (t: LookupTarget, sentAt: number, mark: Watermark, until: number) =>
     findLostJob(t, { sentAt, mark, until, settleMs: ctx.submitSettleMs });
 

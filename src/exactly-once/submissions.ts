@@ -1,23 +1,23 @@
 /**
- * Exactly-once job submission: a profiling run, a test run or a test-generation job is submitted once. Only a failure
- * that may have reached the service (a timeout, a reset after sending, a 5xx, a garbled answer) leads to a lookup;
- * the lookup finds only the job this submission created (see reconcile.ts), after waiting out the time a held request
- * can still commit (`submitSettleMs`), and only then may the next attempt send again. Every submission goes through
- * its target's submitter, one at a time (src/exactly-once/workflow/submitter.ts): the requesting activity asks it and waits for
- * the answer, its batch sends (`sendFor`), so no other submission of ours competes for the same job.
+ * Exactly-once job submission: a profiling run, a test run or a test-generation job is submitted once, by one
+ * submitting activity per kind (`submitProfilingRun`, `submitTestRun`, …; src/contract/job-kinds.ts). Each asks its
+ * target's submitter (src/exactly-once/workflow/submitter.ts), whose batch sends it in its turn (`sendFor`, by
+ * send-once.ts), so no other submission of ours competes for the same job; a lost answer is looked up (reconcile.ts)
+ * once a held request can no longer commit (`submitSettleMs`), and only then may a retry send again. An ask that ended
+ * unanswered, or whose workflow was cancelled, is settled (`findUnansweredSubmission`).
  */
+import { log } from '@temporalio/activity';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from '../activities/context.js';
 import { attemptDeadline } from '../activities/deadline.js';
 import { parseInput, translated } from '../activities/errors.js';
-import { SubmitInput } from '../activities/job-inputs.js';
-import { thisWorkflow } from './job-kinds.js';
+import { SubmitInput, UnansweredInput } from '../activities/job-inputs.js';
+import { sender, thisWorkflow } from './send-once.js';
 import type { Watermark } from './reconcile.js';
-import { JOB_KINDS, type JobKind } from '../contract/job-kinds.js';
+import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { recordingRefusal, type Prior } from './write-once.js';
 import { cancelUnwatched, undoneIfGone, sendSignal, unlessCancelled } from './requester-gone.js';
-import type { Turn } from './send-in-turn.js';
-import { sender } from './send-once.js';
+import type { SendFor, Turn } from './send-in-turn.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
 import { deploymentsOf, submitterId } from './messages.js';
 
@@ -128,3 +128,47 @@ export function submitter(ctx: ActivityContext) {
 }
 
 export type Submitter = ReturnType<typeof submitter>;
+
+/** Submits a job of one kind once: a retry reattaches to the job a lost response created. */
+type SubmitActivity = (input: SubmitInput) => Promise<JobSubmitted>;
+
+/** One submitting activity per kind of job (src/contract/job-kinds.ts): `submitProfilingRun`, `submitTestRun`, … */
+export function submissionActivities(ctx: ActivityContext) {
+  const { submit, findUnanswered } = submitter(ctx);
+  const kinds = Object.keys(JOB_KINDS) as JobKind[];
+  const one =
+    (kind: JobKind): SubmitActivity =>
+    (input) =>
+      submit(kind, input);
+  const byKind = Object.fromEntries(kinds.map((kind) => [JOB_KINDS[kind].activity, one(kind)])) as Record<
+    SubmitActivityName,
+    SubmitActivity
+  >;
+  return {
+    ...byKind,
+    /**
+     * The job the request of an ask created, settled now: the ask ended unanswered (its worker died, and none of its
+     * attempts will run again), or its workflow was cancelled. A request still queued is withdrawn (null: nothing was
+     * sent, nor will be); one being sent is waited for, so that the workflow cancels its job rather than leave it
+     * running with nobody watching.
+     */
+    findUnansweredSubmission: async (raw: UnansweredInput): Promise<{ job: JobSubmitted | null }> => {
+      const input = parseInput(UnansweredInput, raw, 'findUnansweredSubmission');
+      return translated(async () => {
+        const { kind, ...submit } = input.submit;
+        const job = await findUnanswered(kind, { profile: input.profile, ...submit }, input.activityId);
+        if (job) log.warn('an unanswered ask had submitted its job', { jobId: job.jobId, ...input.submit });
+        return { job: job ?? null };
+      });
+    },
+  };
+}
+
+/** What a target's submitter sends each kind's requests with (send-in-turn.ts), under its submit activity's name. */
+export function submissionSenders(ctx: ActivityContext): Record<SubmitActivityName, SendFor> {
+  const { sendFor } = submitter(ctx);
+  const kinds = Object.keys(JOB_KINDS) as JobKind[];
+  return Object.fromEntries(
+    kinds.map((kind) => [JOB_KINDS[kind].activity, (input: unknown, turn: Turn) => sendFor(kind, input, turn)]),
+  ) as Record<SubmitActivityName, SendFor>;
+}

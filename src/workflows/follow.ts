@@ -97,8 +97,8 @@ export async function waitForTerminal(
     });
   }
   const input = { ...heartbeatInput(opts, bound), jobId };
-  // A cancel reaches the job at once, and waits for the wait's answer (prompt-cancel.ts); a job left running on
-  // cancel (`cancelRemoteJob: false`) is not waited for.
+  // A cancel reaches the job at once, and waits for the wait's answer (cancellingPromptly, remote-cancel.ts); a job
+  // left running on cancel (`cancelRemoteJob: false`) is not waited for.
   if (!opts.cancelRemoteJob) return heartbeatWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs)(input);
   const wait = heartbeatWait(t, opts.maxWaitMs, opts.heartbeatTimeoutMs, true);
   return cancellingPromptly(t, opts, jobId, () => wait(input));

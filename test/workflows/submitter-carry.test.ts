@@ -1,11 +1,11 @@
 /**
- * What a target's submitter carries of its queue when it continues as new (src/exactly-once/workflow/submitter-carry.ts): a
+ * What a target's submitter carries of its queue when it continues as new (src/exactly-once/workflow/submitter-keeps.ts): a
  * request never sent past the first CARRIED_AT_MOST is dropped (its requester queues it again), but not one that may
  * have been sent.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CARRIED_AT_MOST, carried, type Queued } from '../../src/exactly-once/workflow/submitter-carry.js';
+import { CARRIED_AT_MOST, carried, type Queued } from '../../src/exactly-once/workflow/submitter-keeps.js';
 
 const request = (id: string, sent = false): Queued => ({
   id,

@@ -3,9 +3,10 @@
  * of src/exactly-once/. The submitter's own workflow type (submitter.ts) is registered by src/workflows/index.ts.
  */
 export { stopOrder } from './order-stop.js';
-export { cancelledByUs, cancellingPromptly } from './prompt-cancel.js';
 export {
   asCancelled,
+  cancelledByUs,
+  cancellingPromptly,
   cancelRemoteJob,
   cancelRequested,
   heartbeatWait,

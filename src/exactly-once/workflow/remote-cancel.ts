@@ -1,6 +1,7 @@
 /**
  * Cancelling a remote job when its workflow ends while the job runs (ARCHITECTURE decision 6): the cancel is retried
- * within its own budget, the job is watched until it is terminal, and only a confirmed cancel is reported as one.
+ * within its own budget, the job is watched until it is terminal, and only a confirmed cancel is reported as one. A
+ * workflow's cancel reaches a job it waits for at once, beside the wait (cancellingPromptly, at the end).
  */
 import {
   ActivityCancellationType,
@@ -21,7 +22,7 @@ import { ourActivities } from '../../workflows/ours.js';
 
 /**
  * The heartbeating wait, on the worker's waits task queue (its own slots: see waitsTaskQueue). `answerOnCancel`: a
- * cancel waits for the wait's answer (prompt-cancel.ts), so that it neither ends in flight nor hides a job that
+ * cancel waits for the wait's answer (cancellingPromptly, below), so that it neither ends in flight nor hides a job that
  * completed first.
  */
 export const heartbeatWait = (t: Tracker, maxWaitMs: number, heartbeatTimeoutMs: number, answerOnCancel = false) =>
@@ -36,7 +37,7 @@ export type RemoteCancel = NonNullable<Progress['remoteCancel']>;
 
 type CancelOutcome = RemoteCancel & { final: JobSnapshot | null };
 
-/** The cancels this workflow has made, by job: each job is cancelled once (see prompt-cancel.ts). */
+/** The cancels this workflow has made, by job: each job is cancelled once (see cancellingPromptly). */
 const cancels = new WeakMap<Tracker, Map<string, Promise<CancelOutcome>>>();
 
 /** The cancel of job `jobId` this workflow has started, if any. */
@@ -231,3 +232,48 @@ export const asCancelled = (err: unknown): unknown =>
   isCancellation(err)
     ? err
     : new CancelledFailure('the workflow was cancelled while a job ran', [], err instanceof Error ? err : undefined);
+
+/*
+ * A workflow cancel that reaches the job at once (cancellingPromptly). A job's heartbeating wait is cancelled with
+ * WAIT_CANCELLATION_COMPLETED, so the workflow hears the wait's answer only once the wait hears of the cancel, at its
+ * next heartbeat: seconds, during which a short job could complete, and the workflow does not end with the wait in
+ * flight. Meanwhile the job is cancelled here, without waiting; the wait's ending then finds that cancel made
+ * (cancelRemoteJob cancels a job once). A wait that answers with its job ended (it completed before the cancel reached
+ * it) answers once that cancel has; a cancel still trying to reach the service then stops, since the wait saw the job
+ * end (`seenTerminal`).
+ */
+
+/** Runs `wait`, the wait of job `jobId`; if the workflow is cancelled meanwhile, cancels the job at once. */
+export async function cancellingPromptly<T extends { job: JobSnapshot }>(
+  t: Tracker,
+  opts: JobOptions,
+  jobId: string,
+  wait: () => Promise<T>,
+): Promise<T> {
+  let ended = false;
+  CancellationScope.current()
+    .cancelRequested.catch(() =>
+      CancellationScope.nonCancellable(async () => {
+        if (!ended) await cancelRemoteJob(t, opts, jobId, 'workflow_cancelled');
+      }),
+    )
+    .catch(() => undefined); // its outcome is the wait's ending's to report: that ending awaits the same cancel
+  try {
+    const result = await wait();
+    // The job ended before the wait heard of the cancel (it answers with the job ended): a cancel of it already made
+    // is seen through, so the workflow neither ends with that cancel in flight nor leaves it unrecorded. The wait's
+    // answer is what the cancel waits to see: one still trying to reach the service (an outage) stops at once and
+    // records the job as the wait saw it, not an unconfirmed cancel after cancelTimeoutMs.
+    const cancelling = cancelStarted(t, jobId);
+    if (cancelling) {
+      if (result.job.id === jobId) seenTerminal(t, result.job);
+      await cancelling;
+    }
+    return result;
+  } finally {
+    ended = true;
+  }
+}
+
+/** Whether this workflow has started cancelling job `jobId` (a wait that then saw it canceled saw our own cancel). */
+export const cancelledByUs = (t: Tracker, jobId: string): boolean => cancelStarted(t, jobId) !== undefined;

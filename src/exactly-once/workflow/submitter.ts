@@ -37,13 +37,12 @@ import {
   type WriteAnswer,
 } from '../messages.js';
 import { activitiesWithin } from '../../workflows/shared.js';
-import { carried, type Queued } from './submitter-carry.js';
-import { answeredJobs, forgetAnswered, type Kept } from './submitter-answers.js';
+import { answeredJobs, carried, forgetAnswered, type Kept, type Queued } from './submitter-keeps.js';
 
 export interface SubmitterState {
   /** The answers its requesters may still ask for again, with until when. */
   answers?: [string, Kept][];
-  /** The requests waiting their turn, in order (at most CARRIED_AT_MOST of those never sent: submitter-carry.ts). */
+  /** The requests waiting their turn, in order (at most CARRIED_AT_MOST of those never sent: submitter-keeps.ts). */
   queue?: Queued[];
 }
 

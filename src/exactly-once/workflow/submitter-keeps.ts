@@ -1,9 +1,10 @@
 /**
- * The answers a target's submitter (submitter.ts) keeps for its requesters: until when, and when they are forgotten
- * (their requester will not ask again: its workflow is gone, or its activity ended past the lookup grace), and the
- * jobs they name, which a later send's lookup skips.
+ * What a target's submitter (submitter.ts) keeps: the answers its requesters may still ask for (until when, and when
+ * they are forgotten: their requester will not ask again, its workflow gone or its activity ended past the lookup
+ * grace), the jobs they name, which a later send's lookup skips, and the queue it carries into its next run when it
+ * continues as new. Pure but for the one question it asks (forgetAnswered): workflow code, tested on its own.
  */
-import type { Requester, WriteAnswer } from '../messages.js';
+import type { Requester, SendRecord, WriteAnswer, WriteRequest } from '../messages.js';
 import { CALL } from '../../contract/activity-options.js';
 import { ourActivities } from '../../workflows/ours.js';
 
@@ -38,7 +39,7 @@ export async function forgetAnswered(kept: Map<string, Kept>): Promise<void> {
   });
 }
 
-/** The jobs this submitter answered with: never the job of a later request, whose lookup skips them (lost-answer.ts). */
+/** The jobs this submitter answered with: never the job of a later request, whose lookup skips them (reconcile.ts). */
 export function answeredJobs(kept: Map<string, Kept>): string[] {
   const ids: string[] = [];
   for (const { answer } of kept.values()) {
@@ -46,4 +47,20 @@ export function answeredJobs(kept: Map<string, Kept>): string[] {
     if (typeof result?.jobId === 'string') ids.push(result.jobId);
   }
   return ids;
+}
+
+/** A request waiting its turn, with the record of its send when an earlier batch sent it and lost its answer. */
+export type Queued = WriteRequest & { sending?: SendRecord | undefined };
+
+/**
+ * How many requests never sent a run carries into the next when it continues as new (each is its requester's input,
+ * and the next run's input must stay well under Temporal's 2 MB payload limit). The others are dropped: nothing of
+ * theirs was sent, and their requesters, finding them unknown, queue them again.
+ */
+export const CARRIED_AT_MOST = 500;
+
+/** What a run carries of its queue: every request that may have been sent, and the first CARRIED_AT_MOST others. */
+export function carried(queue: Queued[]): Queued[] {
+  let others = 0;
+  return queue.filter((r) => r.sending || others++ < CARRIED_AT_MOST);
 }
