@@ -2,7 +2,7 @@
  * Running a remote job: waiting for it with the chosen strategy, and the cancellation rules of ARCHITECTURE
  * decision 6 — every ending of the wait cancels the job, and only a confirmed cancel is reported as one.
  */
-import { CancelledFailure, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation } from '@temporalio/workflow';
 import type { WaitResult } from '../activities/completion.js';
 import { DEFAULT_STATUS_REPORTS, deferredPolling } from '../contract/activity-options.js';
 import type { JobOptions, JobRun, JobSubmitted } from '../contract/index.js';
@@ -190,6 +190,10 @@ export async function followJob(
     } catch (err) {
       return waitEnded(t, role, opts, submitted.jobId, after, err);
     }
+    // The cancel came with the wait's answer (one workflow task held both: its worker stalled or was away). One that
+    // leaves its job alone ends cancelled, as asked, not completed with the job (explorer seed 58783).
+    if (!opts.cancelRemoteJob && CancellationScope.current().consideredCancelled)
+      return waitEnded(t, role, opts, submitted.jobId, after, new CancelledFailure('cancelled as its wait answered'));
     // The wait saw the cancel this workflow made before it heard of the workflow's: the workflow was cancelled.
     if (outcome.job.status === 'canceled' && cancelledByUs(t, submitted.jobId))
       return waitEnded(t, role, opts, submitted.jobId, after, new CancelledFailure('cancelled while its job ran'));
