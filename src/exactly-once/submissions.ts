@@ -14,7 +14,7 @@ import { parseInput, translated } from '../activities/errors.js';
 import { SubmitInput, UnansweredInput } from '../activities/job-inputs.js';
 import { sender, thisWorkflow } from './send-once.js';
 import type { Watermark } from './reconcile.js';
-import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
+import { JOB_KIND_NAMES, JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { recordingRefusal, type Prior } from './write-once.js';
 import { cancelUnwatched, undoneIfGone, sendSignal, unlessCancelled } from './requester-gone.js';
 import type { SendFor, Turn } from './send-in-turn.js';
@@ -135,12 +135,11 @@ type SubmitActivity = (input: SubmitInput) => Promise<JobSubmitted>;
 /** One submitting activity per kind of job (src/contract/job-kinds.ts): `submitProfilingRun`, `submitTestRun`, … */
 export function submissionActivities(ctx: ActivityContext) {
   const { submit, findUnanswered } = submitter(ctx);
-  const kinds = Object.keys(JOB_KINDS) as JobKind[];
   const one =
     (kind: JobKind): SubmitActivity =>
     (input) =>
       submit(kind, input);
-  const byKind = Object.fromEntries(kinds.map((kind) => [JOB_KINDS[kind].activity, one(kind)])) as Record<
+  const byKind = Object.fromEntries(JOB_KIND_NAMES.map((kind) => [JOB_KINDS[kind].activity, one(kind)])) as Record<
     SubmitActivityName,
     SubmitActivity
   >;
@@ -167,8 +166,10 @@ export function submissionActivities(ctx: ActivityContext) {
 /** What a target's submitter sends each kind's requests with (send-in-turn.ts), under its submit activity's name. */
 export function submissionSenders(ctx: ActivityContext): Record<SubmitActivityName, SendFor> {
   const { sendFor } = submitter(ctx);
-  const kinds = Object.keys(JOB_KINDS) as JobKind[];
   return Object.fromEntries(
-    kinds.map((kind) => [JOB_KINDS[kind].activity, (input: unknown, turn: Turn) => sendFor(kind, input, turn)]),
+    JOB_KIND_NAMES.map((kind) => [
+      JOB_KINDS[kind].activity,
+      (input: unknown, turn: Turn) => sendFor(kind, input, turn),
+    ]),
   ) as Record<SubmitActivityName, SendFor>;
 }
