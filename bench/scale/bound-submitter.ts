@@ -24,6 +24,8 @@ export interface SubmitRequest {
   target: string;
   /** Whether the batch records each send at the submitter before it leaves (`--bound 4`). */
   recorded?: boolean;
+  /** What it submits: a profiling run of its table group, @default, or a test run of its suite (`--bound 7`). */
+  kind?: 'profiling' | 'tests';
 }
 
 export const submitSignal = defineSignal<[SubmitRequest]>('submit');
@@ -32,7 +34,7 @@ export const submittedSignal = defineSignal<[{ jobId: string }]>('submitted');
 export const sendingSignal = defineSignal<[{ index: number; at: number }]>('sending');
 
 const { submitBatch } = proxyActivities<{
-  submitBatch(target: string, count: number, recorded: boolean): Promise<string[]>;
+  submitBatch(target: string, count: number, recorded: boolean, kind: 'profiling' | 'tests'): Promise<string[]>;
 }>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
@@ -52,7 +54,8 @@ export async function boundSubmitter(carried: SubmitRequest[] = []): Promise<voi
     // by its handler, yet the race may still say "timed out".
     if (!(await condition(() => queue.length > 0, IDLE)) && queue.length === 0) return;
     const batch = queue.splice(0, queue.length);
-    const jobs = await submitBatch(batch[0]!.target, batch.length, batch[0]!.recorded === true);
+    const first = batch[0]!;
+    const jobs = await submitBatch(first.target, batch.length, first.recorded === true, first.kind ?? 'profiling');
     await Promise.all(
       batch.map((r, i) => getExternalWorkflowHandle(r.requester).signal(submittedSignal, { jobId: jobs[i]! })),
     );
@@ -62,13 +65,14 @@ export async function boundSubmitter(carried: SubmitRequest[] = []): Promise<voi
 
 /** A requester's side: asks the target's submitter (through `ask`, an activity) and waits for its job id. */
 export async function submittedThrough(
-  ask: (r: SubmitRequest) => Promise<void>,
+  ask: (r: SubmitRequest) => Promise<unknown>,
   target: string,
   recorded: boolean,
+  kind: SubmitRequest['kind'] = 'profiling',
 ): Promise<string> {
   let jobId: string | undefined;
   setHandler(submittedSignal, (r) => void (jobId = r.jobId));
-  await ask({ requester: workflowInfo().workflowId, target, recorded });
+  await ask({ requester: workflowInfo().workflowId, target, recorded, kind });
   await condition(() => jobId !== undefined);
   return jobId!;
 }

@@ -5,7 +5,7 @@
  * as the project's worker is by default, DEFAULT_HEARTBEAT_THROTTLE_MS), and takes `locks` of its two submissions'
  * locks (the profiling run's first) the way the project's do: a delayed execution started with
  * `workflowIdConflictPolicy: FAIL`, a describe of its own workflow after the send, and a terminate that records the job.
- * Shape 6 adds our worker's own input check, as a local activity.
+ * Shape 6 adds our worker's own input check, as a local activity; in shape 7 the activity runs once per job (`part`).
  */
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -55,16 +55,18 @@ async function untilTerminal(jobId: string, pollMs: number): Promise<void> {
   }
 }
 
-async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks, profilingJobId }: BoundArgs): Promise<string> {
-  const profiling = profilingJobId
-    ? { id: profilingJobId }
-    : await locked(locks === 1 || locks === 2, tableGroupId, () => service.profilingRuns.submit(tableGroupId));
-  heartbeat({ jobId: profiling.id });
-  await untilTerminal(profiling.id, pollMs);
-  await service.profilingRuns.summary(profiling.id);
-  await service.tableGroups.get(tableGroupId);
-  const tests = await locked(locks === 2, testSuiteId, () => service.testRuns.submit(testSuiteId));
-  if (locks >= 5) {
+async function boundSteps(args: BoundArgs): Promise<string> {
+  const { testSuiteId, pollMs, locks, testRunJobId, part, request } = args;
+  if (part !== 'tests') await profilingSteps(args);
+  if (part === 'profiling') {
+    // Shape 7: the test run goes through its suite's submitter, asked as the profiling run's wait ends.
+    if (request) await requestSubmission(request);
+    return 'profiled';
+  }
+  const tests = testRunJobId
+    ? { id: testRunJobId }
+    : await locked(locks === 2, testSuiteId, () => service.testRuns.submit(testSuiteId));
+  if (locks === 5 || locks === 6) {
     const { workflowId, runId } = Context.current().info.workflowExecution!;
     await Context.current().client.workflow.getHandle(workflowId, runId).signal(namedSignal, { jobId: tests.id });
   }
@@ -72,6 +74,17 @@ async function boundSteps({ tableGroupId, testSuiteId, pollMs, locks, profilingJ
   await untilTerminal(tests.id, pollMs);
   const summary = await service.testRuns.summary(tests.id);
   return summary.status;
+}
+
+/** The profiling run's part of the steps: submitted here or by its submitter, waited for, its results read. */
+async function profilingSteps({ tableGroupId, pollMs, locks, profilingJobId }: BoundArgs): Promise<void> {
+  const profiling = profilingJobId
+    ? { id: profilingJobId }
+    : await locked(locks === 1 || locks === 2, tableGroupId, () => service.profilingRuns.submit(tableGroupId));
+  heartbeat({ jobId: profiling.id });
+  await untilTerminal(profiling.id, pollMs);
+  await service.profilingRuns.summary(profiling.id);
+  await service.tableGroups.get(tableGroupId);
 }
 
 const { checkWorkflowInput } = inputActivities({ searchAttributes: true, lineage: false });
@@ -99,17 +112,23 @@ async function requestSubmission(r: SubmitRequest): Promise<void> {
 }
 
 /**
- * The submitter's batch: `count` profiling runs of `target`, one after the other; `recorded`: each recorded at the
- * submitter (a signal, awaited) before it leaves.
+ * The submitter's batch: `count` jobs of `kind` on `target` (profiling runs of a table group, test runs of a suite),
+ * one after the other; `recorded`: each recorded at the submitter (a signal, awaited) before it leaves.
  */
-async function submitBatch(target: string, count: number, recorded = false): Promise<string[]> {
+async function submitBatch(
+  target: string,
+  count: number,
+  recorded = false,
+  kind: SubmitRequest['kind'] = 'profiling',
+): Promise<string[]> {
   const { client, info } = Context.current();
   const { workflowId, runId } = info.workflowExecution!;
   const submitter = recorded ? client.workflow.getHandle(workflowId, runId) : undefined;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     await submitter?.signal(sendingSignal, { index: i, at: Date.now() });
-    ids.push((await service.profilingRuns.submit(target)).id);
+    const job = kind === 'tests' ? service.testRuns.submit(target) : service.profilingRuns.submit(target);
+    ids.push((await job).id);
     heartbeat({ ids });
   }
   return ids;

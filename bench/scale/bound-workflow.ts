@@ -30,13 +30,23 @@ export interface BoundArgs {
    * carrying what ours carries for issues other than exactly-once, at its cost in actions: the input check as a local
    * activity in the first workflow task (the project's own `checkWorkflowInput`, one marker: #14 keeps the contract's
    * schemas out of every workflow's sandbox) and the progress upserts after the opening search attributes (#15: the
-   * stage before the test run, the verdict at the end; here both around the one activity that runs both jobs).
+   * stage before the test run, the verdict at the end; here both around the one activity that runs both jobs). 7: one
+   * path, as #75 asks: shape 6 with the test run through its suite's submitter too (each send recorded), so each job is
+   * waited by an activity of its own (`part`); the profiling run's asks for the test run as it ends (onePath).
    */
-  locks: 0 | 1 | 2 | 3 | 4 | 5 | 6;
+  locks: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
   /** Shape 6: whether it upserts (ours sets search attributes in this run: their opening ones come in the start). */
   upserts?: boolean;
   /** The profiling run, when a submitter sent it. */
   profilingJobId?: string;
+  /** The test run, when a submitter sent it (shape 7). */
+  testRunJobId?: string;
+  /**
+   * Shape 7: which job the activity waits for, the profiling run (which then asks its suite's submitter for the test
+   * run: `request`) or the test run; absent, both.
+   */
+  part?: 'profiling' | 'tests';
+  request?: SubmitRequest;
 }
 
 const { boundSteps } = proxyActivities<{ boundSteps(args: BoundArgs): Promise<string> }>({
@@ -62,13 +72,31 @@ const { boundInputCheck } = proxyLocalActivities<{ boundInputCheck(args: BoundAr
 });
 
 export async function boundPipeline(given: BoundArgs): Promise<string> {
-  const args = given.locks === 6 ? await boundInputCheck(given) : given;
+  const args = given.locks >= 6 ? await boundInputCheck(given) : given;
   const upserts = args.upserts === true;
   if (args.locks < 3) return await boundSteps(args);
+  if (args.locks === 7) return await onePath(args, upserts);
   const profilingJobId = await submittedThrough(requestSubmission, args.tableGroupId, args.locks >= 4);
   setHandler(namedSignal, () => undefined);
   if (upserts) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.stage, value: 'test_run' }]);
   const status = await boundSteps({ ...args, profilingJobId });
+  if (upserts)
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.verdict, value: status === 'completed' ? 'passed' : 'failed' }]);
+  return status;
+}
+
+/**
+ * Shape 7, one path: each job through its target's submitter, each send recorded there before it leaves, each job
+ * waited by an activity of its own. The least a pipeline can do when its test run is serialised too: the profiling
+ * run's activity asks the suite's submitter as it ends (no activity of its own for the ask), and the workflow knows
+ * each job from its submitter's answer (no job named by signal).
+ */
+async function onePath(args: BoundArgs, upserts: boolean): Promise<string> {
+  const profilingJobId = await submittedThrough(requestSubmission, args.tableGroupId, true);
+  if (upserts) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.stage, value: 'test_run' }]);
+  const asking = (request: SubmitRequest) => boundSteps({ ...args, profilingJobId, part: 'profiling', request });
+  const testRunJobId = await submittedThrough(asking, args.testSuiteId, true, 'tests');
+  const status = await boundSteps({ ...args, testRunJobId, part: 'tests' });
   if (upserts)
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.verdict, value: status === 'completed' ? 'passed' : 'failed' }]);
   return status;

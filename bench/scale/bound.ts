@@ -20,6 +20,7 @@ export const boundName = (locks: number) =>
     'one activity, a submitter recording each send',
     'one activity, a submitter recording each send, each job named',
     'one activity, a submitter recording each send, each job named, the input check and progress upserts',
+    'one path: both jobs through their submitters recording each send, an activity per job, the input check and progress upserts',
   ][locks] ?? `${locks} locks`;
 
 /** Starts the bound's worker; answers it once it polls. */
@@ -32,7 +33,7 @@ export async function startBoundWorker(w: World, cache: number): Promise<Proc> {
 
 /**
  * Runs one bound pipeline per target at once; answers how many failed. `searchAttributes`: whether ours sets them in
- * this run, and so shape 6 (its opening ones in the start, as ours are started, then its two upserts).
+ * this run, and so shapes 6 and 7 (their opening ones in the start, as ours are started, then their two upserts).
  */
 export async function runBound(
   w: World,
@@ -43,7 +44,7 @@ export async function runBound(
   searchAttributes: boolean,
 ): Promise<{ failures: number }> {
   const ids = batch.map((_, i) => `bound-${label}-${locks}-locks-${i}`);
-  const upserts = locks === 6 && searchAttributes;
+  const upserts = locks >= 6 && searchAttributes;
   const failed = await startAndFinish(ids, (workflowId, i) =>
     w.client.workflow.start('boundPipeline', {
       taskQueue: QUEUE,

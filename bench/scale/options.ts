@@ -3,7 +3,7 @@
  *
  *   npm run bench:scale -- [--n 10,100,1000] [--capacity 5000] [--capacity-cache N] [--capacity-promotion 20000]
  *     [--poll-ms 1000] [--run-ms 5000] [--run-spread-ms 0] [--rounds 1] [--input '{"statusReports":0}']
- *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets | --same-target] [--bound 0,1,2,3,4,5,6]
+ *     [--worker-env K=V,K=V] [--server-config K=V,K=V] [--no-floor] [--fresh-targets | --same-target] [--bound 0,1,2,3,4,5,6,7]
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_HEARTBEAT_THROTTLE_MS } from '../../src/config/worker.js';
@@ -78,9 +78,9 @@ export function benchOptions(args: string[]) {
     throw new Error('--input takes a JSON object of pipeline input fields');
   if (values['same-target'] && values['fresh-targets'])
     throw new Error('--same-target and --fresh-targets contradict each other: give one');
-  if (values.bound && !/^[0-6](,[0-6])*$/.test(values.bound))
+  if (values.bound && !/^[0-7](,[0-7])*$/.test(values.bound))
     throw new Error(
-      `--bound takes shapes (0, 1 or 2 locks; 3: a submitter; 4: a submitter recording each send; 5: and each job named to its workflow; 6: and our input check and progress upserts) separated by commas, not "${values.bound}"`,
+      `--bound takes shapes (0, 1 or 2 locks; 3: a submitter; 4: a submitter recording each send; 5: and each job named to its workflow; 6: and our input check and progress upserts; 7: one path, the test run through its submitter too) separated by commas, not "${values.bound}"`,
     );
   return {
     ...numbers,
@@ -88,7 +88,8 @@ export function benchOptions(args: string[]) {
      * The bound's shapes to run before each batch (bound.ts): by their lock counts, 0, 1 (profiling) or 2; or 3, the
      * profiling run through a per-target submitter workflow (bound-submitter.ts); or 4, the same with each send
      * recorded at the submitter before it leaves; or 5, that with the test run named to its workflow; or 6, that with
-     * our input check (a local activity) and the two progress upserts (bound-workflow.ts).
+     * our input check (a local activity) and the two progress upserts; or 7, shape 6 on one path: the test run through
+     * its suite's submitter too, each job waited by an activity of its own (bound-workflow.ts).
      */
     bound: values.bound ? values.bound.split(',').map(Number) : [],
     /** Whether to run the Temporal floor (floor.ts) beside each N: `--no-floor` leaves it out. */

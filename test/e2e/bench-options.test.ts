@@ -31,6 +31,7 @@ test('bench:scale options: the defaults, and the pairs and JSON it takes', () =>
   assert.deepEqual(benchOptions(['--bound', '3,4']).bound, [3, 4], 'the submitter recording each send');
   assert.deepEqual(benchOptions(['--bound', '4,5']).bound, [4, 5], 'and each job named to its workflow');
   assert.deepEqual(benchOptions(['--bound', '5,6']).bound, [5, 6], 'and our input check and progress upserts');
+  assert.deepEqual(benchOptions(['--bound', '6,7']).bound, [6, 7], 'and on one path: the test run serialised too');
   assert.equal(o.sameTarget, false);
   assert.equal(benchOptions(['--same-target']).sameTarget, true);
   const given = benchOptions([
@@ -57,9 +58,9 @@ test('bench:scale options: a wrong one is named', () => {
   assert.throws(() => benchOptions(['--bogus']), /bogus/);
   assert.throws(
     () => benchOptions(['--bound', 'yes']),
-    /--bound takes shapes \(0, 1 or 2 locks; 3: a submitter; 4: a submitter recording each send; 5: and each job named to its workflow; 6: and our input check and progress upserts\) .*not "yes"/,
+    /--bound takes shapes \(0, 1 or 2 locks; 3: a submitter; 4: a submitter recording each send; 5: and each job named to its workflow; 6: and our input check and progress upserts; 7: one path, the test run through its submitter too\) .*not "yes"/,
   );
-  assert.throws(() => benchOptions(['--bound', '0,7']), /--bound takes shapes/);
+  assert.throws(() => benchOptions(['--bound', '0,8']), /--bound takes shapes/);
   assert.throws(() => benchOptions(['--bound', '0,']), /--bound takes shapes/, 'an empty count is not 0');
   assert.throws(
     () => benchOptions(['--same-target', '--fresh-targets']),

@@ -10,11 +10,15 @@ import { runScriptInOwnTmp } from '../helpers/processes.js';
 
 const bench = fileURLToPath(new URL('../../bench/scale/run.js', import.meta.url));
 
+/** Bound shape 7, as its rows name it. */
+const ONE_PATH =
+  'one path: both jobs through their submitters recording each send, an activity per job, the input check and progress upserts';
+
 test('bench:scale prints the side-by-side table, the Temporal floor and bound, the server work, the capacity and a promotion', async () => {
   const args = [
     ...['--n', '2', '--capacity', '2', '--capacity-promotion', '50'],
     ...['--run-ms', '300', '--run-spread-ms', '400', '--poll-ms', '200', '--input', '{"statusReports":0}'],
-    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2,3,4,5,6'],
+    ...['--rounds', '2', '--fresh-targets', '--bound', '0,2,3,4,5,6,7'],
     ...['--server-config', 'system.enableActivityEagerExecution=true'],
   ];
   // It takes about a minute; one run in 13 once hung with no output. Stopped short of the test's own limit, it prints
@@ -49,6 +53,7 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     'one activity, a submitter recording each send',
     'one activity, a submitter recording each send, each job named',
     'one activity, a submitter recording each send, each job named, the input check and progress upserts',
+    ONE_PATH,
   ]) {
     const rows = table.match(
       new RegExp(
@@ -117,6 +122,19 @@ test('bench:scale prints the side-by-side table, the Temporal floor and bound, t
     assert.match(r, /BatchMarkers 1\.0\b/);
     assert.match(r, /UpsertWorkflowSearchAttributes 2\.0\b/);
     assert.match(r, /SignalWorkflowExecution 2\.0\b/);
+  }
+  // Shape 7 is shape 6 on one path: both jobs asked of their targets' submitters (two signal-with-starts), each send
+  // recorded (two signals: no job is named, each submitter's answer names it), each answered by an external signal,
+  // each job waited by an activity of its own (the profiling wait asks for the test run as it ends), with 3 activities
+  // scheduled per pipeline, besides the submitters' batches.
+  const onePath = out.match(new RegExp(`^- N = 2, the bound \\(${ONE_PATH}\\), actions: .*$`, 'gm')) ?? [];
+  assert.equal(onePath.length, 2, out);
+  for (const r of onePath) {
+    assert.match(r, /SignalWithStartWorkflowExecution 2\.0\b/);
+    assert.match(r, /\bSignalWorkflowExecution 2\.0\b/);
+    assert.match(r, /SignalExternalWorkflowExecution 2\.0\b/);
+    assert.match(r, /ScheduleActivityTask 5\.0\b/);
+    assert.match(r, /UpsertWorkflowSearchAttributes 2\.0\b/);
   }
   assert.match(
     out,
