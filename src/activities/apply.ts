@@ -12,14 +12,7 @@ import { issueLines } from '../contract/issues.js';
 import { BlobRef, ImportConfig, ImportSummary, type ImportOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { ImportOutcomeUnknown, InvalidInput, parseInput, translated } from './errors.js';
-import {
-  recordingRefusal,
-  sendSignal,
-  unlessCancelled,
-  writeOnce,
-  type Prior,
-  type SendFor,
-} from '../exactly-once/index.js';
+import { recordingRefusal, sendSignal, writeOnce, type Prior, type SendFor } from '../exactly-once/index.js';
 import { SentFor } from './job-inputs.js';
 import { rest } from './heartbeats.js';
 
@@ -132,7 +125,6 @@ export function importWrites(ctx: ActivityContext) {
     const input = parseInput(ImportInput, raw, 'importTestDefinitions');
     const { prior } = turn;
     return translated(async () => {
-      if (!prior.mayHaveSent) await unlessCancelled(input.requester, true);
       const file = await exportFile(input.file);
       const signal = sendSignal(true);
       let expected = input.expected;

@@ -19,7 +19,6 @@ import {
   submitterFor,
   throughSubmitter,
   undoneIfGone,
-  unlessCancelled,
   unknownWords,
   writeOnce,
   type Outstanding,
@@ -184,7 +183,6 @@ export function orderSender(ctx: ActivityContext): SendFor {
     const input = parseInput(RunOrderInput, raw, 'runOrder');
     const prior = turn.prior as Prior<Listed>;
     const outstanding = { value: prior.mayHaveSent };
-    if (!prior.mayHaveSent) await unlessCancelled(input.requester);
     return translated(() =>
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();

@@ -5,7 +5,7 @@
 export { lookUntilSettled, pause, unknownWords } from './lookup.js';
 export { applySubmitterId, deploymentsOf, orderSubmitterId, requestIdOf } from './messages.js';
 export { orderStopActivities } from './order-stop.js';
-export { sendSignal, stillAsking, undoneIfGone, unlessCancelled } from './requester-gone.js';
+export { sendSignal, stillAsking, undoneIfGone } from './requester-gone.js';
 export { sendInTurnActivity, type SendFor } from './send-in-turn.js';
 export { submissionActivities, submissionSenders, submitter } from './submissions.js';
 export { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';

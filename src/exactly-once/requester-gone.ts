@@ -27,7 +27,7 @@ export const CANCELLED_UNSENT = 'RequesterCancelled';
 
 /**
  * Throws CANCELLED_UNSENT when `requester`'s workflow is cancelled (its cancel requested: its settle may not have
- * withdrawn the request yet) or gone: its request is not sent. Asked just before a request's first send.
+ * withdrawn the request yet) or gone: its request is not sent. Asked before each send is recorded (send-in-turn.ts).
  * `throughCancel`: only when it is gone (a write its workflow makes whatever a cancel says: an approved apply).
  */
 export async function unlessCancelled(requester: Requester | undefined, throughCancel = false): Promise<void> {

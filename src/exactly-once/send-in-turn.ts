@@ -34,7 +34,7 @@ import { attemptDeadline } from '../activities/deadline.js';
 import { parseInput } from '../activities/errors.js';
 import { beat, beatingWhile, note } from '../activities/heartbeats.js';
 import { inTraceOf } from '../activities/request-trace.js';
-import { CANCELLED_UNSENT } from './requester-gone.js';
+import { CANCELLED_UNSENT, unlessCancelled } from './requester-gone.js';
 import { tell } from './through-submitter.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
@@ -55,6 +55,9 @@ const Input = z.object({
   submitterRunId: z.string().min(1),
   batch: z.number().int().optional(),
 });
+
+/** The activity an apply is sent with (apply.ts). */
+const APPLY = 'importTestDefinitions';
 
 /** What a request's turn ends with when its requester withdrew it while it waited in the batch: it is not sent. */
 const WITHDRAWN = 'RequestWithdrawn';
@@ -157,6 +160,9 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
             ? { mayHaveSent: true, sending: r.sending }
             : { mayHaveSent: false };
         const record = async (phase: Phase<unknown>): Promise<void> => {
+          // Sent only while its workflow wants it, after whatever the lookup of an earlier send found: an apply while
+          // its workflow runs (it is made whatever a cancel says), any other write while it runs uncancelled.
+          if (phase.phase === 'sending') await unlessCancelled(requesters.get(r.id), input.activity === APPLY);
           phases[r.id] = phase;
           // A refusal only the heartbeat keeps (the next attempt then sends at once); a send the submitter records
           // below, and the next beat while the batch waits carries it: no heartbeat of its own.

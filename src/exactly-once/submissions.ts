@@ -16,7 +16,7 @@ import { sender, thisWorkflow } from './send-once.js';
 import type { Watermark } from './reconcile.js';
 import { JOB_KIND_NAMES, JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { recordingRefusal, type Prior } from './write-once.js';
-import { cancelUnwatched, undoneIfGone, sendSignal, unlessCancelled } from './requester-gone.js';
+import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
 import type { SendFor, Turn } from './send-in-turn.js';
 import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
 import { deploymentsOf, submitterId } from './messages.js';
@@ -100,7 +100,6 @@ export function submitter(ctx: ActivityContext) {
     const input = parseInput(SubmitInput, raw, JOB_KINDS[kind].activity);
     const prior = turn.prior as Prior<Watermark | null>;
     const outstanding = { value: prior.mayHaveSent };
-    if (!prior.mayHaveSent) await unlessCancelled(input.requester);
     return translated(() =>
       recordingRefusal(outstanding, turn.record, async () => {
         const signal = sendSignal();

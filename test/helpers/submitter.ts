@@ -222,3 +222,16 @@ export async function withStalledBatch(
     }
   });
 }
+
+/** Waits until a batch of submitter `submitterId` failed for good: its activity failed or timed out. */
+export async function batchFailedForGood(client: Client, submitterId: string): Promise<void> {
+  const submitter = client.workflow.getHandle(submitterId);
+  await eventually(
+    'the batch failed for good',
+    async () =>
+      ((await submitter.fetchHistory().catch(() => undefined))?.events ?? []).some(
+        (e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes,
+      ) || undefined,
+    { tries: 1_200, delayMs: 100 },
+  );
+}

@@ -9,8 +9,7 @@ import { describe, test } from 'node:test';
 import { SEED_IDS } from '../../src/simulator/index.js';
 import { withProjectWorker } from '../helpers/activities.js';
 import { devServerAndSimulator } from '../helpers/dev-and-sim.js';
-import { SLOW_JOBS, askSubmitter, deps, profilingRequesters } from '../helpers/submitter.js';
-import { eventually } from '../helpers/wait.js';
+import { SLOW_JOBS, askSubmitter, batchFailedForGood, deps, profilingRequesters } from '../helpers/submitter.js';
 
 const TG = SEED_IDS.tableGroups.finance;
 
@@ -38,15 +37,7 @@ describe('hole 7', () => {
         count: 100_000,
       });
       const answer = askSubmitter(s.d.env.client, taskQueue, submitterId, request);
-      const submitter = s.d.env.client.workflow.getHandle(submitterId);
-      await eventually(
-        'the batch failed for good',
-        async () =>
-          ((await submitter.fetchHistory().catch(() => undefined))?.events ?? []).some(
-            (e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes,
-          ) || undefined,
-        { tries: 1_200, delayMs: 100 },
-      );
+      await batchFailedForGood(s.d.env.client, submitterId);
       s.sim.controls.clearFaults(); // the outage ends
       assert.equal(outage.kind, 'status');
       const created = s.sim.controls.jobs().filter((j) => j.job_key === 'run-profile' && !before.has(j.id));
