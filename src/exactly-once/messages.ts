@@ -5,6 +5,7 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { JobKind } from '../contract/job-kinds.js';
+import type { Activities } from '../activities/index.js';
 
 /** The submitter's workflow type: one execution per target, its id the target's (`dataops-submit/…`, `dataops-order/…`). */
 export const SUBMITTER_WORKFLOW_TYPE = 'dataops.submitter';
@@ -51,6 +52,9 @@ export const orderSubmitterId = (
 /** The id of the submitter of a test suite's applies (deploymentOf the `/api/v1` base; see submitterId). */
 export const applySubmitterId = (taskQueue: string, deployment: string, testSuiteId: string): string =>
   `dataops-apply/${taskQueue}/${deployment}/${testSuiteId}`;
+
+/** The activity an import's apply is sent with: it keeps the import's timeouts, and is sent through its workflow's cancel. */
+export const APPLY_ACTIVITY = 'importTestDefinitions' satisfies keyof Activities;
 
 /** One write for the submitter to send, on behalf of one activity of one workflow. */
 export interface WriteRequest {

@@ -19,6 +19,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { NON_RETRYABLE } from '../contract/activity-options.js';
 import {
+  APPLY_ACTIVITY,
   failureOf,
   resumeUpdate,
   sendingUpdate,
@@ -55,9 +56,6 @@ const Input = z.object({
   submitterRunId: z.string().min(1),
   batch: z.number().int().optional(),
 });
-
-/** The activity an apply is sent with (apply.ts). */
-const APPLY = 'importTestDefinitions';
 
 /** What a request's turn ends with when its requester withdrew it while it waited in the batch: it is not sent. */
 const WITHDRAWN = 'RequestWithdrawn';
@@ -162,7 +160,7 @@ export function sendInTurnActivity(senders: Record<string, SendFor>) {
         const record = async (phase: Phase<unknown>): Promise<void> => {
           // Sent only while its workflow wants it, after whatever the lookup of an earlier send found: an apply while
           // its workflow runs (it is made whatever a cancel says), any other write while it runs uncancelled.
-          if (phase.phase === 'sending') await unlessCancelled(requesters.get(r.id), input.activity === APPLY);
+          if (phase.phase === 'sending') await unlessCancelled(requesters.get(r.id), input.activity === APPLY_ACTIVITY);
           phases[r.id] = phase;
           // A refusal only the heartbeat keeps (the next attempt then sends at once); a send the submitter records
           // below, and the next beat while the batch waits carries it: no heartbeat of its own.

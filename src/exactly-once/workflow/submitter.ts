@@ -17,6 +17,7 @@
  */
 import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
+  APPLY_ACTIVITY,
   failedRequestOf,
   failureOf,
   placeQuery,
@@ -229,7 +230,7 @@ const turnOf = ({ id, input, trace }: Queued, sending: SendRecord | undefined): 
 function sendBatch(batch: Queued[], batchNo: number): Promise<[string, WriteAnswer][]> {
   const { workflowId, runId } = workflowInfo();
   const within = activitiesWithin(batch[0]!.outageToleranceMs);
-  return (batch[0]!.activity === 'importTestDefinitions' ? within.transfer : within.submit).sendInTurn({
+  return (batch[0]!.activity === APPLY_ACTIVITY ? within.transfer : within.submit).sendInTurn({
     activity: batch[0]!.activity,
     requests: batch.map((r) => turnOf(r, r.sending)),
     submitterId: workflowId,
