@@ -7,12 +7,12 @@ import { BlobRef, ExportFilters, type ExportOutcome, type ImportOutcome } from '
 import type { ActivityContext } from './context.js';
 import { InvalidInput, parseInput, translated } from './errors.js';
 import {
-  answerOf,
   applySubmitterId,
   deploymentsOf,
   outageToleranceOf,
   submitterFor,
   throughSubmitter,
+  type SubmitterOf,
 } from '../exactly-once/index.js';
 import { ImportInput, importWrites } from './apply.js';
 
@@ -25,23 +25,19 @@ export const ExportInput = z.object({
 });
 export type ExportInput = z.input<typeof ExportInput>;
 
-/** An import ended unanswered: which activity it was, and its suite's submitter (as ImportInput names it). */
-export const UnansweredApplyInput = z.object({
-  activityId: z.string().min(1),
-  profile: z.string().min(1).default('default'),
-  testSuiteId: z.string().min(1),
-  submitterQueue: z.string().min(1).optional(),
-});
-export type UnansweredApplyInput = z.input<typeof UnansweredApplyInput>;
+/** The submitter of a suite's applies on the profile's deployment (the `/api/v1` base, where imports go). */
+export const applySubmitter =
+  (ctx: ActivityContext): SubmitterOf =>
+  (raw) => {
+    const input = parseInput(ImportInput, raw, 'importTestDefinitions');
+    const { baseUrl, apiBaseUrl } = ctx.profile(input.profile).client;
+    const deployment = deploymentsOf(baseUrl, apiBaseUrl).jobs;
+    return submitterFor(input, (taskQueue) => applySubmitterId(taskQueue, deployment, input.testSuiteId));
+  };
 
 export function definitionActivities(ctx: ActivityContext) {
   const { exportFile, importOnce } = importWrites(ctx);
-  /** The submitter of a suite's applies on the profile's deployment (the `/api/v1` base, where imports go). */
-  const applySubmitterOf = (input: { profile: string; testSuiteId: string; submitterQueue?: string | undefined }) =>
-    submitterFor(input, (taskQueue) => {
-      const { baseUrl, apiBaseUrl } = ctx.profile(input.profile).client;
-      return applySubmitterId(taskQueue, deploymentsOf(baseUrl, apiBaseUrl).jobs, input.testSuiteId);
-    });
+  const applySubmitterOf = applySubmitter(ctx);
 
   return {
     /** Writes a stored export file to `destination`, relative to the worker's export directory (never outside it). */
@@ -100,18 +96,6 @@ export function definitionActivities(ctx: ActivityContext) {
           outageToleranceOf(),
         );
       });
-    },
-
-    /**
-     * An apply that asked its suite's submitter ended unanswered (its attempt's worker died, and its deadline let no
-     * other attempt run): what its request did, as the submitter answers it (a request still queued is withdrawn now;
-     * one being sent is waited for). Null: nothing was sent for it.
-     */
-    findUnansweredApply: async (raw: UnansweredApplyInput): Promise<{ applied: ImportOutcome | null }> => {
-      const input = parseInput(UnansweredApplyInput, raw, 'findUnansweredApply');
-      return translated(async () => ({
-        applied: (await answerOf<ImportOutcome>(applySubmitterOf(input).id, input.activityId)) ?? null,
-      }));
     },
   };
 }

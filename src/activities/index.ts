@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { activityContext, type ActivityDeps } from './context.js';
 import { importWrites } from './apply.js';
-import { definitionActivities } from './definitions.js';
+import { applySubmitter, definitionActivities } from './definitions.js';
 import { parseInput, translated } from './errors.js';
 import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
@@ -15,12 +15,14 @@ import { lineageActivities } from './lineage.js';
 import {
   orderStopActivities,
   sendInTurnActivity,
+  settleAskActivity,
   stillAsking,
   submissionActivities,
   submissionSenders,
+  submissionSubmitters,
 } from '../exactly-once/index.js';
 import { waitingActivities } from './waiting.js';
-import { orderActivities, orderSender } from './orders.js';
+import { orderActivities, orderSender, orderSubmitter } from './orders.js';
 import { prefixed } from '../contract/names.js';
 
 export function activityFunctions(deps: ActivityDeps) {
@@ -54,6 +56,11 @@ export function activityFunctions(deps: ActivityDeps) {
       ...submissionSenders(ctx),
       runOrder: orderSender(ctx),
       importTestDefinitions: importWrites(ctx).applySender,
+    }),
+    settleAsk: settleAskActivity({
+      ...submissionSubmitters(ctx),
+      runOrder: orderSubmitter(ctx),
+      importTestDefinitions: applySubmitter(ctx),
     }),
   };
 }

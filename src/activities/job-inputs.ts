@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import type { Job } from '../api/index.js';
 import { DEFAULT_STATUS_REPORTS } from '../contract/activity-options.js';
-import { JOB_KIND_NAMES } from '../contract/job-kinds.js';
 import type { JobSnapshot } from '../contract/types.js';
 
 export const Profile = z.string().min(1).default('default');
@@ -76,26 +75,6 @@ const AfterCompletion = {
   /** How long the wait follows that job itself, once found, before leaving it to the workflow (0: not at all). */
   followUpMs: z.number().int().min(0).max(600_000).optional(),
 };
-
-/** A submission, as the settle of its ask names it (findUnansweredSubmission). */
-const Submission = z.object({
-  kind: z.enum(JOB_KIND_NAMES),
-  targetId: Id,
-  projectCode: z.string().min(1).optional(),
-  /** As SubmitInput's: the send's task queue. */
-  submitterQueue: z.string().min(1).optional(),
-  leaveOnCancel: LeaveOnCancel,
-});
-export type Submission = z.output<typeof Submission>;
-
-/** An ask of a target's submitter ended unanswered, or its workflow was cancelled: which submission, which ask. */
-export const UnansweredInput = z.object({
-  profile: Profile,
-  submit: Submission,
-  /** The ask's activity id, part of the submission's identity. */
-  activityId: Id,
-});
-export type UnansweredInput = z.input<typeof UnansweredInput>;
 
 export const WaitInput = z.object({
   profile: Profile,

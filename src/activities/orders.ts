@@ -6,7 +6,6 @@ import type { OrderResult, OrderRunOutcome } from '../contract/types.js';
 import type { ActivityContext } from './context.js';
 import { beatingWhile, note, rest } from './heartbeats.js';
 import {
-  answerOf,
   deploymentsOf,
   lookUntilSettled,
   orderSubmitterId,
@@ -25,6 +24,7 @@ import {
   type Phase,
   type Prior,
   type SendFor,
+  type SubmitterOf,
 } from '../exactly-once/index.js';
 import { untilNextPoll } from './wait-progress.js';
 import { SentFor } from './job-inputs.js';
@@ -42,17 +42,6 @@ export const RunOrderInput = z.object({
   requester: SentFor.requester,
 });
 export type RunOrderInput = z.input<typeof RunOrderInput>;
-
-/** An order's `runOrder` ended unanswered: which activity it was, and its order's submitter (as RunOrderInput names it). */
-export const UnansweredOrderInput = z.object({
-  activityId: z.string().min(1),
-  submitterQueue: z.string().min(1).optional(),
-  profile: z.string().min(1).default('default'),
-  kitchen: z.string().min(1),
-  recipe: z.string().min(1),
-  variation: z.string().min(1),
-});
-export type UnansweredOrderInput = z.input<typeof UnansweredOrderInput>;
 
 export const WaitOrderInput = z.object({
   profile: z.string().min(1).default('default'),
@@ -193,12 +182,17 @@ export function orderSender(ctx: ActivityContext): SendFor {
   };
 }
 
+/** The submitter of an order's deployment, kitchen, recipe and variation, on its workflow's task queue. */
+export const orderSubmitter =
+  (ctx: ActivityContext): SubmitterOf =>
+  (raw) => {
+    const o = parseInput(RunOrderInput, raw, 'runOrder');
+    const { baseUrl } = ctx.profile(o.profile).client;
+    return submitterFor(o, (taskQueue) => orderSubmitterId(taskQueue, deploymentsOf(baseUrl).orders, o));
+  };
+
 export function orderActivities(ctx: ActivityContext) {
-  /** The submitter of an order's deployment, kitchen, recipe and variation. */
-  const orderSubmitterOf = (
-    taskQueue: string,
-    o: { profile: string; kitchen: string; recipe: string; variation: string },
-  ) => orderSubmitterId(taskQueue, deploymentsOf(ctx.profile(o.profile).client.baseUrl).orders, o);
+  const submitterOf = orderSubmitter(ctx);
   return {
     /**
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
@@ -211,26 +205,8 @@ export function orderActivities(ctx: ActivityContext) {
       // Sent by the recipe and variation's submitter, whose records decide a retry: this activity records nothing.
       const { submitterQueue: _queue, requester: _, ...order } = input;
       return translated(() =>
-        throughSubmitter<OrderResult>(
-          submitterFor(input, (taskQueue) => orderSubmitterOf(taskQueue, input)),
-          'runOrder',
-          order,
-          outageToleranceOf(),
-        ),
+        throughSubmitter<OrderResult>(submitterOf(input), 'runOrder', order, outageToleranceOf()),
       );
-    },
-
-    /**
-     * A `runOrder` that asked its submitter ended unanswered (its attempt's worker died, and the workflow's cancel or
-     * deadline let no other attempt run): the order its request created, as the submitter answers it (a request still
-     * queued is withdrawn now; one being sent is waited for). Null: nothing was sent for it.
-     */
-    findUnansweredOrder: async (raw: UnansweredOrderInput): Promise<{ order: OrderResult | null }> => {
-      const input = parseInput(UnansweredOrderInput, raw, 'findUnansweredOrder');
-      return translated(async () => {
-        const submitter = submitterFor(input, (taskQueue) => orderSubmitterOf(taskQueue, input));
-        return { order: (await answerOf<OrderResult>(submitter.id, input.activityId)) ?? null };
-      });
     },
 
     /** Waits for the first order run of an order to reach a terminal status, polling with heartbeats. */

@@ -7,6 +7,13 @@ export { applySubmitterId, deploymentsOf, orderSubmitterId, requestIdOf } from '
 export { orderStopActivities } from './order-stop.js';
 export { sendSignal, stillAsking, undoneIfGone } from './requester-gone.js';
 export { sendInTurnActivity, type SendFor } from './send-in-turn.js';
-export { submissionActivities, submissionSenders, submitter } from './submissions.js';
-export { answerOf, outageToleranceOf, requester, submitterFor, throughSubmitter } from './through-submitter.js';
+export { submissionActivities, submissionSenders, submissionSubmitters, submitter } from './submissions.js';
+export {
+  outageToleranceOf,
+  requester,
+  settleAskActivity,
+  submitterFor,
+  throughSubmitter,
+  type SubmitterOf,
+} from './through-submitter.js';
 export { recordingRefusal, writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';

@@ -4,21 +4,20 @@
  * target's submitter (src/exactly-once/workflow/submitter.ts), whose batch sends it in its turn (`sendFor`, by
  * send-once.ts), so no other submission of ours competes for the same job; a lost answer is looked up (reconcile.ts)
  * once a held request can no longer commit (`submitSettleMs`), and only then may a retry send again. An ask that ended
- * unanswered, or whose workflow was cancelled, is settled (`findUnansweredSubmission`).
+ * unanswered, or whose workflow was cancelled, is settled at its submitter (`settleAsk`, through-submitter.ts).
  */
-import { log } from '@temporalio/activity';
 import type { JobSubmitted } from '../contract/types.js';
 import type { ActivityContext } from '../activities/context.js';
 import { attemptDeadline } from '../activities/deadline.js';
 import { parseInput, translated } from '../activities/errors.js';
-import { SubmitInput, UnansweredInput } from '../activities/job-inputs.js';
+import { SubmitInput } from '../activities/job-inputs.js';
 import { sender, thisWorkflow } from './send-once.js';
 import type { Watermark } from './reconcile.js';
 import { JOB_KIND_NAMES, JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { recordingRefusal, type Prior } from './write-once.js';
 import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
 import type { SendFor, Turn } from './send-in-turn.js';
-import { answerOf, outageToleranceOf, submitterFor, throughSubmitter } from './through-submitter.js';
+import { outageToleranceOf, submitterFor, throughSubmitter, type SubmitterOf } from './through-submitter.js';
 import { deploymentsOf, submitterId } from './messages.js';
 
 /** Kept back from an attempt's end for the send that may follow a lookup. */
@@ -110,20 +109,7 @@ export function submitter(ctx: ActivityContext) {
     );
   }
 
-  /**
-   * The job the request of ask `activityId` created, when that ask ended unanswered or its workflow was cancelled:
-   * the answer its target's submitter gives that request (one still queued is withdrawn). None: nothing was sent.
-   */
-  async function findUnanswered(
-    kind: JobKind,
-    input: SubmissionTarget,
-    activityId: string,
-  ): Promise<JobSubmitted | undefined> {
-    const answered = await answerOf<JobSubmitted>(submitterOf(kind, input).id, activityId);
-    return answered ? { ...answered, reconciled: true } : undefined;
-  }
-
-  return { submit, findUnanswered, sendFor };
+  return { submit, submitterOf, sendFor };
 }
 
 export type Submitter = ReturnType<typeof submitter>;
@@ -133,42 +119,27 @@ type SubmitActivity = (input: SubmitInput) => Promise<JobSubmitted>;
 
 /** One submitting activity per kind of job (src/contract/job-kinds.ts): `submitProfilingRun`, `submitTestRun`, … */
 export function submissionActivities(ctx: ActivityContext) {
-  const { submit, findUnanswered } = submitter(ctx);
-  const one =
-    (kind: JobKind): SubmitActivity =>
-    (input) =>
-      submit(kind, input);
-  const byKind = Object.fromEntries(JOB_KIND_NAMES.map((kind) => [JOB_KINDS[kind].activity, one(kind)])) as Record<
+  const { submit } = submitter(ctx);
+  return byKind<SubmitActivity>((kind) => (input) => submit(kind, input));
+}
+
+/** `make(kind)` for each kind of job, under its submit activity's name. */
+const byKind = <T>(make: (kind: JobKind) => T): Record<SubmitActivityName, T> =>
+  Object.fromEntries(JOB_KIND_NAMES.map((kind) => [JOB_KINDS[kind].activity, make(kind)])) as Record<
     SubmitActivityName,
-    SubmitActivity
+    T
   >;
-  return {
-    ...byKind,
-    /**
-     * The job the request of an ask created, settled now: the ask ended unanswered (its worker died, and none of its
-     * attempts will run again), or its workflow was cancelled. A request still queued is withdrawn (null: nothing was
-     * sent, nor will be); one being sent is waited for, so that the workflow cancels its job rather than leave it
-     * running with nobody watching.
-     */
-    findUnansweredSubmission: async (raw: UnansweredInput): Promise<{ job: JobSubmitted | null }> => {
-      const input = parseInput(UnansweredInput, raw, 'findUnansweredSubmission');
-      return translated(async () => {
-        const { kind, ...submit } = input.submit;
-        const job = await findUnanswered(kind, { profile: input.profile, ...submit }, input.activityId);
-        if (job) log.warn('an unanswered ask had submitted its job', { jobId: job.jobId, ...input.submit });
-        return { job: job ?? null };
-      });
-    },
-  };
+
+/** The submitter each kind's request goes to (through-submitter.ts, settleAsk), under its submit activity's name. */
+export function submissionSubmitters(ctx: ActivityContext): Record<SubmitActivityName, SubmitterOf> {
+  const { submitterOf } = submitter(ctx);
+  return byKind<SubmitterOf>(
+    (kind) => (raw) => submitterOf(kind, parseInput(SubmitInput, raw, JOB_KINDS[kind].activity)),
+  );
 }
 
 /** What a target's submitter sends each kind's requests with (send-in-turn.ts), under its submit activity's name. */
 export function submissionSenders(ctx: ActivityContext): Record<SubmitActivityName, SendFor> {
   const { sendFor } = submitter(ctx);
-  return Object.fromEntries(
-    JOB_KIND_NAMES.map((kind) => [
-      JOB_KINDS[kind].activity,
-      (input: unknown, turn: Turn) => sendFor(kind, input, turn),
-    ]),
-  ) as Record<SubmitActivityName, SendFor>;
+  return byKind<SendFor>((kind) => (input, turn) => sendFor(kind, input, turn));
 }

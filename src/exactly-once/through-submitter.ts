@@ -5,13 +5,14 @@
  * submitter has recorded that answer, so an ask holds no slot and sends no heartbeat while it waits its turn. An
  * attempt that was not completed (its request dropped, its worker gone before it queued, the completion lost) times
  * out, and the next attempt reads where its request stands: it takes the answer, or queues the request again, never
- * a second send. A workflow's cancel settles its ask's request itself (answerOf): withdrawn if still queued, else its
+ * a second send. A workflow's cancel settles its ask's request itself (`settleAsk`): withdrawn if still queued, else its
  * answer heard.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { activityInfo, CancelledFailure, CompleteAsyncError, Context } from '@temporalio/activity';
+import { activityInfo, CancelledFailure, CompleteAsyncError, Context, log } from '@temporalio/activity';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { z } from 'zod';
 import {
   SUBMITTER_WORKFLOW_TYPE,
   placeQuery,
@@ -29,6 +30,7 @@ import { DEFAULT_OUTAGE_TOLERANCE_MS } from '../contract/activity-options.js';
 import { beatingWhile } from '../activities/heartbeats.js';
 import { stillWanted } from './requester-gone.js';
 import { traceCarrier } from '../activities/request-trace.js';
+import { parseInput, translated } from '../activities/errors.js';
 
 /** This activity (or activity `activityId` of its workflow), as the submitter names its requester. */
 export function requester(activityId = activityInfo().activityId): Requester {
@@ -215,7 +217,7 @@ export async function answerFrom(
  * for it: never asked, withdrawn now while it waited its turn, or refused. No submitter running: nothing of it is kept.
  * The ask, if it still runs, is ended with that answer first, so its workflow leaves no activity in flight.
  */
-export async function answerOf<T>(submitterId: string, activityId: string): Promise<T | undefined> {
+async function answerOf<T>(submitterId: string, activityId: string): Promise<T | undefined> {
   const requestId = requestIdOf(requester(activityId));
   const handle = Context.current().client.workflow.getHandle(submitterId);
   try {
@@ -227,4 +229,39 @@ export async function answerOf<T>(submitterId: string, activityId: string): Prom
   const answer = await answerFrom(handle, requestId, async () => false);
   await beatingWhile(tell(requester(activityId), answer));
   return resultOf<T>(answer);
+}
+
+/** The submitter a write's request goes to, from the input its ask was given. */
+export type SubmitterOf = (request: unknown) => { id: string; taskQueue: string };
+
+const SettleInput = z.object({
+  /** The asking activity's type (`submitProfilingRun`, `runOrder`, `importTestDefinitions`, …) and its id. */
+  activity: z.string().min(1),
+  activityId: z.string().min(1),
+  /** The input the ask was given: it names the submitter. */
+  request: z.record(z.string(), z.unknown()),
+});
+export type SettleInput = z.input<typeof SettleInput>;
+
+/**
+ * `settleAsk`: what the request of an ask created, settled now, whether or not that ask still runs: its workflow was
+ * cancelled, or it ended unanswered (its worker died, and none of its attempts will run again). One still queued is
+ * withdrawn (null: nothing was sent, nor will be); one being sent is waited for, so that its workflow cancels what it
+ * created rather than leave it running with nobody watching. `submitters`: where each asking activity's requests go.
+ */
+export function settleAskActivity(submitters: Record<string, SubmitterOf>) {
+  return async function settleAsk(raw: SettleInput): Promise<{ answer: unknown }> {
+    const input = parseInput(SettleInput, raw, 'settleAsk');
+    const submitterOf = submitters[input.activity];
+    if (!submitterOf)
+      throw ApplicationFailure.create({
+        message: `no activity ${input.activity} asks a submitter`,
+        nonRetryable: true,
+      });
+    return translated(async () => {
+      const answer = await answerOf(submitterOf(input.request).id, input.activityId);
+      if (answer !== undefined) log.warn('an unanswered ask had been sent', { activity: input.activity });
+      return { answer: answer ?? null };
+    });
+  };
 }

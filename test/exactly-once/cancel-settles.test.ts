@@ -27,6 +27,8 @@ describe('a workflow cancelled while its request waits its turn', () => {
       .filter((j) => j.job_key === 'run-profile' && j.table_group_id === target)
       .map((j) => j.id);
 
+  /** The activity that settles an ask's request, whatever its kind. */
+  const SETTLE = 'dataops.settleAsk';
   const profilingCase = (target: string, waitStrategy: 'heartbeat' | 'deferrable') => ({
     target,
     submitter: (taskQueue: string) => submitterAt(s.sim.url, taskQueue, 'profiling', target),
@@ -40,7 +42,6 @@ describe('a workflow cancelled while its request waits its turn', () => {
       }),
     created: () => profiling(target),
     workflow: ['dataops.profileTableGroup', { tableGroupId: target, waitStrategy, pollIntervalMs: 200 }] as const,
-    settle: 'dataops.findUnansweredSubmission',
   });
   const cases = {
     'profiling, asked by its submission activity (deferrable)': profilingCase(TG.salesDev, 'deferrable'),
@@ -50,7 +51,6 @@ describe('a workflow cancelled while its request waits its turn', () => {
       submitter: (taskQueue: string) => orderSubmitterAt(s.sim.url, taskQueue, ASKED_ORDER),
       ...orderAsked(s),
       workflow: ['dataops.runOrder', { ...ASKED_ORDER, wait: false }] as const,
-      settle: 'dataops.findUnansweredOrder',
     },
   };
 
@@ -90,11 +90,11 @@ describe('a workflow cancelled while its request waits its turn', () => {
           // Nothing in flight when it closed: its settle ended its ask (cancelled, withdrawn unsent) before it ended.
           assert.deepEqual(activitiesInFlight(events), [], 'its ask ended by its settle');
           assert.ok(
-            scheduled.some((a) => a.type === c.settle),
+            scheduled.some((a) => a.type === SETTLE),
             `its request settled: ${scheduled.map((a) => a.type).join(', ')}`,
           );
           // A settle whose worker dies is tried again seconds later, not after 20 s (the short calls' timeout).
-          for (const a of scheduled.filter((x) => x.type === c.settle))
+          for (const a of scheduled.filter((x) => x.type === SETTLE))
             assert.ok(a.heartbeatS <= 5, `the settle's heartbeat timeout is ${a.heartbeatS} s`);
           assert.deepEqual(await submitter.query(requestsQuery), { sending: [requests[0]!.id], queued: [] });
         } finally {

@@ -110,7 +110,7 @@ describe('a job run: asked, then waited for', () => {
     assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the workflow cancelled it itself');
     assert.equal(run.progress.remoteCancel?.confirmed, true);
     // Settled at once by the workflow (its held send's answer heard), not when the ask heard of the cancel.
-    assert.ok(run.types.includes('findUnansweredSubmission'), `its request settled: ${run.types.join(', ')}`);
+    assert.ok(run.types.includes('settleAsk'), `its request settled: ${run.types.join(', ')}`);
   });
 
   test('a failure after the submission names the run: it is cancelled, and the workflow fails with that failure', async () => {
@@ -127,7 +127,7 @@ describe('a job run: asked, then waited for', () => {
     assert.equal(run.progress.remoteCancel?.jobId, created[0]?.id, 'the run the failure named was cancelled');
     assert.equal(s.sim.controls.job(created[0]?.id ?? '')?.status, 'canceled');
     assert.deepEqual(run.types.slice(0, 2), ['submitProfilingRun', 'waitForJob']);
-    assert.ok(!run.types.includes('findUnansweredSubmission'), 'named by the failure, not looked up');
+    assert.ok(!run.types.includes('settleAsk'), 'named by the failure, not looked up');
   });
 
   test('a refused submission fails the workflow as the submission would: no job, no lookup', async () => {

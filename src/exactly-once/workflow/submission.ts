@@ -18,9 +18,8 @@ import type { ImportOutcome, JobSubmitted, OrderResult } from '../../contract/in
 import { OUTCOME_UNKNOWN, asksWithin } from '../../contract/activity-options.js';
 import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
 import { ourActivities } from '../../workflows/ours.js';
-import type { Submission } from '../../activities/job-inputs.js';
 import type { ImportInput } from '../../activities/apply.js';
-import { WITHDRAWN_UNSENT } from '../messages.js';
+import { APPLY_ACTIVITY, WITHDRAWN_UNSENT } from '../messages.js';
 import { activitiesWithin, type Tracker } from '../../workflows/shared.js';
 
 /**
@@ -35,21 +34,17 @@ function unanswered(err: unknown): err is ActivityFailure {
 }
 
 /**
- * The job the request of ask `activityId` got, settled now, whether or not that ask still runs: a request still queued
- * is withdrawn (null: nothing was sent, and nothing will be), one being sent is waited for. A workflow's cancel asks
- * this at once: the ask itself, completed by the submitter's batch, hears of no cancel.
+ * What the request of ask `activityId` (activity `activity`, given `request`) created, settled now, whether or not
+ * that ask still runs (settleAsk): a request still queued is withdrawn (null: nothing was sent, and nothing will be),
+ * one being sent is waited for. A workflow's cancel asks this at once: the ask itself, completed by the submitter's
+ * batch, hears of no cancel.
  */
-async function settledJob(
-  opts: { profile: string; outageToleranceMs: number },
-  submit: Submission,
-  activityId: string,
-): Promise<JobSubmitted | null> {
-  const input = { profile: opts.profile, submit, activityId };
-  const { job } = await CancellationScope.nonCancellable(() =>
-    activitiesWithin(opts.outageToleranceMs).call.findUnansweredSubmission(input),
-  );
-  return job;
-}
+const settled =
+  <T>(outageToleranceMs: number, activity: string, request: Record<string, unknown>, activityId: string) =>
+  async (): Promise<T | null> => {
+    const settle = activitiesWithin(outageToleranceMs).call.settleAsk;
+    return (await settle({ activity, request, activityId })).answer as T | null;
+  };
 
 export interface CreateOrderInput {
   profile: string;
@@ -152,19 +147,6 @@ const askId = (): string => `ask-${uuid4()}`;
  */
 const submitterQueue = (): string => workflowInfo().taskQueue;
 
-/** A submission: the job's kind and target, and where it is sent. */
-const submissionOf = (
-  kind: JobKind,
-  opts: { projectCode?: string | undefined; cancelRemoteJob?: boolean | undefined },
-  targetId: string,
-) => ({
-  kind,
-  targetId,
-  ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
-  submitterQueue: submitterQueue(),
-  ...(opts.cancelRemoteJob === false ? { leaveOnCancel: true } : {}),
-});
-
 /** Submits a job through its target's submitter. */
 export async function submitUnderLock(
   t: Tracker,
@@ -178,14 +160,23 @@ export async function submitUnderLock(
   targetId: string,
   outer?: CancellationScope,
 ): Promise<JobSubmitted> {
-  const args = { profile: opts.profile, targetId, projectCode: opts.projectCode };
+  const leaveOnCancel = opts.cancelRemoteJob === false;
+  const request = {
+    profile: opts.profile,
+    targetId,
+    ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
+    submitterQueue: submitterQueue(),
+    ...(leaveOnCancel ? { leaveOnCancel } : {}),
+  };
   const activityId = askId();
-  const submit = asking(t, opts.outageToleranceMs, activityId)[JOB_KINDS[kind].activity];
-  const submission = submissionOf(kind, opts, targetId);
-  const { submitterQueue, leaveOnCancel } = submission;
+  const { activity } = JOB_KINDS[kind];
+  const settle = settled<JobSubmitted>(opts.outageToleranceMs, activity, request, activityId);
   return askingSubmitter(
-    () => submit({ ...args, submitterQueue, ...(leaveOnCancel ? { leaveOnCancel } : {}) }),
-    () => settledJob(opts, submission, activityId),
+    () => asking(t, opts.outageToleranceMs, activityId)[activity](request),
+    async () => {
+      const job = await settle();
+      return job && { ...job, reconciled: true };
+    },
     outer,
     leaveOnCancel,
   );
@@ -193,15 +184,12 @@ export async function submitUnderLock(
 
 /** Creates an order through the submitter of its kitchen, recipe and variation. */
 export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
-  const { outageToleranceMs: _, ...args } = input;
+  const { outageToleranceMs, ...args } = input;
   const activityId = askId();
-  const runOrder = asking(t, input.outageToleranceMs, activityId).runOrder;
-  const { profile, kitchen, recipe, variation } = input;
-  const find = activitiesWithin(input.outageToleranceMs).call.findUnansweredOrder;
-  const request = { profile, kitchen, recipe, variation, submitterQueue: submitterQueue(), activityId };
+  const request = { ...args, submitterQueue: submitterQueue() };
   return askingSubmitter(
-    () => runOrder({ ...args, submitterQueue: submitterQueue() }),
-    async () => (await find(request)).order,
+    () => asking(t, outageToleranceMs, activityId).runOrder(request),
+    settled<OrderResult>(outageToleranceMs, 'runOrder', request, activityId),
   );
 }
 
@@ -216,11 +204,9 @@ export async function applyUnderLock(
 ): Promise<ImportOutcome> {
   const { outageToleranceMs, ...args } = input;
   const activityId = askId();
-  const apply = asking(t, outageToleranceMs, activityId).importTestDefinitions;
-  const find = activitiesWithin(outageToleranceMs).call.findUnansweredApply;
-  const request = { profile: input.profile, testSuiteId: input.testSuiteId, submitterQueue: submitterQueue() };
+  const request = { ...args, submitterQueue: submitterQueue() };
   return askingSubmitter(
-    () => apply({ ...args, submitterQueue: submitterQueue() }),
-    async () => (await find({ ...request, activityId })).applied,
+    () => asking(t, outageToleranceMs, activityId).importTestDefinitions(request),
+    settled<ImportOutcome>(outageToleranceMs, APPLY_ACTIVITY, request, activityId),
   );
 }

@@ -21,7 +21,7 @@ export interface Kept {
 
 /**
  * How long an answer is kept after its requesting activity was first seen no longer pending: the lookup its workflow
- * makes when that activity ended unanswered (settledJob, submission.ts) comes right after. Counted from that check,
+ * makes when that activity ended unanswered (settleAsk, through-submitter.ts) comes right after. Counted from that check,
  * not from the one before it that saw the activity pending (up to LONGEST_IDLE_MS earlier), so the grace is whole.
  */
 const LOOKUP_GRACE_MS = 5 * 60_000;
