@@ -1,19 +1,7 @@
 /**
- * The one state machine every remote write goes through: a job submission (submission.ts), an order (orders.ts) and
- * an apply of test definitions (definitions.ts). Each attempt records its phase in its heartbeat details:
- *
- *   not sent ──(mark; record `sending`)──> sending ──(answer)──> answered
- *      ^  ^                                  │
- *      │  └── certain refusal: `rejected` ───┤
- *      │                                     │ lost: timeout, reset after the send, abort, 5xx, garbled 2xx
- *      │                                     v
- *      └─── nothing, once settled ───── outcome lost ──(found, once settled)──> answered (reconciled)
- *
- * A refusal before or at the send (no token, a refused connection, a 4xx, a 429) is certain: the attempt records
- * `rejected`, and the next one sends at once, with no settle window and no lookup that could take an earlier write
- * for ours. Only an outcome that may have committed is looked for (`find`), and only until `settleMs` after the send,
- * when a held request can no longer commit. A later attempt whose predecessor may have sent (it recorded a send, and
- * no refusal since) looks first, from that send's record.
+ * The one state machine every remote write goes through (a job submission, an order, an apply): its diagram and rules
+ * are docs/design/exactly-once.md's. Each attempt records its phase; a certain refusal is sent again at once, and only
+ * an outcome that may have committed is looked for, until the settle window after the send has ended.
  */
 import { activityInfo } from '@temporalio/activity';
 import { z } from 'zod';
