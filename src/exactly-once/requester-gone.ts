@@ -8,6 +8,11 @@ import { Conflict, type ServiceClient } from '../api/index.js';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { Requester } from './messages.js';
 import { beatingWhile } from '../activities/heartbeats.js';
+import { NAME_PREFIX } from '../contract/names.js';
+import type { Activities } from '../activities/index.js';
+
+/** The activity that settles an ask's request (through-submitter.ts), as registered. */
+const SETTLE = NAME_PREFIX + ('settleAsk' satisfies keyof Activities);
 
 /** Workflow run `who`'s state: gone (no longer running, `status` says how it ended), or cancel requested. */
 async function stateOf(who: { workflowId: string; runId: string }) {
@@ -112,8 +117,9 @@ export function sendSignal(throughCancel = false): AbortSignal {
 
 /**
  * Which of these requesters may still ask their submitter again (src/exactly-once/workflow/submitter.ts): their workflow runs and
- * the requesting activity is pending (it may retry). Read by a submitter with nothing left to send, to know which
- * answers it must keep.
+ * the requesting activity is pending (it may retry), or a settle of its workflow is (`settleAsk`, which reads the
+ * answer of an ask that was cancelled or ended unanswered, however long it waited for a worker). Read by a submitter
+ * with nothing left to send, to know which answers it must keep.
  */
 export async function stillAsking(requesters: Requester[]): Promise<boolean[]> {
   const { client } = Context.current();
@@ -121,7 +127,11 @@ export async function stillAsking(requesters: Requester[]): Promise<boolean[]> {
     requesters.map(async ({ workflowId, runId, activityId }) => {
       try {
         const d = await beatingWhile(client.workflow.getHandle(workflowId, runId).describe());
-        return d.status.name === 'RUNNING' && (d.raw.pendingActivities ?? []).some((a) => a.activityId === activityId);
+        const pending = d.raw.pendingActivities ?? [];
+        return (
+          d.status.name === 'RUNNING' &&
+          pending.some((a) => a.activityId === activityId || a.activityType?.name === SETTLE)
+        );
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;
         throw err;

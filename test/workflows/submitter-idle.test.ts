@@ -32,12 +32,12 @@ describe("a submitter's idle end", () => {
       .filter((e) => e[attributes])
       .map((e) => Number(e.eventTime!.seconds) * 1000 + Math.round((e.eventTime!.nanos ?? 0) / 1e6));
 
-  /** A requesting workflow whose activity stays pending: scheduled on a task queue nobody polls. */
-  const requesterOn = (taskQueue: string, name: string) =>
+  /** A requesting workflow whose activity (`activity`) stays pending: scheduled on a task queue nobody polls. */
+  const requesterOn = (taskQueue: string, name: string, activity = 'dataops.never') =>
     s.d.env.client.workflow.start('callActivity', {
       taskQueue,
       workflowId: `idle-${name}-${taskQueue}`,
-      args: ['dataops.never', {}, { taskQueue: `${taskQueue}-nobody`, startToCloseTimeout: '30 days' }],
+      args: [activity, {}, { taskQueue: `${taskQueue}-nobody`, startToCloseTimeout: '30 days' }],
     });
   const pending = (handle: WorkflowHandle) =>
     eventually('the requesting activity pending', async () =>
@@ -152,6 +152,13 @@ describe("a submitter's idle end", () => {
       );
       await requester.terminate('the requester is gone');
       assert.deepEqual(await ask([requesterOf(requester)]), [false], 'a terminated requester asks no more');
+      // Its ask cancelled or ended unanswered, its workflow settles the request: the answer is kept while that settle
+      // is pending, however long it waits for a worker (else the submitter would forget it, and end, and the settle
+      // would hear "nothing sent" of a job that runs).
+      const settling = await requesterOn(tq, 'settling', 'dataops.settleAsk');
+      await pending(settling);
+      assert.deepEqual(await ask([requesterOf(settling, 'ask-1')]), [true], 'a requester whose settle is pending asks');
+      await settling.terminate('done');
     });
   });
 });
