@@ -26,18 +26,21 @@ export const ExportInput = z.object({
 export type ExportInput = z.input<typeof ExportInput>;
 
 /** The submitter of a suite's applies on the profile's deployment (the `/api/v1` base, where imports go). */
+const applySubmitterOf = (ctx: ActivityContext) => (input: z.output<typeof ImportInput>) => {
+  const { baseUrl, apiBaseUrl } = ctx.profile(input.profile).client;
+  const deployment = deploymentsOf(baseUrl, apiBaseUrl).jobs;
+  return submitterFor(input, (taskQueue) => applySubmitterId(taskQueue, deployment, input.testSuiteId));
+};
+
+/** applySubmitterOf, from an `importTestDefinitions` input not parsed yet (settleAsk's). */
 export const applySubmitter =
   (ctx: ActivityContext): SubmitterOf =>
-  (raw) => {
-    const input = parseInput(ImportInput, raw, 'importTestDefinitions');
-    const { baseUrl, apiBaseUrl } = ctx.profile(input.profile).client;
-    const deployment = deploymentsOf(baseUrl, apiBaseUrl).jobs;
-    return submitterFor(input, (taskQueue) => applySubmitterId(taskQueue, deployment, input.testSuiteId));
-  };
+  (raw) =>
+    applySubmitterOf(ctx)(parseInput(ImportInput, raw, 'importTestDefinitions'));
 
 export function definitionActivities(ctx: ActivityContext) {
   const { exportFile, importOnce } = importWrites(ctx);
-  const applySubmitterOf = applySubmitter(ctx);
+  const submitterOf = applySubmitterOf(ctx);
 
   return {
     /** Writes a stored export file to `destination`, relative to the worker's export directory (never outside it). */
@@ -89,12 +92,7 @@ export function definitionActivities(ctx: ActivityContext) {
         const signal = Context.current().cancellationSignal;
         if (input.config.mode === 'preview') return importOnce(input, file, signal);
         const { submitterQueue: _queue, requester: _, ...apply } = input;
-        return throughSubmitter<ImportOutcome>(
-          applySubmitterOf(input),
-          'importTestDefinitions',
-          apply,
-          outageToleranceOf(),
-        );
+        return throughSubmitter<ImportOutcome>(submitterOf(input), 'importTestDefinitions', apply, outageToleranceOf());
       });
     },
   };

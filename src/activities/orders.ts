@@ -183,16 +183,19 @@ export function orderSender(ctx: ActivityContext): SendFor {
 }
 
 /** The submitter of an order's deployment, kitchen, recipe and variation, on its workflow's task queue. */
+const orderSubmitterOf = (ctx: ActivityContext) => (o: z.output<typeof RunOrderInput>) => {
+  const { baseUrl } = ctx.profile(o.profile).client;
+  return submitterFor(o, (taskQueue) => orderSubmitterId(taskQueue, deploymentsOf(baseUrl).orders, o));
+};
+
+/** orderSubmitterOf, from a `runOrder` input not parsed yet (settleAsk's). */
 export const orderSubmitter =
   (ctx: ActivityContext): SubmitterOf =>
-  (raw) => {
-    const o = parseInput(RunOrderInput, raw, 'runOrder');
-    const { baseUrl } = ctx.profile(o.profile).client;
-    return submitterFor(o, (taskQueue) => orderSubmitterId(taskQueue, deploymentsOf(baseUrl).orders, o));
-  };
+  (raw) =>
+    orderSubmitterOf(ctx)(parseInput(RunOrderInput, raw, 'runOrder'));
 
 export function orderActivities(ctx: ActivityContext) {
-  const submitterOf = orderSubmitter(ctx);
+  const submitterOf = orderSubmitterOf(ctx);
   return {
     /**
      * Runs an order once. Only a failure that may have reached the service leads to a lookup: the order listing of
