@@ -76,7 +76,8 @@ else console.error(`the tests' temporary files are kept in ${runTmp}`);
 process.exit(status);
 
 /**
- * The run's last lines: each skipped test or suite with its reason, then the counts, as the closing line
+ * The run's last lines: each skipped test or suite with its reason, each failed test with the first line of its error,
+ * then the counts, as the closing line
  * `tests: N passed, N failed, N skipped`, which it returns. The exit code is the runner's (a file that failed outside
  * any test fails the run even where the counts show no failed test), or 1 for a skip under CI=true.
  */
@@ -87,6 +88,8 @@ function printSummary() {
     console.log(
       `skipped: ${relative(root, skipped.file ?? '')} › ${skipped.name}: ${skipped.reason || 'no reason given'}`,
     );
+  for (const { failed } of entries.filter((e) => e.failed))
+    console.log(`failed: ${relative(root, failed.file ?? '')} › ${failed.name}: ${failed.error || 'no message'}`);
   const counts = entries.find((e) => e.counts)?.counts;
   if (!counts) {
     console.log('tests: no summary (the runner ended before reporting)');

@@ -1,5 +1,6 @@
 // A reporter for Node's test runner, beside TAP (scripts/run-tests.mjs adds it): it writes one JSON line per skipped
-// test or suite (its file, name and reason) and, at the end, the counts the run's closing line prints.
+// test or suite (its file, name and reason), one per failed test or suite (its file, name and the first line of its
+// error, so that a log's last lines name what failed), and, at the end, the counts the run's closing line prints.
 // A suite skipped as a whole (a peer missing outside CI) counts as one skip: its tests never report.
 // A failed suite counts only when none of its children failed (a hook that failed after its tests passed).
 export default async function* summary(source) {
@@ -20,13 +21,26 @@ export default async function* summary(source) {
       const childFails = failsBelow.get(nesting + 1) ?? 0;
       failsBelow.delete(nesting + 1);
       if (failed && childFails === 0) counts.failed++;
+      if (failed) yield failure(event.data); // a failed hook's error is the suite's: its tests say only "cancelled"
       if (skip === undefined) continue;
     }
     if (skip !== undefined) {
       counts.skipped++;
       yield `${JSON.stringify({ skipped: { file, name, reason: typeof skip === 'string' ? skip : '' } })}\n`;
     } else if (todo !== undefined) counts.todo++;
-    else if (!suite) counts[failed ? 'failed' : 'passed']++;
+    else if (!suite) {
+      counts[failed ? 'failed' : 'passed']++;
+      if (failed) yield failure(event.data);
+    }
   }
   yield `${JSON.stringify({ counts })}\n`;
+}
+
+/** A failed test's line: its file, name, and the first line of what it threw (the runner wraps it as the cause). */
+function failure({ file, name, details }) {
+  const error = details?.error?.cause ?? details?.error;
+  const first = String(error?.message ?? error ?? '')
+    .split('\n')[0]
+    .slice(0, 300);
+  return `${JSON.stringify({ failed: { file, name, error: first } })}\n`;
 }

@@ -53,7 +53,7 @@ test('a file that is still up after its last test and teardown fails, its tests 
   );
 });
 
-test('the last line counts passes, failures and skips, and each skip says why', () => {
+test('the last line counts passes, failures and skips, and each skip and failure says why', () => {
   const probe = [
     "import { before, describe, test } from 'node:test';",
     "describe('a peer suite', { skip: 'the peer is missing (install it: npm run install-peer)' }, () => {",
@@ -61,6 +61,7 @@ test('the last line counts passes, failures and skips, and each skip says why', 
     '});',
     "test('passes', () => {});",
     "test('a skipped test', { skip: 'not on this platform' }, () => {});",
+    "test('a failing test', () => { throw new Error('expected 2, got 3\\nsecond line'); });",
     "describe('a suite whose set-up fails', () => {",
     "  before(() => { throw new Error('set-up failed'); });",
     "  test('one', () => {});",
@@ -70,7 +71,7 @@ test('the last line counts passes, failures and skips, and each skip says why', 
   const run = runProbe('summary', { 'summary.test.js': probe }, { CI: '' }); // the counts, not CI's verdict on skips
   assert.notEqual(run.status, 0, 'the failing set-up fails the run');
   const lines = run.stdout.trimEnd().split('\n');
-  assert.equal(lines.at(-1), 'tests: 1 passed, 2 failed, 2 skipped', run.stdout);
+  assert.equal(lines.at(-1), 'tests: 1 passed, 3 failed, 2 skipped', run.stdout);
   const skips = lines.filter((l) => l.startsWith('skipped: '));
   assert.equal(skips.length, 2, skips.join('\n'));
   assert.match(
@@ -78,6 +79,17 @@ test('the last line counts passes, failures and skips, and each skip says why', 
     /summary\.test\.js › a peer suite: the peer is missing \(install it: npm run install-peer\)$/,
   );
   assert.match(skips[1]!, /summary\.test\.js › a skipped test: not on this platform$/);
+  const failures = lines.filter((l) => l.startsWith('failed: '));
+  // The failing test, the suite whose set-up failed (its error says why) and its two tests, which never ran.
+  assert.equal(failures.length, 4, failures.join('\n'));
+  assert.ok(
+    failures.some((l) => /summary\.test\.js › a failing test: expected 2, got 3$/.test(l)),
+    failures.join('\n'),
+  );
+  assert.ok(
+    failures.some((l) => /summary\.test\.js › a suite whose set-up fails: set-up failed$/.test(l)),
+    failures.join('\n'),
+  );
 });
 
 test("the test command's build removes a compiled file whose source is gone, and keeps the others", async () => {
