@@ -4,7 +4,7 @@ import { DEFAULT_CANCEL_TIMEOUT_MS, DEFAULT_MAX_WAIT_MS, heartbeatWaiting } from
 import type { RunOrderResult } from '../contract/index.js';
 import type { LineageFacts } from '../contract/lineage.js';
 import type { RunOrderInput } from '../contract/workflows.js';
-import { createOrderUnderLock, stopOrder, type CancelReason } from '../exactly-once/workflow/index.js';
+import { askSubmitter, stopOrder, type CancelReason } from '../exactly-once/workflow/index.js';
 import { ranOutOfMaxWait, type Tracker } from './shared.js';
 import { ourActivities } from './ours.js';
 
@@ -45,14 +45,13 @@ export async function orderStep(
     ...o.alertDestination,
   };
   t.stage('running order');
-  const created = await createOrderUnderLock(t, {
-    profile,
-    kitchen: spec.kitchen,
-    recipe: spec.recipe,
-    variation: spec.variation,
-    parameters,
-    outageToleranceMs: opts.outageToleranceMs,
-  });
+  // Through the submitter of its kitchen, recipe and variation: one creation in flight for each.
+  const created = await askSubmitter(
+    t,
+    'runOrder',
+    { profile, kitchen: spec.kitchen, recipe: spec.recipe, variation: spec.variation, parameters },
+    { outageToleranceMs: opts.outageToleranceMs },
+  );
   t.progress.orderId = created.orderId;
   t.touch();
   const stop = (reason: CancelReason) =>

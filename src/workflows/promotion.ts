@@ -25,7 +25,7 @@ import { checkedInput } from './input.js';
 import type * as InSandbox from './input-in-sandbox.js';
 import { Tracker, activitiesWithin } from './shared.js';
 import { openingSearch } from '../contract/search-attributes.js';
-import { applyUnderLock } from '../exactly-once/workflow/index.js';
+import { APPLY_ACTIVITY, askSubmitter } from '../exactly-once/workflow/index.js';
 
 type Decision = NonNullable<PromoteTestDefinitionsResult['decision']>;
 
@@ -217,14 +217,18 @@ async function promoteTestDefinitions(raw: PromoteTestDefinitionsInput): Promise
     let applied: ImportOutcome;
     try {
       applied = await CancellationScope.nonCancellable(() =>
-        applyUnderLock(t, {
-          profile: input.profile,
-          testSuiteId: target,
-          config,
-          file,
-          expected: { summary: approved.summary, counts: approved.counts },
-          outageToleranceMs: input.outageToleranceMs,
-        }),
+        askSubmitter(
+          t,
+          APPLY_ACTIVITY,
+          {
+            profile: input.profile,
+            testSuiteId: target,
+            config,
+            file,
+            expected: { summary: approved.summary, counts: approved.counts },
+          },
+          { outageToleranceMs: input.outageToleranceMs },
+        ),
       );
     } catch (err) {
       const cause = err instanceof ActivityFailure ? err.cause : undefined;

@@ -4,7 +4,7 @@
  */
 import { CancellationScope, log } from '@temporalio/workflow';
 import type { JobOptions, JobRun } from '../contract/index.js';
-import { submitUnderLock } from '../exactly-once/workflow/index.js';
+import { submitJob } from '../exactly-once/workflow/index.js';
 import { followJob, type AfterCompletion, type Fetched } from './follow.js';
 import type { JobKind } from '../contract/job-kinds.js';
 import type { Tracker } from './shared.js';
@@ -22,7 +22,7 @@ export async function runJob(
   // Not cancellable: a cancel that arrives while it is in flight lets it finish, so the job id is known, and then the
   // job is cancelled (never left running). A cancel while it waits its turn withdraws it: nothing was sent.
   const outer = CancellationScope.current();
-  const submitted = await CancellationScope.nonCancellable(() => submitUnderLock(t, kind, opts, targetId, outer));
+  const submitted = await CancellationScope.nonCancellable(() => submitJob(t, kind, opts, targetId, outer));
   log.info('job recorded', { role, jobId: submitted.jobId, reconciled: submitted.reconciled });
   return followJob(t, role, opts, submitted, after);
 }

@@ -16,4 +16,5 @@ export {
   type CancelReason,
   type RemoteCancel,
 } from './remote-cancel.js';
-export { applyUnderLock, createOrderUnderLock, submitUnderLock } from './submission.js';
+export { askSubmitter, submitJob } from './submission.js';
+export { APPLY_ACTIVITY } from '../messages.js';

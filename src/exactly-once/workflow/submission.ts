@@ -1,8 +1,8 @@
 /**
- * One submission in flight per target: every submission and order creation goes through its target's submitter
- * (src/exactly-once/workflow/submitter.ts), whose id names the task queue, the service deployment, the kind of job and the
- * target, so Temporal keeps one per target across every profile, worker and workflow of the task queue. A lost answer can then only be about our own job (see
- * src/exactly-once/reconcile.ts). The submitting activity asks it and waits for the answer.
+ * A workflow's writes, asked of their target's submitter (src/exactly-once/workflow/submitter.ts): a job's
+ * submission, an order's creation, an apply. One in flight per target across every profile, worker and workflow of
+ * the task queue, so a lost answer can only be about our own write (src/exactly-once/reconcile.ts). `askSubmitter`
+ * asks; a cancel, or an ask that ended unanswered, settles the request (askingSubmitter).
  */
 import {
   ActivityCancellationType,
@@ -14,12 +14,12 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ImportOutcome, JobSubmitted, OrderResult } from '../../contract/index.js';
+import type { JobSubmitted } from '../../contract/index.js';
 import { OUTCOME_UNKNOWN, asksWithin } from '../../contract/activity-options.js';
-import { JOB_KINDS, type JobKind } from '../../contract/job-kinds.js';
+import { JOB_KINDS, type JobKind, type SubmitActivityName } from '../../contract/job-kinds.js';
 import { ourActivities } from '../../workflows/ours.js';
-import type { ImportInput } from '../../activities/apply.js';
-import { APPLY_ACTIVITY, WITHDRAWN_UNSENT } from '../messages.js';
+import type { Activities } from '../../activities/index.js';
+import { WITHDRAWN_UNSENT, type APPLY_ACTIVITY } from '../messages.js';
 import { activitiesWithin, type Tracker } from '../../workflows/shared.js';
 
 /**
@@ -31,28 +31,6 @@ function unanswered(err: unknown): err is ActivityFailure {
   if (!(err instanceof ActivityFailure)) return false;
   if (err.cause instanceof TimeoutFailure) return true;
   return err.cause instanceof CancelledFailure && !err.cause.details.includes(WITHDRAWN_UNSENT);
-}
-
-/**
- * What the request of ask `activityId` (activity `activity`, given `request`) created, settled now, whether or not
- * that ask still runs (settleAsk): a request still queued is withdrawn (null: nothing was sent, and nothing will be),
- * one being sent is waited for. A workflow's cancel asks this at once: the ask itself, completed by the submitter's
- * batch, hears of no cancel.
- */
-const settled =
-  <T>(outageToleranceMs: number, activity: string, request: Record<string, unknown>, activityId: string) =>
-  async (): Promise<T | null> => {
-    const settle = activitiesWithin(outageToleranceMs).call.settleAsk;
-    return (await settle({ activity, request, activityId })).answer as T | null;
-  };
-
-export interface CreateOrderInput {
-  profile: string;
-  kitchen: string;
-  recipe: string;
-  variation: string;
-  parameters: Record<string, unknown>;
-  outageToleranceMs: number;
 }
 
 /**
@@ -141,22 +119,51 @@ const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number, a
  */
 const askId = (): string => `ask-${uuid4()}`;
 
-/**
- * Where a target's submitter runs: this workflow's task queue (an ask's own is the waits queue). Which submitter of
- * that queue (the deployment's and the target's) the asking activity works out: it knows the profile's deployment.
- */
-const submitterQueue = (): string => workflowInfo().taskQueue;
+/** The activities that ask a submitter, by their own names. */
+export type AskingActivity = SubmitActivityName | 'runOrder' | typeof APPLY_ACTIVITY;
 
-/** Submits a job through its target's submitter. */
-export async function submitUnderLock(
+/** What an asking activity is given, less what askSubmitter adds; and what it answers. */
+type AskInput<A extends AskingActivity> = Omit<Parameters<Activities[A]>[0], 'submitterQueue' | 'requester'>;
+type AskResult<A extends AskingActivity> = Awaited<ReturnType<Activities[A]>>;
+
+/**
+ * Has its target's submitter send `request` with `activity` (the ask queues it, and the batch that sends it completes
+ * the ask), on this workflow's task queue: the asking activity works out which of that queue's submitters (the
+ * profile's deployment and the target). A cancel, or an ask that ended unanswered, settles the request with
+ * `settleAsk` (askingSubmitter); what a settle found is given to `found`, @default as it is.
+ */
+export async function askSubmitter<A extends AskingActivity>(
+  t: Tracker,
+  activity: A,
+  request: AskInput<A>,
+  opts: {
+    outageToleranceMs: number;
+    outer?: CancellationScope;
+    leaveOnCancel?: boolean;
+    found?: (found: AskResult<A>) => AskResult<A>;
+  },
+): Promise<AskResult<A>> {
+  const activityId = askId();
+  const input = { ...request, submitterQueue: workflowInfo().taskQueue };
+  const ask = asking(t, opts.outageToleranceMs, activityId)[activity] as (i: typeof input) => Promise<AskResult<A>>;
+  const settle = activitiesWithin(opts.outageToleranceMs).call.settleAsk;
+  return askingSubmitter<AskResult<A>>(
+    () => ask(input),
+    async (): Promise<AskResult<A> | null> => {
+      const { answer } = await settle({ activity, request: input, activityId });
+      if (answer === null) return null;
+      return opts.found ? opts.found(answer as AskResult<A>) : (answer as AskResult<A>);
+    },
+    opts.outer,
+    opts.leaveOnCancel,
+  );
+}
+
+/** Submits a job through its target's submitter; a job a settle found is `reconciled`. */
+export function submitJob(
   t: Tracker,
   kind: JobKind,
-  opts: {
-    profile: string;
-    projectCode?: string | undefined;
-    outageToleranceMs: number;
-    cancelRemoteJob?: boolean;
-  },
+  opts: { profile: string; projectCode?: string | undefined; outageToleranceMs: number; cancelRemoteJob?: boolean },
   targetId: string,
   outer?: CancellationScope,
 ): Promise<JobSubmitted> {
@@ -165,48 +172,12 @@ export async function submitUnderLock(
     profile: opts.profile,
     targetId,
     ...(opts.projectCode ? { projectCode: opts.projectCode } : {}),
-    submitterQueue: submitterQueue(),
     ...(leaveOnCancel ? { leaveOnCancel } : {}),
   };
-  const activityId = askId();
-  const { activity } = JOB_KINDS[kind];
-  const settle = settled<JobSubmitted>(opts.outageToleranceMs, activity, request, activityId);
-  return askingSubmitter(
-    () => asking(t, opts.outageToleranceMs, activityId)[activity](request),
-    async () => {
-      const job = await settle();
-      return job && { ...job, reconciled: true };
-    },
-    outer,
+  return askSubmitter(t, JOB_KINDS[kind].activity, request, {
+    outageToleranceMs: opts.outageToleranceMs,
+    ...(outer ? { outer } : {}),
     leaveOnCancel,
-  );
-}
-
-/** Creates an order through the submitter of its kitchen, recipe and variation. */
-export async function createOrderUnderLock(t: Tracker, input: CreateOrderInput): Promise<OrderResult> {
-  const { outageToleranceMs, ...args } = input;
-  const activityId = askId();
-  const request = { ...args, submitterQueue: submitterQueue() };
-  return askingSubmitter(
-    () => asking(t, outageToleranceMs, activityId).runOrder(request),
-    settled<OrderResult>(outageToleranceMs, 'runOrder', request, activityId),
-  );
-}
-
-/**
- * Applies test definitions through the submitter of their suite, one apply in flight per suite. Its caller runs it
- * non-cancellable (an approved apply is made and told whatever a cancel says); an ask that ended unanswered is settled
- * as an order's is: withdrawn if still queued, else its answer heard.
- */
-export async function applyUnderLock(
-  t: Tracker,
-  input: Omit<ImportInput, 'submitterQueue' | 'requester'> & { profile: string; outageToleranceMs: number },
-): Promise<ImportOutcome> {
-  const { outageToleranceMs, ...args } = input;
-  const activityId = askId();
-  const request = { ...args, submitterQueue: submitterQueue() };
-  return askingSubmitter(
-    () => asking(t, outageToleranceMs, activityId).importTestDefinitions(request),
-    settled<ImportOutcome>(outageToleranceMs, APPLY_ACTIVITY, request, activityId),
-  );
+    found: (job) => ({ ...job, reconciled: true }),
+  });
 }
