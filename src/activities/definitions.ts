@@ -12,7 +12,7 @@ import {
   outageToleranceOf,
   submitterFor,
   throughSubmitter,
-  type SubmitterOf,
+  type Write,
 } from '../exactly-once/index.js';
 import { ImportInput, importWrites } from './apply.js';
 
@@ -32,11 +32,11 @@ const applySubmitterOf = (ctx: ActivityContext) => (input: z.output<typeof Impor
   return submitterFor(input, (taskQueue) => applySubmitterId(taskQueue, deployment, input.testSuiteId));
 };
 
-/** applySubmitterOf, from an `importTestDefinitions` input not parsed yet (settleAsk's). */
-export const applySubmitter =
-  (ctx: ActivityContext): SubmitterOf =>
-  (raw) =>
-    applySubmitterOf(ctx)(parseInput(ImportInput, raw, 'importTestDefinitions'));
+/** An apply's write (through-submitter.ts): sent by its suite's submitter (apply.ts), and that submitter. */
+export const applyWrite = (ctx: ActivityContext): Write => ({
+  send: importWrites(ctx).applySender,
+  submitterOf: (raw) => applySubmitterOf(ctx)(parseInput(ImportInput, raw, 'importTestDefinitions')),
+});
 
 export function definitionActivities(ctx: ActivityContext) {
   const { exportFile, importOnce } = importWrites(ctx);

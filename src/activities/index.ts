@@ -6,8 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { activityContext, type ActivityDeps } from './context.js';
-import { importWrites } from './apply.js';
-import { applySubmitter, definitionActivities } from './definitions.js';
+import { applyWrite, definitionActivities } from './definitions.js';
 import { parseInput, translated } from './errors.js';
 import { inputActivities } from './inputs.js';
 import { jobActivities } from './jobs.js';
@@ -18,16 +17,17 @@ import {
   settleAskActivity,
   stillAsking,
   submissionActivities,
-  submissionSenders,
-  submissionSubmitters,
+  submissionWrites,
 } from '../exactly-once/index.js';
 import { waitingActivities } from './waiting.js';
-import { orderActivities, orderSender, orderSubmitter } from './orders.js';
+import { orderActivities, orderWrite } from './orders.js';
 import { prefixed } from '../contract/names.js';
 
 export function activityFunctions(deps: ActivityDeps) {
   const ctx = activityContext(deps);
   const jobs = jobActivities(ctx);
+  /** Every write a submitter sends, under its asking activity's name: how it is sent, and where. */
+  const writes = { ...submissionWrites(ctx), runOrder: orderWrite(ctx), importTestDefinitions: applyWrite(ctx) };
   return {
     /** Checks a profile's credentials early. Returns the user name and the token's expiry, never the token. */
     login: async (raw: { profile?: string } = {}): Promise<{ username: string; expiresAt: string | null }> => {
@@ -52,16 +52,8 @@ export function activityFunctions(deps: ActivityDeps) {
     ...jobs,
     ...definitionActivities(ctx),
     stillAsking,
-    sendInTurn: sendInTurnActivity({
-      ...submissionSenders(ctx),
-      runOrder: orderSender(ctx),
-      importTestDefinitions: importWrites(ctx).applySender,
-    }),
-    settleAsk: settleAskActivity({
-      ...submissionSubmitters(ctx),
-      runOrder: orderSubmitter(ctx),
-      importTestDefinitions: applySubmitter(ctx),
-    }),
+    sendInTurn: sendInTurnActivity(writes),
+    settleAsk: settleAskActivity(writes),
   };
 }
 

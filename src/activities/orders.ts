@@ -24,7 +24,7 @@ import {
   type Phase,
   type Prior,
   type SendFor,
-  type SubmitterOf,
+  type Write,
 } from '../exactly-once/index.js';
 import { untilNextPoll } from './wait-progress.js';
 import { SentFor } from './job-inputs.js';
@@ -165,10 +165,13 @@ function orderWrites(ctx: ActivityContext) {
   return { createOnce, undo };
 }
 
-/** What a recipe and variation's submitter sends its orders with, for their requesters (send-in-turn.ts). */
-export function orderSender(ctx: ActivityContext): SendFor {
+/**
+ * An order's write (through-submitter.ts): sent by its recipe and variation's submitter for its requester
+ * (send-in-turn.ts), and that submitter.
+ */
+export function orderWrite(ctx: ActivityContext): Write {
   const { createOnce, undo } = orderWrites(ctx);
-  return async (raw, turn) => {
+  const send: SendFor = async (raw, turn) => {
     const input = parseInput(RunOrderInput, raw, 'runOrder');
     const prior = turn.prior as Prior<Listed>;
     const outstanding = { value: prior.mayHaveSent };
@@ -180,6 +183,7 @@ export function orderSender(ctx: ActivityContext): SendFor {
       }),
     );
   };
+  return { send, submitterOf: (raw) => orderSubmitterOf(ctx)(parseInput(RunOrderInput, raw, 'runOrder')) };
 }
 
 /** The submitter of an order's deployment, kitchen, recipe and variation, on its workflow's task queue. */
@@ -187,12 +191,6 @@ const orderSubmitterOf = (ctx: ActivityContext) => (o: z.output<typeof RunOrderI
   const { baseUrl } = ctx.profile(o.profile).client;
   return submitterFor(o, (taskQueue) => orderSubmitterId(taskQueue, deploymentsOf(baseUrl).orders, o));
 };
-
-/** orderSubmitterOf, from a `runOrder` input not parsed yet (settleAsk's). */
-export const orderSubmitter =
-  (ctx: ActivityContext): SubmitterOf =>
-  (raw) =>
-    orderSubmitterOf(ctx)(parseInput(RunOrderInput, raw, 'runOrder'));
 
 export function orderActivities(ctx: ActivityContext) {
   const submitterOf = orderSubmitterOf(ctx);

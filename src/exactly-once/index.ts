@@ -7,13 +7,13 @@ export { applySubmitterId, deploymentsOf, orderSubmitterId, requestIdOf } from '
 export { orderStopActivities } from './order-stop.js';
 export { sendSignal, stillAsking, undoneIfGone } from './requester-gone.js';
 export { sendInTurnActivity, type SendFor } from './send-in-turn.js';
-export { submissionActivities, submissionSenders, submissionSubmitters, submitter } from './submissions.js';
+export { submissionActivities, submissionWrites, submitter } from './submissions.js';
 export {
   outageToleranceOf,
   requester,
   settleAskActivity,
   submitterFor,
   throughSubmitter,
-  type SubmitterOf,
+  type Write,
 } from './through-submitter.js';
 export { recordingRefusal, writeOnce, type Outstanding, type Phase, type Prior } from './write-once.js';

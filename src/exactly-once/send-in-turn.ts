@@ -36,7 +36,7 @@ import { parseInput } from '../activities/errors.js';
 import { beat, beatingWhile, note } from '../activities/heartbeats.js';
 import { inTraceOf } from '../activities/request-trace.js';
 import { CANCELLED_UNSENT, unlessCancelled } from './requester-gone.js';
-import { tell } from './through-submitter.js';
+import { tell, type Write } from './through-submitter.js';
 import { Refused, type Phase, type Prior } from './write-once.js';
 
 const Sent = z.object({ sentAt: z.number(), mark: z.unknown() });
@@ -100,11 +100,11 @@ function naming(err: unknown, request: string): unknown {
 const refusedJustBefore = (phase: unknown, attempt: number): boolean =>
   Refused.safeParse(phase).data?.attempt === attempt - 1;
 
-/** `sendInTurn`: sends a batch of one submitter's requests in turn, each with `senders[activity]`. */
-export function sendInTurnActivity(senders: Record<string, SendFor>) {
+/** `sendInTurn`: sends a batch of one submitter's requests in turn, each with `writes[activity].send`. */
+export function sendInTurnActivity(writes: Record<string, Pick<Write, 'send'>>) {
   return async function sendInTurn(raw: SendInTurnInput): Promise<[string, WriteAnswer][]> {
     const input = parseInput(Input, raw, 'sendInTurn');
-    const send = senders[input.activity];
+    const send = writes[input.activity]?.send;
     if (!send)
       throw ApplicationFailure.create({ message: `no activity ${input.activity} to send with`, nonRetryable: true });
     const { attempt } = activityInfo();

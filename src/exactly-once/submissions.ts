@@ -16,8 +16,8 @@ import type { Watermark } from './reconcile.js';
 import { JOB_KIND_NAMES, JOB_KINDS, type JobKind, type SubmitActivityName } from '../contract/job-kinds.js';
 import { recordingRefusal, type Prior } from './write-once.js';
 import { cancelUnwatched, undoneIfGone, sendSignal } from './requester-gone.js';
-import type { SendFor, Turn } from './send-in-turn.js';
-import { outageToleranceOf, submitterFor, throughSubmitter, type SubmitterOf } from './through-submitter.js';
+import type { Turn } from './send-in-turn.js';
+import { outageToleranceOf, submitterFor, throughSubmitter, type Write } from './through-submitter.js';
 import { deploymentsOf, submitterId } from './messages.js';
 
 /** Kept back from an attempt's end for the send that may follow a lookup. */
@@ -130,16 +130,11 @@ const byKind = <T>(make: (kind: JobKind) => T): Record<SubmitActivityName, T> =>
     T
   >;
 
-/** The submitter each kind's request goes to (through-submitter.ts, settleAsk), under its submit activity's name. */
-export function submissionSubmitters(ctx: ActivityContext): Record<SubmitActivityName, SubmitterOf> {
-  const { submitterOf } = submitter(ctx);
-  return byKind<SubmitterOf>(
-    (kind) => (raw) => submitterOf(kind, parseInput(SubmitInput, raw, JOB_KINDS[kind].activity)),
-  );
-}
-
-/** What a target's submitter sends each kind's requests with (send-in-turn.ts), under its submit activity's name. */
-export function submissionSenders(ctx: ActivityContext): Record<SubmitActivityName, SendFor> {
-  const { sendFor } = submitter(ctx);
-  return byKind<SendFor>((kind) => (input, turn) => sendFor(kind, input, turn));
+/** Each kind's write (through-submitter.ts): how it is sent and where, under its submit activity's name. */
+export function submissionWrites(ctx: ActivityContext): Record<SubmitActivityName, Write> {
+  const { sendFor, submitterOf } = submitter(ctx);
+  return byKind<Write>((kind) => ({
+    send: (input, turn) => sendFor(kind, input, turn),
+    submitterOf: (raw) => submitterOf(kind, parseInput(SubmitInput, raw, JOB_KINDS[kind].activity)),
+  }));
 }

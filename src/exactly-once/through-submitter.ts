@@ -31,6 +31,7 @@ import { beatingWhile } from '../activities/heartbeats.js';
 import { stillWanted } from './requester-gone.js';
 import { traceCarrier } from '../activities/request-trace.js';
 import { parseInput, translated } from '../activities/errors.js';
+import type { SendFor } from './send-in-turn.js';
 
 /** This activity (or activity `activityId` of its workflow), as the submitter names its requester. */
 export function requester(activityId = activityInfo().activityId): Requester {
@@ -234,6 +235,15 @@ async function answerOf<T>(submitterId: string, activityId: string): Promise<T |
 /** The submitter a write's request goes to, from the input its ask was given. */
 export type SubmitterOf = (request: unknown) => { id: string; taskQueue: string };
 
+/**
+ * A kind of write that asks a submitter, as each registers it under its asking activity's name: how a batch sends its
+ * requests (send-in-turn.ts), and which submitter they go to (`settleAsk`).
+ */
+export interface Write {
+  send: SendFor;
+  submitterOf: SubmitterOf;
+}
+
 const SettleInput = z.object({
   /** The asking activity's type (`submitProfilingRun`, `runOrder`, `importTestDefinitions`, …) and its id. */
   activity: z.string().min(1),
@@ -247,12 +257,12 @@ export type SettleInput = z.input<typeof SettleInput>;
  * `settleAsk`: what the request of an ask created, settled now, whether or not that ask still runs: its workflow was
  * cancelled, or it ended unanswered (its worker died, and none of its attempts will run again). One still queued is
  * withdrawn (null: nothing was sent, nor will be); one being sent is waited for, so that its workflow cancels what it
- * created rather than leave it running with nobody watching. `submitters`: where each asking activity's requests go.
+ * created rather than leave it running with nobody watching. `writes`: where each asking activity's requests go.
  */
-export function settleAskActivity(submitters: Record<string, SubmitterOf>) {
+export function settleAskActivity(writes: Record<string, Pick<Write, 'submitterOf'>>) {
   return async function settleAsk(raw: SettleInput): Promise<{ answer: unknown }> {
     const input = parseInput(SettleInput, raw, 'settleAsk');
-    const submitterOf = submitters[input.activity];
+    const submitterOf = writes[input.activity]?.submitterOf;
     if (!submitterOf)
       throw ApplicationFailure.create({
         message: `no activity ${input.activity} asks a submitter`,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { activityFunctions, type ActivityDeps } from '../../src/activities/index.js';
 import { activityContext } from '../../src/activities/context.js';
-import { orderSender } from '../../src/activities/orders.js';
+import { orderWrite } from '../../src/activities/orders.js';
 import type { OrderResult } from '../../src/contract/types.js';
 import { SIM_CUSTOMER, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
@@ -28,7 +28,7 @@ describe('order activities', () => {
     runIn(
       batchEnvironment(),
       async () =>
-        (await orderSender(activityContext(d))(input, {
+        (await orderWrite(activityContext(d)).send(input, {
           prior: { mayHaveSent: false },
           record: async () => undefined,
         })) as OrderResult,

@@ -76,7 +76,7 @@ describe('a refusal recorded by an attempt is trusted by the next attempt only',
         { ...quiet, client: client as never },
       );
       let seen: Prior<unknown> | undefined;
-      const sendInTurn = sendInTurnActivity({ x: async (_, turn) => ((seen = turn.prior), { jobId: 'j' }) });
+      const sendInTurn = sendInTurnActivity({ x: { send: async (_, turn) => ((seen = turn.prior), { jobId: 'j' }) } });
       const input = {
         activity: 'x',
         requests: [{ id: 'a', input: {} }],

@@ -26,7 +26,7 @@ async function batch(ids: string[], send: SendFor): Promise<{ beats: unknown[]; 
   );
   const beats: unknown[] = [];
   env.on('heartbeat', (d: unknown) => beats.push(d));
-  const sendInTurn = sendInTurnActivity({ x: send });
+  const sendInTurn = sendInTurnActivity({ x: { send } });
   const input = {
     activity: 'x',
     requests: ids.map((id) => ({ id, input: {} })),

@@ -32,10 +32,12 @@ test(
     );
     let sent = false;
     const sendInTurn = sendInTurnActivity({
-      x: async (_, turn) => {
-        await turn.record({ phase: 'sending', sentAt: Date.now(), mark: null });
-        sent = true;
-        return { jobId: 'job' };
+      x: {
+        send: async (_, turn) => {
+          await turn.record({ phase: 'sending', sentAt: Date.now(), mark: null });
+          sent = true;
+          return { jobId: 'job' };
+        },
       },
     });
     const input = {

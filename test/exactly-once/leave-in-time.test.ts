@@ -13,8 +13,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { activityFunctions, type ActivityDeps } from '../../src/activities/index.js';
 import { importWrites } from '../../src/activities/apply.js';
 import { activityContext } from '../../src/activities/context.js';
-import { orderSender } from '../../src/activities/orders.js';
-import { submissionSenders, type Phase, type SendFor } from '../../src/exactly-once/index.js';
+import { orderWrite } from '../../src/activities/orders.js';
+import { submissionWrites, type Phase, type SendFor } from '../../src/exactly-once/index.js';
 import { LEAVES_WITHIN_MS } from '../../src/exactly-once/write-once.js';
 import { SEED_IDS, type RunningSimulator } from '../../src/simulator/index.js';
 import { simDeps } from '../helpers/activities.js';
@@ -72,7 +72,7 @@ function assertUnsentAndRefused(r: Awaited<ReturnType<typeof stalledAfterRecord>
 }
 
 test('a job submission whose record outlasted the bound is not sent', async () => {
-  const send = submissionSenders(activityContext(deps)).submitProfilingRun;
+  const send = submissionWrites(activityContext(deps)).submitProfilingRun.send;
   assertUnsentAndRefused(
     await stalledAfterRecord(send, { profile: 'default', targetId: SEED_IDS.tableGroups.finance }),
   );
@@ -80,7 +80,7 @@ test('a job submission whose record outlasted the bound is not sent', async () =
 
 test('an order whose record outlasted the bound is not sent', async () => {
   const input = { kitchen: 'production', recipe: 'load-warehouse', variation: 'backfill', parameters: {} };
-  assertUnsentAndRefused(await stalledAfterRecord(orderSender(activityContext(deps)), input));
+  assertUnsentAndRefused(await stalledAfterRecord(orderWrite(activityContext(deps)).send, input));
 });
 
 test('an apply whose record outlasted the bound is not sent', async () => {
