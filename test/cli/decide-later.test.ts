@@ -236,6 +236,15 @@ describe('a promotion decided later, from status and --follow, on the dev server
         .split('\n')
         .filter((l) => l.startsWith('approve: '));
       return asked.length === 2 && { command: asked[1]!.replace(/^approve: dataops /, '').split(' ') };
+    }).catch(async (err: Error) => {
+      const handle = t.env.client.workflow.getHandle(workflowId);
+      const history = await handle.fetchHistory();
+      const events = history.events?.map((e) => `${e.eventType}@${String(e.eventTime?.seconds)}`).join(' ');
+      const { historyLength } = await handle.describe();
+      const { stage, updatedAt } = await handle.query(progressQuery);
+      const previewId = (await handle.query(previewQuery))?.previewId;
+      const now = `now: length ${historyLength}, ${stage} at ${updatedAt}, preview ${previewId}`;
+      throw new Error(`${err.message}; --follow printed:\n${followed()}\nhistory: ${events}\n${now}`);
     });
     assert.notEqual(second.command.at(-1), approveFirst.at(-1));
     const again = await cli(['status', workflowId], env);

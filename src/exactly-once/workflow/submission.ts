@@ -43,7 +43,7 @@ function unanswered(err: unknown): err is ActivityFailure {
  * left its request where it was: `settle` then withdraws it or hears its answer, so that the workflow never ends
  * while its request may still be sent.
  */
-export async function askingSubmitter<T>(
+async function askingSubmitter<T>(
   ask: () => Promise<T>,
   settle: () => Promise<T | null>,
   outer?: CancellationScope,
@@ -120,7 +120,7 @@ const asking = (t: Pick<Tracker, 'waitsTaskQueue'>, outageToleranceMs: number, a
 const askId = (): string => `ask-${uuid4()}`;
 
 /** The activities that ask a submitter, by their own names. */
-export type AskingActivity = SubmitActivityName | 'runOrder' | typeof APPLY_ACTIVITY;
+type AskingActivity = SubmitActivityName | 'runOrder' | typeof APPLY_ACTIVITY;
 
 /** What an asking activity is given, less what askSubmitter adds; and what it answers. */
 type AskInput<A extends AskingActivity> = Omit<Parameters<Activities[A]>[0], 'submitterQueue' | 'requester'>;
