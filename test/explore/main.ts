@@ -3,7 +3,7 @@
  * schedule (draw.ts), runs it against a real Temporal dev server, the simulator and worker processes (run-seed.ts),
  * and judges it (oracle.ts). A failing seed prints the one command that replays it, and leaves its evidence in DIR
  * (evidence.ts). Lanes run seeds side by side, each in a world of its own. Prints the schedule mix, the failures, and
- * the cancel latency by state at the end, or when stopped.
+ * the cancel latency by state at the end, when stopped, or when stranded (lanes waiting on what nothing can settle).
  */
 import { parseArgs } from 'node:util';
 import { draw, drawSoleWriter, mixOf, type Schedule } from './draw.js';
@@ -21,6 +21,21 @@ export interface SeedOutcome {
 /** The worlds running now: closed on SIGINT or SIGTERM, so that no server or worker outlives the explorer. */
 const worlds = new Set<{ close: () => Promise<void> }>();
 
+/** What each lane is doing now (starting its world, a seed, closing its world): said if the run strands (below). */
+export const laneAt = new Map<number, string>();
+
+/**
+ * Calls `report` if the process is about to exit before `ended()`: every lane then waits on a promise that nothing
+ * left (no timer, socket or process) can settle, and Node would otherwise exit at once, silently, with code 0.
+ */
+export function onStranded(ended: () => boolean, report: () => void): void {
+  process.once('beforeExit', () => {
+    if (ended()) return;
+    report();
+    process.exitCode = 3;
+  });
+}
+
 /**
  * Runs `seeds` in `lanes` worlds side by side, starting none after `until` (epoch ms); `onSeed` hears each as it ends.
  */
@@ -35,13 +50,15 @@ export async function explore(
   const todo = [...seeds];
   const out: SeedOutcome[] = [];
   await Promise.all(
-    Array.from({ length: Math.min(lanes, seeds.length) }, async () => {
+    Array.from({ length: Math.min(lanes, seeds.length) }, async (_, lane) => {
       if (Date.now() >= until) return; // the budget is spent: no world either
+      laneAt.set(lane, 'starting its world');
       const world = await startExploreWorld();
       worlds.add(world);
       try {
         for (let seed = todo.shift(); seed !== undefined && Date.now() < until; seed = todo.shift()) {
           const schedule = drawOf(seed);
+          laneAt.set(lane, `running seed ${seed}`);
           const began = Date.now();
           let verdict: Verdict;
           try {
@@ -61,7 +78,9 @@ export async function explore(
         }
       } finally {
         worlds.delete(world);
+        laneAt.set(lane, 'closing its world');
         await world.close();
+        laneAt.delete(lane);
       }
     }),
   );
@@ -145,6 +164,15 @@ async function main(): Promise<void> {
       void Promise.allSettled([...worlds].map((w) => w.close())).then(() => process.exit(130));
     });
   const until = minutes === undefined ? Infinity : started + minutes * 60_000;
+  let ended = false;
+  onStranded(
+    () => ended,
+    () => {
+      const where = [...laneAt].map(([lane, at]) => `lane ${lane + 1} ${at}`).join(', ');
+      console.log(`\nstranded: the run's lanes wait on what nothing left can settle (${where || 'no lane'})`);
+      summary(done, Date.now() - started, sole);
+    },
+  );
   const outcomes = await explore(
     seeds,
     lanes,
@@ -158,7 +186,7 @@ async function main(): Promise<void> {
     until,
     sole ? drawSoleWriter : draw,
     values.evidence,
-  );
+  ).finally(() => (ended = true)); // a lane's failure is said by main's catch
   const failed = summary(outcomes, Date.now() - started, sole).length;
   process.exitCode = failed ? 1 : 0;
 }
