@@ -219,6 +219,11 @@ describe('a promotion decided later, from status and --follow, on the dev server
     };
     const approveFirst = approveCommand(first.out, workflowId)!;
     assert.equal(json.preview?.previewId, approveFirst.at(-1));
+    // --follow names it too. Approved before --follow looked (status and the approval can take less than a second),
+    // the follow would never see it: it prints the preview waiting for a decision, not one already decided.
+    await eventually('--follow naming the first preview', () =>
+      followed().includes(`approve: dataops ${approveFirst.join(' ')}\n`),
+    );
 
     // Meanwhile someone else adds the new definitions to the target: the approval of the first preview gets a new
     // one, which is asked for again, and shown.
