@@ -22,7 +22,7 @@ export interface SeedOutcome {
 const worlds = new Set<{ close: () => Promise<void> }>();
 
 /** What each lane is doing now (starting its world, a seed, closing its world): said if the run strands (below). */
-export const laneAt = new Map<number, string>();
+const laneAt = new Map<number, string>();
 
 /**
  * Calls `report` if the process is about to exit before `ended()`: every lane then waits on a promise that nothing
@@ -158,9 +158,10 @@ async function main(): Promise<void> {
   const sole = values['sole-writer'];
   // Stopped early, a long run still prints what its finished seeds add up to.
   const done: SeedOutcome[] = [];
+  const soFar = () => summary(done, Date.now() - started, sole);
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
-      summary(done, Date.now() - started, sole);
+      soFar();
       void Promise.allSettled([...worlds].map((w) => w.close())).then(() => process.exit(130));
     });
   const until = minutes === undefined ? Infinity : started + minutes * 60_000;
@@ -170,7 +171,7 @@ async function main(): Promise<void> {
     () => {
       const where = [...laneAt].map(([lane, at]) => `lane ${lane + 1} ${at}`).join(', ');
       console.log(`\nstranded: the run's lanes wait on what nothing left can settle (${where || 'no lane'})`);
-      summary(done, Date.now() - started, sole);
+      soFar();
     },
   );
   const outcomes = await explore(
