@@ -6,7 +6,6 @@
  * dies mid-wait is noticed within the timeout, and a cancel reaches the activity at its next heartbeat. The SDK sends
  * at most one heartbeat per throttle interval (80 % of the timeout, at most DATAOPS_HEARTBEAT_THROTTLE_MS): the latest.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { withRequestScope } from '../api/request-scope.js';
 
@@ -76,13 +75,15 @@ export async function beatingWhile<T>(p: Promise<T>): Promise<T> {
       context.heartbeat(entry.details);
       continue;
     }
-    const pause = new AbortController();
-    const sliced = sleep(due, SLICE, { signal: pause.signal }).catch(() => SLICE);
+    // A plain timer, cleared once `p` settles: an aborted timers/promises sleep would build a DOMException and an
+    // AbortError for every request an activity makes.
+    let timer: NodeJS.Timeout | undefined;
+    const sliced = new Promise<typeof SLICE>((resolve) => (timer = setTimeout(resolve, due, SLICE)));
     try {
       const settled = await Promise.race([p, sliced]);
-      if (settled !== SLICE) return settled as T;
+      if (settled !== SLICE) return settled;
     } finally {
-      pause.abort();
+      clearTimeout(timer);
     }
   }
 }
