@@ -21,6 +21,9 @@ export interface SeedOutcome {
 /** The worlds running now: closed on SIGINT or SIGTERM, so that no server or worker outlives the explorer. */
 const worlds = new Set<{ close: () => Promise<void> }>();
 
+/** Whether SIGINT or SIGTERM is closing the worlds: what fails then is their closing, already summed up. */
+let stopping = false;
+
 /** What each lane is doing now (starting its world, a seed, closing its world): said if the run strands (below). */
 const laneAt = new Map<number, string>();
 
@@ -162,6 +165,10 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
       soFar();
+      // The lanes' clients fail as their worlds close under them (a gRPC retry: "Channel has been shut down"): after
+      // the summary, nothing they say is news.
+      process.on('unhandledRejection', () => undefined);
+      stopping = true;
       void Promise.allSettled([...worlds].map((w) => w.close())).then(() => process.exit(130));
     });
   const until = minutes === undefined ? Infinity : started + minutes * 60_000;
@@ -178,6 +185,7 @@ async function main(): Promise<void> {
     seeds,
     lanes,
     (o) => {
+      if (stopping) return; // its world closed under it: not a verdict
       done.push(o);
       const bad = o.verdict.violations.length > 0;
       console.log(`seed ${o.seed}: ${bad ? 'FAILED' : 'clean'} in ${(o.ms / 1000).toFixed(1)} s`);
@@ -194,6 +202,7 @@ async function main(): Promise<void> {
 
 if (process.argv[1]?.endsWith('explore/main.js'))
   main().catch((err: unknown) => {
+    if (stopping) return;
     console.error((err as Error).message);
     process.exitCode = 2;
   });
