@@ -1,11 +1,12 @@
 /**
  * The explorer's options: its time budget (`--minutes`: no seed, and no world for one, starts once it is spent), and
- * the declared sole writer (`--sole-writer`), made true on the seed.
+ * the declared sole writer (`--sole-writer`), made true on the seed; the calm schedule (`--calm`), without faults, kills
+ * or freezes.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { drawSoleWriter, draw } from './draw.js';
-import { explore, replayCommand } from './main.js';
+import { calm, drawSoleWriter, draw } from './draw.js';
+import { drawing, explore, replayCommand } from './main.js';
 
 test('explore: a spent time budget starts no seed and no world', async () => {
   const heard: number[] = [];
@@ -30,5 +31,29 @@ test('explore --sole-writer: the declaration on every seed, and no other writer 
     );
     assert.deepEqual(declared.requesters, drawn.requesters);
   }
-  assert.equal(replayCommand(7, true), 'npm run explore -- --seed 7 --sole-writer');
+  assert.equal(replayCommand(7, { soleWriter: true, calm: false }), 'npm run explore -- --seed 7 --sole-writer');
+});
+
+test('explore --calm: the seed without its faults, kills and freezes; everything else as drawn', () => {
+  // Seed 113 draws all of them, with other writers, a long listing and the clock ahead.
+  const drawn = draw(113);
+  const quiet = calm(drawn);
+  const disturbing = new Set(['fault', 'kill', 'freeze']);
+  for (const what of disturbing)
+    assert.ok(
+      drawn.steps.some((x) => x.what === what),
+      `seed 113 draws a ${what}`,
+    );
+  assert.deepEqual(
+    quiet.steps,
+    drawn.steps.filter((x) => !disturbing.has(x.what)),
+  );
+  assert.ok(quiet.steps.some((x) => x.what === 'long-listing') && quiet.steps.some((x) => x.what === 'person-order'));
+  assert.deepEqual({ ...quiet, steps: [] }, { ...drawn, steps: [] }, 'requesters, cancels, clock and cells as drawn');
+  const both = drawing({ soleWriter: true, calm: true })(113);
+  assert.deepEqual(both, calm(drawSoleWriter(113)));
+  assert.equal(
+    replayCommand(113, { soleWriter: true, calm: true }),
+    'npm run explore -- --seed 113 --sole-writer --calm',
+  );
 });

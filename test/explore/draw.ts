@@ -177,6 +177,16 @@ export function drawSoleWriter(seed: number): Schedule {
   return { ...s, steps, soleWriter: true };
 }
 
+/**
+ * `s` without what holds a cancel up but the machine (`--calm`): no HTTP faults, no worker killed or frozen. The rest
+ * stays (the cancels at their instants, other writers, long listings, the clock ahead), so that the cancel latency it
+ * gives is the mechanism's own, not a lost answer's settle window or a dead worker's timeouts.
+ */
+export const calm = (s: Schedule): Schedule => ({
+  ...s,
+  steps: s.steps.filter((x) => x.what !== 'fault' && x.what !== 'kill' && x.what !== 'freeze'),
+});
+
 /** One line per schedule, for the run's mix. */
 export function mixOf(s: Schedule): string[] {
   return [

@@ -1,12 +1,12 @@
 /**
- * The seeded explorer: `npm run explore -- --seeds N [--seed S] [--lanes L] [--evidence DIR]`. Draws each seed's
+ * The seeded explorer: `npm run explore -- --seeds N [--seed S] [--lanes L] [--sole-writer] [--calm] [--evidence DIR]`. Draws each seed's
  * schedule (draw.ts), runs it against a real Temporal dev server, the simulator and worker processes (run-seed.ts),
  * and judges it (oracle.ts). A failing seed prints the one command that replays it, and leaves its evidence in DIR
  * (evidence.ts). Lanes run seeds side by side, each in a world of its own. Prints the schedule mix, the failures, and
  * the cancel latency by state at the end, when stopped, or when stranded (lanes waiting on what nothing can settle).
  */
 import { parseArgs } from 'node:util';
-import { draw, drawSoleWriter, mixOf, type Schedule } from './draw.js';
+import { calm, draw, drawSoleWriter, mixOf, type Schedule } from './draw.js';
 import { judge, type Verdict } from './oracle.js';
 import { keepEvidence } from './evidence.js';
 import { runSeed, startExploreWorld } from './run-seed.js';
@@ -90,9 +90,23 @@ export async function explore(
   return out.sort((a, b) => a.seed - b.seed);
 }
 
-/** The command that replays seed `seed`. */
-export const replayCommand = (seed: number, soleWriter = false) =>
-  `npm run explore -- --seed ${seed}${soleWriter ? ' --sole-writer' : ''}`;
+/** How a run draws its schedules beyond the seed: `--sole-writer`, `--calm` (draw.ts). */
+export interface Drawing {
+  soleWriter: boolean;
+  calm: boolean;
+}
+
+/** The command that replays seed `seed`, drawn as `how`. */
+export const replayCommand = (seed: number, how: Drawing) =>
+  `npm run explore -- --seed ${seed}${how.soleWriter ? ' --sole-writer' : ''}${how.calm ? ' --calm' : ''}`;
+
+/** The schedule of a seed, drawn as `how`. */
+export const drawing =
+  (how: Drawing) =>
+  (seed: number): Schedule => {
+    const s = how.soleWriter ? drawSoleWriter(seed) : draw(seed);
+    return how.calm ? calm(s) : s;
+  };
 
 /** The seeds over 2 s a latency line names, so that they can be replayed: the slowest first, at most this many. */
 const SLOW_NAMED = 8;
@@ -113,7 +127,7 @@ export function latencyTable(outcomes: SeedOutcome[]): string[] {
 }
 
 /** Prints what `outcomes` add up to (count, mix, cancel latency by state, the failed seeds' replays); answers those. */
-export function summary(outcomes: SeedOutcome[], ms: number, sole: boolean, print = console.log): SeedOutcome[] {
+export function summary(outcomes: SeedOutcome[], ms: number, how: Drawing, print = console.log): SeedOutcome[] {
   const mix = new Map<string, number>();
   for (const m of outcomes.flatMap((o) => o.mix)) mix.set(m, (mix.get(m) ?? 0) + 1);
   const failed = outcomes.filter((o) => o.verdict.violations.length > 0);
@@ -125,7 +139,7 @@ export function summary(outcomes: SeedOutcome[], ms: number, sole: boolean, prin
       .join(', ')}`,
   );
   print(`cancel latency by state:\n  ${latencyTable(outcomes).join('\n  ')}`);
-  for (const f of failed) print(`failed: ${replayCommand(f.seed, sole)}`);
+  for (const f of failed) print(`failed: ${replayCommand(f.seed, how)}`);
   return failed;
 }
 
@@ -138,6 +152,7 @@ async function main(): Promise<void> {
       lanes: { type: 'string', default: '1' },
       minutes: { type: 'string' },
       'sole-writer': { type: 'boolean', default: false },
+      calm: { type: 'boolean', default: false },
       evidence: { type: 'string' },
     },
   });
@@ -158,10 +173,10 @@ async function main(): Promise<void> {
   if (seeds.some((s) => !Number.isInteger(s) || s < 0))
     throw new Error(`--seed takes a whole number, got ${values.seed}`);
   const started = Date.now();
-  const sole = values['sole-writer'];
+  const how = { soleWriter: values['sole-writer'], calm: values.calm };
   // Stopped early, a long run still prints what its finished seeds add up to.
   const done: SeedOutcome[] = [];
-  const soFar = () => summary(done, Date.now() - started, sole);
+  const soFar = () => summary(done, Date.now() - started, how);
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
       soFar();
@@ -190,13 +205,13 @@ async function main(): Promise<void> {
       const bad = o.verdict.violations.length > 0;
       console.log(`seed ${o.seed}: ${bad ? 'FAILED' : 'clean'} in ${(o.ms / 1000).toFixed(1)} s`);
       for (const v of o.verdict.violations) console.log(`  ${v}`);
-      if (bad) console.log(`  replay: ${replayCommand(o.seed, sole)}`);
+      if (bad) console.log(`  replay: ${replayCommand(o.seed, how)}`);
     },
     until,
-    sole ? drawSoleWriter : draw,
+    drawing(how),
     values.evidence,
   ).finally(() => (ended = true)); // a lane's failure is said by main's catch
-  const failed = summary(outcomes, Date.now() - started, sole).length;
+  const failed = summary(outcomes, Date.now() - started, how).length;
   process.exitCode = failed ? 1 : 0;
 }
 

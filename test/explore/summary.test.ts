@@ -16,7 +16,12 @@ test('summary counts the seeds, sums the mix, tables the latency and names each 
     ms: 10_000,
   });
   const lines: string[] = [];
-  const failed = summary([outcome(1, [], 300), outcome(2, ['bad'], 2_500)], 61_000, true, (l: string) => lines.push(l));
+  const failed = summary(
+    [outcome(1, [], 300), outcome(2, ['bad'], 2_500)],
+    61_000,
+    { soleWriter: true, calm: false },
+    (l: string) => lines.push(l),
+  );
   assert.deepEqual(
     failed.map((f) => f.seed),
     [2],
