@@ -1,7 +1,7 @@
 /**
- * The explorer's options: its time budget (`--minutes`: no seed, and no world for one, starts once it is spent), and
- * the declared sole writer (`--sole-writer`), made true on the seed; the calm schedule (`--calm`), without faults, kills
- * or freezes.
+ * The explorer's options: its time budget (`--minutes`: no seed, and no world for one, starts once it is spent), the
+ * declared sole writer (`--sole-writer`), made true on the seed, and the calm schedule (`--calm`), without faults,
+ * kills or freezes.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
