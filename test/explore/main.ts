@@ -96,8 +96,8 @@ export interface Drawing {
   calm: boolean;
 }
 
-/** The command that replays seed `seed`, drawn as `how`. */
-export const replayCommand = (seed: number, how: Drawing) =>
+/** The command that replays seed `seed`, drawn as `how` (@default as drawn: neither). */
+export const replayCommand = (seed: number, how: Drawing = { soleWriter: false, calm: false }) =>
   `npm run explore -- --seed ${seed}${how.soleWriter ? ' --sole-writer' : ''}${how.calm ? ' --calm' : ''}`;
 
 /** The schedule of a seed, drawn as `how`. */
