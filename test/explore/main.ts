@@ -2,8 +2,9 @@
  * The seeded explorer: `npm run explore -- --seeds N [--seed S] [--lanes L] [--sole-writer] [--calm] [--evidence DIR]`.
  * Draws each seed's schedule (draw.ts), runs it against a real Temporal dev server, the simulator and worker processes
  * (run-seed.ts), and judges it (oracle.ts). A failing seed prints the one command that replays it, and leaves its
- * evidence in DIR (evidence.ts). Lanes run seeds side by side, each in a world of its own. Prints the schedule mix, the failures, and
- * the cancel latency by state at the end, when stopped, or when stranded (lanes waiting on what nothing can settle).
+ * evidence in DIR (evidence.ts). Lanes run seeds side by side, each in a world of its own. Prints the schedule mix,
+ * the failures, and the cancel latency by state at the end, when stopped, or when stranded (lanes waiting on what
+ * nothing can settle).
  */
 import { parseArgs } from 'node:util';
 import { calm, draw, drawSoleWriter, mixOf, type Schedule } from './draw.js';
